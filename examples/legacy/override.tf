@@ -1,0 +1,12 @@
+variable "availability_zones" {
+  type = list(string)
+}
+
+resource "aws_instance" "worker" {
+  instance_type = "m5.xlarge"
+  key_name      = "ops-2021"
+}
+
+output "worker_ips" {
+  sensitive = true
+}

@@ -1,0 +1,17 @@
+//! override-guard: makes Terraform and OpenTofu override files visible.
+//!
+//! One pipeline: a [`source`] yields file bytes → [`terraform::discover`] picks and orders
+//! a directory's files → [`terraform::hcl`]/[`terraform::json`] parse them with spans →
+//! [`merge`] computes the effective configuration with provenance and Terraform's own
+//! errors → [`render`]/[`report`] print it. Only `source`, `app` and `main` do I/O.
+#![warn(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod app;
+pub mod audit;
+pub mod cli;
+pub mod diag;
+pub mod merge;
+pub mod render;
+pub mod report;
+pub mod source;
+pub mod terraform;

@@ -1,0 +1,193 @@
+//! The generic body merge (spec §5.1, Terraform's `mergeBody`): attributes replaced by
+//! name, nested blocks replaced wholesale by type (`dynamic "x"` counts as `x`), never
+//! merged inside.
+//!
+//! JSON properties in provider-defined bodies are ambiguous (attribute or blocks?). They
+//! are resolved by how any native-syntax layer of the same object writes that name; when
+//! no layer does, name-level replacement gives the same result either way (spec §6).
+
+use std::collections::HashSet;
+
+use crate::terraform::json;
+use crate::terraform::{Attr, Body, Item, Span};
+
+/// `over` replacing `base`, remembering what it displaced.
+pub(super) fn replaced_attr(base: &Attr, over: &Attr) -> Attr {
+    let mut a = over.clone();
+    a.displaced = base.displaced.clone();
+    a.displaced.push(base.span);
+    a
+}
+
+/// Merges `over` into `base`; names in `skip` are the caller's to handle.
+pub(super) fn merge_body(base: &mut Body, over: &Body, skip: &[&str]) {
+    let mut over = over.clone();
+    over.items.retain(|i| !skip.contains(&i.merge_name()) || matches!(i, Item::Block(b) if b.kind == "dynamic"));
+    resolve_json(base, &mut over);
+
+    let mut over_blocks = Vec::new();
+    for item in over.items {
+        match item {
+            Item::Attr(a) => {
+                let pos = base.items.iter().position(|i| matches!(i, Item::Attr(b) if b.name == a.name));
+                let pos = pos.or_else(|| base.items.iter().position(|i| matches!(i, Item::Json(j) if j.name == a.name)));
+                match pos {
+                    Some(p) => {
+                        let old = item_span_and_history(&base.items[p]);
+                        let mut a = a;
+                        a.displaced = old;
+                        base.items[p] = Item::Attr(a);
+                    }
+                    None => base.items.push(Item::Attr(a)),
+                }
+            }
+            Item::Json(mut j) => {
+                let mut first = None;
+                let mut displaced = Vec::new();
+                let mut k = 0;
+                base.items.retain(|i| {
+                    let hit = i.merge_name() == j.name;
+                    if hit {
+                        first.get_or_insert(k);
+                        displaced.extend(item_span_and_history(i));
+                    }
+                    if !hit {
+                        k += 1;
+                    }
+                    !hit
+                });
+                j.displaced = displaced;
+                match first {
+                    Some(p) => base.items.insert(p, Item::Json(j)),
+                    None => base.items.push(Item::Json(j)),
+                }
+            }
+            Item::Block(b) => over_blocks.push(b),
+        }
+    }
+    if over_blocks.is_empty() {
+        return;
+    }
+    let types: HashSet<String> = over_blocks.iter().map(|b| Item::Block(b.clone()).merge_name().to_string()).collect();
+    let mut dropped: Vec<(String, Span)> = Vec::new();
+    base.items.retain(|i| match i {
+        Item::Block(b) if types.contains(i.merge_name()) => {
+            dropped.push((i.merge_name().to_string(), b.span));
+            false
+        }
+        _ => true,
+    });
+    let mut seen = HashSet::new();
+    for mut b in over_blocks {
+        let name = Item::Block(b.clone()).merge_name().to_string();
+        if seen.insert(name.clone()) {
+            b.displaced = dropped.iter().filter(|(n, _)| *n == name).map(|(_, s)| *s).collect();
+        }
+        base.items.push(Item::Block(b));
+    }
+}
+
+fn item_span_and_history(i: &Item) -> Vec<Span> {
+    match i {
+        Item::Attr(a) => {
+            let mut v = a.displaced.clone();
+            v.push(a.span);
+            v
+        }
+        Item::Json(j) => {
+            let mut v = j.displaced.clone();
+            v.push(j.span);
+            v
+        }
+        Item::Block(b) => vec![b.span],
+    }
+}
+
+/// Turns JSON properties into attributes or blocks where a native-syntax layer shows which.
+fn resolve_json(base: &mut Body, over: &mut Body) {
+    let mut attrs = HashSet::new();
+    let mut blocks = HashSet::new();
+    for i in base.items.iter().chain(over.items.iter()) {
+        match i {
+            Item::Attr(a) if a.expr.source.is_some() => {
+                attrs.insert(a.name.clone());
+            }
+            Item::Block(_) => {
+                blocks.insert(i.merge_name().to_string());
+            }
+            _ => {}
+        }
+    }
+    if attrs.is_empty() && blocks.is_empty() {
+        return;
+    }
+    for body in [base, over] {
+        if !body.items.iter().any(|i| matches!(i, Item::Json(_))) {
+            continue;
+        }
+        let items = std::mem::take(&mut body.items);
+        for item in items {
+            match item {
+                Item::Json(j) if blocks.contains(&j.name) && !attrs.contains(&j.name) => {
+                    body.items.extend(json::blocks_from_value(&j.name, &j.value).into_iter().map(Item::Block));
+                }
+                Item::Json(j) if attrs.contains(&j.name) => body.items.push(Item::Attr(Attr {
+                    name: j.name.clone(),
+                    name_span: j.name_span,
+                    expr: json::expr_from_value(&j.value),
+                    span: j.span,
+                    displaced: j.displaced,
+                })),
+                other => body.items.push(other),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terraform::Block;
+
+    fn block(text: &str) -> Block {
+        let f = crate::terraform::hcl::parse(0, text).expect("parses");
+        f.body.blocks().next().cloned().expect("a block")
+    }
+
+    fn names(b: &Body) -> Vec<String> {
+        b.items
+            .iter()
+            .map(|i| match i {
+                Item::Attr(a) => format!("{}={}", a.name, a.expr.to_hcl()),
+                Item::Block(b) => format!("{}{:?}", b.kind, b.labels),
+                Item::Json(j) => format!("json:{}", j.name),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn attributes_replace_and_blocks_replace_by_type() {
+        let mut base = block("r {\n a = 1\n b = 2\n n { x = 1 }\n n { x = 2 }\n m { y = 1 }\n}\n").body;
+        let over = block("r {\n b = 3\n c = 4\n n { x = 9 }\n}\n").body;
+        merge_body(&mut base, &over, &[]);
+        assert_eq!(names(&base), ["a=1", "b=3", "m[]", "c=4", "n[]"]);
+        let Some(Item::Block(n)) = base.items.last() else { panic!() };
+        assert_eq!(n.displaced.len(), 2, "both base `n` blocks displaced");
+    }
+
+    #[test]
+    fn dynamic_counts_as_its_label() {
+        let mut base = block("r {\n dynamic \"n\" {\n for_each = []\n content {}\n }\n e {}\n}\n").body;
+        let over = block("r {\n n { x = 1 }\n}\n").body;
+        merge_body(&mut base, &over, &[]);
+        assert_eq!(names(&base), ["e[]", "n[]"]);
+    }
+
+    #[test]
+    fn skipped_names_are_left_to_the_caller() {
+        let mut base = block("r {\n a = 1\n}\n").body;
+        let over = block("r {\n a = 2\n lifecycle {}\n}\n").body;
+        merge_body(&mut base, &over, &["a", "lifecycle"]);
+        assert_eq!(names(&base), ["a=1"]);
+    }
+}

@@ -1,0 +1,390 @@
+//! Merging one override file (spec §4, §5): the missing-base errors, the per-kind rules,
+//! and the override-only decode errors. Kinds are processed in Terraform's `mergeFile`
+//! order so diagnostics come out in the same order.
+
+use super::append::{State, address, provider_alias};
+use super::body::{merge_body, replaced_attr};
+use super::{Ignored, Module, types};
+use crate::diag::Diagnostic;
+use crate::terraform::discover::Engine;
+use crate::terraform::{Attr, Block, ExprKind, FileId, Item, ParsedFile};
+
+/// Does this file have a `.tofu`/`.tofu.json` extension?
+pub(super) fn tofu_file(m: &Module, file: FileId) -> bool {
+    let p = &m.files.get(file).path;
+    p.ends_with(".tofu") || p.ends_with(".tofu.json")
+}
+
+const TF_ORDER: [&str; 14] = [
+    "provider", "variable", "locals", "output", "module", "resource", "data", "ephemeral", "moved", "import", "removed", "action",
+    "check", "language",
+];
+
+pub(super) fn merge_file(m: &mut Module, st: &mut State, f: &ParsedFile) {
+    let tofu = m.engine == Engine::OpenTofu;
+    decode_errors(m, f);
+    merge_terraform(m, f);
+    for kind in TF_ORDER {
+        for item in &f.body.items {
+            let Item::Block(o) = item else { continue };
+            if o.kind != kind {
+                continue;
+            }
+            match kind {
+                "locals" => merge_locals(m, st, o),
+                "provider" => merge_provider(m, st, o),
+                "ephemeral" if !tofu => ignore(m, o.def_span, "Terraform ignores ephemeral blocks in override files"),
+                "removed" if !tofu => ignore(m, o.def_span, "Terraform ignores removed blocks in override files"),
+                "moved" => m.diagnostics.push(Diagnostic::error(
+                    "Cannot override 'moved' blocks",
+                    "Records of moved objects can appear only in normal files, not in override files.",
+                    o.def_span,
+                )),
+                "import" => m.diagnostics.push(Diagnostic::error(
+                    "Cannot override 'import' blocks",
+                    "Import blocks can appear only in normal files, not in override files.",
+                    o.def_span,
+                )),
+                "removed" => m.diagnostics.push(Diagnostic::error(
+                    "Cannot override 'Removed' blocks",
+                    "Removed blocks can appear only in normal files, not in override files.",
+                    o.def_span,
+                )),
+                "language" if tofu => m.diagnostics.push(Diagnostic::error(
+                    "Language selections in override file",
+                    "Language-related settings in \"language\" blocks are not allowed in override files. Place these settings in a normal configuration file.",
+                    o.def_span,
+                )),
+                "check" | "language" => {}
+                _ => merge_object(m, st, o),
+            }
+        }
+    }
+    for item in &f.body.items {
+        match item {
+            Item::Block(b) if b.kind == "required_providers" => m.diagnostics.push(Diagnostic::error(
+                "Invalid required_providers block",
+                "A \"required_providers\" block must be nested inside a \"terraform\" block.",
+                b.def_span,
+            )),
+            Item::Block(b) if b.kind != "terraform" && !TF_ORDER.contains(&b.kind.as_str()) => m.diagnostics.push(Diagnostic::error(
+                "Unsupported block type",
+                format!("Blocks of type \"{}\" are not expected here.", b.kind),
+                b.def_span,
+            )),
+            Item::Attr(a) => m.diagnostics.push(Diagnostic::error(
+                "Unsupported argument",
+                format!("An argument named \"{}\" is not expected here.", a.name),
+                a.name_span,
+            )),
+            _ => {}
+        }
+    }
+}
+
+fn ignore(m: &mut Module, span: crate::terraform::Span, what: &str) {
+    m.ignored.push(Ignored { span, what: what.to_string() });
+}
+
+/// Errors Terraform raises while decoding an override file, before merging (spec §4).
+fn decode_errors(m: &mut Module, f: &ParsedFile) {
+    for o in f.body.blocks() {
+        match o.kind.as_str() {
+            "check" => m.diagnostics.push(Diagnostic::error(
+                "Can't override check blocks",
+                "Override files cannot override check blocks.",
+                o.def_span,
+            )),
+            "variable" => forbid_nested(m, o, &["validation"]),
+            "output" => forbid_nested(m, o, &["precondition", "postcondition"]),
+            "resource" | "data" => {
+                for lc in o.body.blocks_of("lifecycle") {
+                    forbid_nested(m, lc, &["precondition", "postcondition"]);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn forbid_nested(m: &mut Module, b: &Block, kinds: &[&str]) {
+    for n in b.body.blocks() {
+        if kinds.contains(&n.kind.as_str()) {
+            m.diagnostics.push(Diagnostic::error(
+                format!("Can't override {} blocks", n.kind),
+                format!("Override files cannot override \"{}\" blocks.", n.kind),
+                n.def_span,
+            ));
+        }
+    }
+}
+
+/// `terraform` blocks of an override file (spec §5.11).
+fn merge_terraform(m: &mut Module, f: &ParsedFile) {
+    let tofu = m.engine == Engine::OpenTofu;
+    let tblocks: Vec<&Block> = f.body.blocks_of("terraform").collect();
+    if tblocks.is_empty() {
+        return;
+    }
+    let versions: Vec<Attr> = tblocks.iter().filter_map(|t| t.attr("required_version").cloned()).collect();
+    if !versions.is_empty() {
+        if tofu {
+            if tofu_file(m, f.file) {
+                m.settings.required_version.extend(versions);
+            } else {
+                for v in versions {
+                    ignore(m, v.span, "OpenTofu ignores required_version outside .tofu files");
+                }
+            }
+        } else {
+            let old: Vec<_> = m.settings.required_version.iter().map(|a| a.span).collect();
+            m.settings.required_version = versions
+                .into_iter()
+                .map(|mut a| {
+                    a.displaced = old.clone();
+                    a
+                })
+                .collect();
+        }
+    }
+    let kinds: &[&str] = if tofu { &["backend", "cloud"] } else { &["backend", "state_store", "cloud"] };
+    for kind in kinds {
+        let found: Vec<&Block> = tblocks.iter().flat_map(|t| t.body.blocks_of(kind)).collect();
+        match found.as_slice() {
+            [] => {}
+            [one] => {
+                let s = &mut m.settings;
+                let mut new = (*one).clone();
+                new.displaced =
+                    [s.backend.take(), s.cloud.take(), s.state_store.take()].into_iter().flatten().map(|b| b.span).collect();
+                match *kind {
+                    "backend" => s.backend = Some(new),
+                    "cloud" => s.cloud = Some(new),
+                    _ => s.state_store = Some(new),
+                }
+            }
+            [first, second, ..] => {
+                let at = m.files.range_string(first.def_span);
+                let (summary, detail) = match (*kind, tofu) {
+                    ("backend", _) => ("Duplicate backend configuration".to_string(), format!("Each override file may have only one backend configuration. A backend was previously configured at {at}.")),
+                    ("cloud", false) => ("Duplicate HCP Terraform configurations".to_string(), format!("A module may have only one 'cloud' block configuring HCP Terraform or Terraform Enterprise. The 'cloud' block was previously configured at {at}.")),
+                    ("cloud", true) => ("Duplicate cloud configurations".to_string(), format!("A module may have only one 'cloud' block configuring a cloud backend. A cloud backend was previously configured at {at}.")),
+                    _ => ("Duplicate state storage configuration".to_string(), format!("Each override file may have only one state storage configuration. A state storage was previously configured at {at}.")),
+                };
+                m.diagnostics.push(Diagnostic::error(summary, detail, second.def_span).with_related(first.def_span, "first configured here"));
+            }
+        }
+    }
+    for t in &tblocks {
+        for item in &t.body.items {
+            match item {
+                Item::Block(b) if b.kind == "provider_meta" => ignore(m, b.def_span, "provider_meta blocks in override files are ignored"),
+                Item::Attr(a) if a.name == "experiments" => ignore(m, a.span, "experiments in override files are never activated"),
+                _ => {}
+            }
+        }
+    }
+}
+
+fn merge_locals(m: &mut Module, st: &mut State, o: &Block) {
+    for a in o.body.attrs() {
+        match st.locals.get(&a.name) {
+            Some(&i) => {
+                let merged = replaced_attr(&m.locals[i], a);
+                m.locals[i] = merged;
+            }
+            None => m.diagnostics.push(Diagnostic::error(
+                "Missing base local value definition to override",
+                format!("There is no local value named \"{}\". An override file can only override a local value that was already defined in a primary configuration file.", a.name),
+                a.span,
+            )),
+        }
+    }
+}
+
+fn merge_provider(m: &mut Module, st: &mut State, o: &Block) {
+    let Some(addr) = address(o) else { return };
+    match st.index.get(&addr) {
+        Some(&i) => {
+            let mut base = m.blocks[i].clone();
+            merge_body(&mut base.body, &o.body, &["alias"]);
+            base.displaced.push(o.def_span);
+            m.blocks[i] = base;
+        }
+        None => match provider_alias(o) {
+            None => {
+                st.index.insert(addr, m.blocks.len());
+                m.blocks.push(o.clone());
+            }
+            Some(alias) => m.diagnostics.push(Diagnostic::error(
+                "Missing base provider configuration for override",
+                format!("There is no {} provider configuration with the alias \"{alias}\". An override file can only override an aliased provider configuration that was already defined in a primary configuration file.", o.labels[0]),
+                o.def_span,
+            )),
+        },
+    }
+}
+
+/// resource, data, ephemeral (OpenTofu), action, variable, output, module.
+fn merge_object(m: &mut Module, st: &mut State, o: &Block) {
+    let Some(addr) = address(o) else { return };
+    let target = match st.index.get(&addr) {
+        Some(&i) => Some((i, None)),
+        None if o.kind == "data" => st.nested_data.get(&addr).map(|&(c, j)| (c, Some(j))),
+        None => None,
+    };
+    let Some((i, nested)) = target else {
+        m.diagnostics.push(missing_base(o));
+        return;
+    };
+    let mut base = match nested {
+        None => m.blocks[i].clone(),
+        Some(j) => match m.blocks[i].body.items.get(j) {
+            Some(Item::Block(d)) => d.clone(),
+            _ => return,
+        },
+    };
+    match o.kind.as_str() {
+        "variable" => merge_variable(m, &mut base, o),
+        "output" => merge_output(m, &mut base, o),
+        "module" => merge_module(m, &mut base, o),
+        _ => merge_resource(m, &mut base, o),
+    }
+    base.displaced.push(o.def_span);
+    match nested {
+        None => m.blocks[i] = base,
+        Some(j) => m.blocks[i].body.items[j] = Item::Block(base),
+    }
+}
+
+fn missing_base(o: &Block) -> Diagnostic {
+    let l = &o.labels;
+    let (summary, detail) = match o.kind.as_str() {
+        "resource" => ("Missing resource to override".to_string(), format!("There is no {} resource named \"{}\". An override file can only override a resource block defined in a primary configuration file.", l[0], l[1])),
+        "data" => ("Missing data resource to override".to_string(), format!("There is no {} data resource named \"{}\". An override file can only override a data block defined in a primary configuration file.", l[0], l[1])),
+        "ephemeral" => ("Missing ephemeral resource to override".to_string(), format!("There is no {} ephemeral resource named \"{}\". An override file can only override an ephemeral block defined in a primary configuration file.", l[0], l[1])),
+        "action" => ("Missing resource to override".to_string(), format!("There is no action named \"{}\". An override file can only override a resource block defined in a primary configuration file.", l[1])),
+        "variable" => ("Missing base variable declaration to override".to_string(), format!("There is no variable named \"{}\". An override file can only override a variable that was already declared in a primary configuration file.", l[0])),
+        "output" => ("Missing base output definition to override".to_string(), format!("There is no output named \"{}\". An override file can only override an output that was already defined in a primary configuration file.", l[0])),
+        _ => ("Missing module call to override".to_string(), format!("There is no module call named \"{}\". An override file can only override a module call that was defined in a primary configuration file.", l[0])),
+    };
+    Diagnostic::error(summary, detail, o.def_span)
+}
+
+/// `depends_on` may not be overridden, unless it is empty (spec §5.2).
+fn check_depends_on(m: &mut Module, o: &Block) {
+    if let Some(d) = o.attr("depends_on") {
+        let first = match &d.expr.kind {
+            ExprKind::Tuple(items) => items.first().map(|e| e.span),
+            _ => Some(d.expr.span),
+        };
+        if let Some(span) = first {
+            m.diagnostics.push(Diagnostic::error("Unsupported override", "The depends_on argument may not be overridden.", span));
+        }
+    }
+}
+
+fn merge_resource(m: &mut Module, base: &mut Block, o: &Block) {
+    check_depends_on(m, o);
+    merge_body(&mut base.body, &o.body, &["depends_on", "lifecycle"]);
+    for lc in o.body.blocks_of("lifecycle") {
+        merge_lifecycle(m, base, lc);
+    }
+}
+
+/// Lifecycle arguments merge one by one (spec §5.2).
+fn merge_lifecycle(m: &mut Module, base: &mut Block, o: &Block) {
+    let tofu = m.engine == Engine::OpenTofu;
+    let pos = base.body.items.iter().position(|i| matches!(i, Item::Block(b) if b.kind == "lifecycle"));
+    let mut lc = match pos {
+        Some(p) => match &base.body.items[p] {
+            Item::Block(b) => b.clone(),
+            _ => return,
+        },
+        None => Block { body: Default::default(), displaced: Vec::new(), ..o.clone() },
+    };
+    let mut triggers = Vec::new();
+    for item in &o.body.items {
+        match item {
+            Item::Attr(a) => match a.name.as_str() {
+                "create_before_destroy" | "prevent_destroy" => set_attr(&mut lc, a),
+                "destroy" if tofu => set_attr(&mut lc, a),
+                "ignore_changes" => {
+                    let base_all = lc.attr("ignore_changes").and_then(|b| b.expr.as_keyword()) == Some("all");
+                    let is_all = a.expr.as_keyword() == Some("all");
+                    let empty = a.expr.as_tuple().is_some_and(<[_]>::is_empty);
+                    if empty {
+                        ignore(m, a.span, "an empty ignore_changes in an override changes nothing");
+                    } else if base_all && !is_all {
+                        ignore(m, a.span, "ignore_changes = all in the original stays in force");
+                    } else {
+                        set_attr(&mut lc, a);
+                    }
+                }
+                other => ignore(m, a.span, &format!("lifecycle argument {other} is not merged from override files")),
+            },
+            Item::Block(b) if b.kind == "action_trigger" && !tofu => triggers.push(b.clone()),
+            _ => {}
+        }
+    }
+    if !triggers.is_empty() {
+        lc.body.items.retain(|i| !matches!(i, Item::Block(b) if b.kind == "action_trigger"));
+        lc.body.items.extend(triggers.into_iter().map(Item::Block));
+    }
+    match pos {
+        Some(p) => base.body.items[p] = Item::Block(lc),
+        None if !lc.body.items.is_empty() => base.body.items.push(Item::Block(lc)),
+        None => {}
+    }
+}
+
+fn set_attr(b: &mut Block, a: &Attr) {
+    match b.body.items.iter_mut().find(|i| matches!(i, Item::Attr(x) if x.name == a.name)) {
+        Some(Item::Attr(x)) => *x = replaced_attr(x, a),
+        _ => b.body.items.push(Item::Attr(a.clone())),
+    }
+}
+
+fn merge_variable(m: &mut Module, base: &mut Block, o: &Block) {
+    let tofu = m.engine == Engine::OpenTofu;
+    let base_type = base.attr("type").cloned();
+    let base_default = base.attr("default").cloned();
+    for a in o.body.attrs() {
+        match a.name.as_str() {
+            "description" | "sensitive" | "ephemeral" | "const" | "nullable" | "default" | "type" => set_attr(base, a),
+            "deprecated" if tofu && a.expr.as_str().is_some_and(|s| !s.is_empty()) => set_attr(base, a),
+            _ => ignore(m, a.span, &format!("variable argument {} is not merged from override files", a.name)),
+        }
+    }
+    types::check_variable(m, base, o, base_type.as_ref(), base_default.as_ref());
+}
+
+fn merge_output(m: &mut Module, base: &mut Block, o: &Block) {
+    let tofu = m.engine == Engine::OpenTofu;
+    check_depends_on(m, o);
+    for a in o.body.attrs() {
+        match a.name.as_str() {
+            "value" | "sensitive" | "ephemeral" => set_attr(base, a),
+            "type" if !tofu => set_attr(base, a),
+            "description" if a.expr.as_str().is_none_or(|s| !s.is_empty()) => set_attr(base, a),
+            "description" => ignore(m, a.span, "description = \"\" cannot clear an output's description"),
+            "deprecated" if tofu && a.expr.as_str().is_some_and(|s| !s.is_empty()) => set_attr(base, a),
+            "depends_on" => {}
+            _ => ignore(m, a.span, &format!("output argument {} is not merged from override files", a.name)),
+        }
+    }
+}
+
+fn merge_module(m: &mut Module, base: &mut Block, o: &Block) {
+    check_depends_on(m, o);
+    let providers = o.attr("providers");
+    merge_body(&mut base.body, &o.body, &["depends_on", "providers", "ignore_nested_deprecations", "lifecycle"]);
+    if let Some(p) = providers {
+        if p.expr.as_object().is_none_or(|e| !e.is_empty()) {
+            set_attr(base, p);
+        }
+    }
+    if let Some(a) = o.attr("ignore_nested_deprecations") {
+        ignore(m, a.span, "ignore_nested_deprecations is not merged from override files");
+    }
+}

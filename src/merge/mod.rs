@@ -1,0 +1,185 @@
+//! Module assembly: from a directory's files to its effective configuration, as
+//! Terraform's `NewModule` does it (spec §2): required providers first, then every primary
+//! file is appended with duplicate checks (§3), then every override file is merged in
+//! order (§4, §5). Pure: the caller supplies the bytes.
+
+mod append;
+mod body;
+mod kinds;
+pub mod types;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::diag::Diagnostic;
+use crate::terraform::discover::{self, Engine, Skip};
+use crate::terraform::{Attr, Block, FileClass, Files, Item, ParsedFile, SourceText, Span, Syntax, hcl, json};
+
+/// The effective configuration of one module, with provenance and Terraform's diagnostics.
+#[derive(Clone, Debug)]
+pub struct Module {
+    /// Directory, relative to the source root (`""` for the root).
+    pub dir: String,
+    pub engine: Engine,
+    /// The loaded files, in merge order (primaries, then overrides).
+    pub files: Files,
+    /// Configuration-looking files that were not loaded, and why.
+    pub skipped: Vec<(String, Skip)>,
+    /// Effective top-level blocks other than `terraform` and `locals`, in declaration order.
+    pub blocks: Vec<Block>,
+    /// Effective local values, in declaration order.
+    pub locals: Vec<Attr>,
+    pub settings: Settings,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Override content that Terraform reads but silently ignores.
+    pub ignored: Vec<Ignored>,
+}
+
+/// The effective `terraform` block.
+#[derive(Clone, Debug, Default)]
+pub struct Settings {
+    pub required_version: Vec<Attr>,
+    /// One attribute per provider local name; the value is the requirement.
+    pub required_providers: Vec<Attr>,
+    /// The span of the `required_providers` block the entries were first declared in.
+    pub required_providers_span: Option<Span>,
+    /// At most one of backend, cloud and state_store after a valid merge.
+    pub backend: Option<Block>,
+    pub cloud: Option<Block>,
+    pub state_store: Option<Block>,
+    /// Other content of primary `terraform` blocks (provider_meta, experiments, …).
+    pub other: Vec<Item>,
+}
+
+impl Settings {
+    pub fn is_empty(&self) -> bool {
+        self.required_version.is_empty()
+            && self.required_providers.is_empty()
+            && self.backend.is_none()
+            && self.cloud.is_none()
+            && self.state_store.is_none()
+            && self.other.is_empty()
+    }
+}
+
+/// Something an override file says that has no effect.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ignored {
+    pub span: Span,
+    pub what: String,
+}
+
+impl Module {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    /// The override files of the module.
+    pub fn override_files(&self) -> impl Iterator<Item = &SourceText> {
+        self.files.files.iter().filter(|f| f.class == FileClass::Override)
+    }
+
+    /// Is this span in an override file?
+    pub fn from_override(&self, span: Span) -> bool {
+        self.files.files.get(span.file).is_some_and(|f| f.class == FileClass::Override)
+    }
+}
+
+/// One file handed to [`load`]: its name within the directory and its bytes.
+pub struct RawFile {
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+/// Loads one module directory: discovery, parsing and the merge.
+///
+/// `engine` is the user's choice; without one, OpenTofu applies when the directory has
+/// `.tofu` files. `read` is asked for the bytes of each file discovery selects.
+pub fn load<E: std::fmt::Display>(
+    dir: &str,
+    names: &[String],
+    engine: Option<Engine>,
+    mut read: impl FnMut(&str) -> Result<Vec<u8>, E>,
+) -> Result<Module, E> {
+    let engine = engine.unwrap_or_else(|| discover::default_engine(names.iter().map(String::as_str)));
+    let found = discover::discover(names.iter().map(String::as_str), engine);
+    let mut raw = Vec::with_capacity(found.files.len());
+    for c in &found.files {
+        raw.push((c.clone(), read(&crate::source::join(dir, &c.name))?));
+    }
+    let mut m = Module {
+        dir: dir.to_string(),
+        engine,
+        files: Files::default(),
+        skipped: found.skipped,
+        blocks: Vec::new(),
+        locals: Vec::new(),
+        settings: Settings::default(),
+        diagnostics: Vec::new(),
+        ignored: Vec::new(),
+    };
+    let mut parsed = Vec::with_capacity(raw.len());
+    for (id, (c, bytes)) in raw.into_iter().enumerate() {
+        let (text, bad_utf8) = match String::from_utf8(bytes) {
+            Ok(s) => (s, None),
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                (String::from_utf8_lossy(e.as_bytes()).into_owned(), Some(at))
+            }
+        };
+        let path = crate::source::join(dir, &c.name);
+        m.files.files.push(SourceText::new(path, c.class, c.syntax, Arc::from(text)));
+        if let Some(at) = bad_utf8 {
+            m.diagnostics.push(Diagnostic::error(
+                "Invalid character encoding",
+                "All input files must be UTF-8 encoded. Ensure that UTF-8 encoding is selected in your editor.",
+                Span::new(id, at, at + 1),
+            ));
+            parsed.push(ParsedFile { file: id, body: Default::default() });
+            continue;
+        }
+        let src = &m.files.files[id];
+        let result = match c.syntax {
+            Syntax::Hcl => hcl::parse(id, &src.text).map(|f| (f, Vec::new())),
+            Syntax::Json => json::parse(id, src),
+        };
+        match result {
+            Ok((f, diags)) => {
+                m.diagnostics.extend(diags);
+                parsed.push(f);
+            }
+            Err(d) => {
+                m.diagnostics.push(d);
+                parsed.push(ParsedFile { file: id, body: Default::default() });
+            }
+        }
+    }
+    assemble(&mut m, &parsed);
+    Ok(m)
+}
+
+/// Loads a module from in-memory `(name, text)` pairs (tests, fixtures, re-parsing output).
+pub fn load_texts(dir: &str, files: &[(&str, &str)], engine: Option<Engine>) -> Module {
+    let names: Vec<String> = files.iter().map(|(n, _)| n.to_string()).collect();
+    let map: HashMap<String, &str> = files.iter().map(|(n, t)| (crate::source::join(dir, n), *t)).collect();
+    let read = |p: &str| -> Result<Vec<u8>, std::convert::Infallible> {
+        Ok(map.get(p).map(|t| t.as_bytes().to_vec()).unwrap_or_default())
+    };
+    match load(dir, &names, engine, read) {
+        Ok(m) => m,
+        Err(never) => match never {},
+    }
+}
+
+fn assemble(m: &mut Module, parsed: &[ParsedFile]) {
+    let (primaries, overrides): (Vec<&ParsedFile>, Vec<&ParsedFile>) =
+        parsed.iter().partition(|f| m.files.get(f.file).class == FileClass::Primary);
+    let mut st = append::State::default();
+    append::required_providers(m, &primaries, &overrides);
+    for f in &primaries {
+        append::append_file(m, &mut st, f);
+    }
+    for f in &overrides {
+        kinds::merge_file(m, &mut st, f);
+    }
+}

@@ -1,0 +1,131 @@
+//! The effective configuration as one native-syntax file that Terraform accepts as
+//! `main.tf`, with a `# ← file:line` comment on every value an override file supplied.
+
+use crate::merge::Module;
+use crate::terraform::expr::{hcl_quote, is_ident};
+use crate::terraform::{Attr, Block, Item, Span, json};
+
+/// Renders the module. Same input, same bytes.
+pub fn render(m: &Module) -> String {
+    let mut p = Printer { m, out: String::new() };
+    let names: Vec<&str> = m.files.files.iter().map(|f| f.name()).collect();
+    p.out.push_str(&format!(
+        "# Effective configuration ({}) merged from: {}\n",
+        m.engine.name(),
+        if names.is_empty() { "(no files)".to_string() } else { names.join(", ") }
+    ));
+    let s = &m.settings;
+    if !s.is_empty() {
+        p.out.push_str("\nterraform {\n");
+        for a in &s.required_version {
+            p.attr(a, 1);
+        }
+        if !s.required_providers.is_empty() {
+            p.out.push_str("  required_providers {\n");
+            for a in &s.required_providers {
+                p.attr(a, 2);
+            }
+            p.out.push_str("  }\n");
+        }
+        for b in [&s.backend, &s.cloud, &s.state_store].into_iter().flatten() {
+            p.block(b, 1);
+        }
+        for item in &s.other {
+            p.item(item, 1);
+        }
+        p.out.push_str("}\n");
+    }
+    if !m.locals.is_empty() {
+        p.out.push_str("\nlocals {\n");
+        for a in &m.locals {
+            p.attr(a, 1);
+        }
+        p.out.push_str("}\n");
+    }
+    for b in &m.blocks {
+        p.out.push('\n');
+        let overrides: Vec<String> = b.displaced.iter().filter(|s| m.from_override(**s)).map(|s| m.files.short(*s)).collect();
+        if !overrides.is_empty() && !m.from_override(b.span) {
+            p.out.push_str(&format!("# overridden by {}\n", overrides.join(", ")));
+        }
+        p.block(b, 0);
+    }
+    p.out
+}
+
+struct Printer<'a> {
+    m: &'a Module,
+    out: String,
+}
+
+impl Printer<'_> {
+    fn origin(&self, span: Span) -> Option<String> {
+        self.m.from_override(span).then(|| format!("# ← {}", self.m.files.short(span)))
+    }
+
+    fn indent(&mut self, level: usize) {
+        for _ in 0..level {
+            self.out.push_str("  ");
+        }
+    }
+
+    fn item(&mut self, item: &Item, level: usize) {
+        match item {
+            Item::Attr(a) => self.attr(a, level),
+            Item::Block(b) => self.block(b, level),
+            Item::Json(j) => {
+                let a = Attr {
+                    name: j.name.clone(),
+                    name_span: j.name_span,
+                    expr: json::expr_from_value(&j.value),
+                    span: j.span,
+                    displaced: Vec::new(),
+                };
+                self.attr(&a, level);
+            }
+        }
+    }
+
+    fn attr(&mut self, a: &Attr, level: usize) {
+        let value = a.expr.to_hcl();
+        let name = if is_ident(&a.name) { a.name.clone() } else { hcl_quote(&a.name) };
+        let origin = self.origin(a.span);
+        if value.contains('\n') {
+            if let Some(o) = &origin {
+                self.indent(level);
+                self.out.push_str(o);
+                self.out.push('\n');
+            }
+            self.indent(level);
+            self.out.push_str(&format!("{name} = {value}\n"));
+        } else {
+            self.indent(level);
+            self.out.push_str(&format!("{name} = {value}"));
+            if let Some(o) = origin {
+                self.out.push(' ');
+                self.out.push_str(&o);
+            }
+            self.out.push('\n');
+        }
+    }
+
+    fn block(&mut self, b: &Block, level: usize) {
+        self.indent(level);
+        self.out.push_str(&b.kind);
+        for l in &b.labels {
+            self.out.push(' ');
+            self.out.push_str(&hcl_quote(l));
+        }
+        self.out.push_str(" {");
+        if let Some(o) = self.origin(b.span) {
+            self.out.push(' ');
+            self.out.push_str(&o);
+        }
+        self.out.push('\n');
+        for item in &b.body.items {
+            self.item(item, level + 1);
+        }
+        self.indent(level);
+        self.out.push_str("}\n");
+    }
+}

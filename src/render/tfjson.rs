@@ -1,0 +1,128 @@
+//! The effective configuration in Terraform's JSON configuration syntax: one document that
+//! Terraform accepts as `main.tf.json`. Expressions become `"${…}"` templates, except where
+//! Terraform expects bare references (`depends_on`, `provider`, a variable's `type`, …).
+
+use serde_json::{Map, Value, json};
+
+use crate::merge::Module;
+use crate::terraform::schema::{Prop, Schema};
+use crate::terraform::{Attr, Block, Body, Item, JsonNode, JsonValue};
+
+/// Renders the module as a JSON document (pretty-printed, trailing newline).
+pub fn render(m: &Module) -> String {
+    let mut s = serde_json::to_string_pretty(&document(m)).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// The document as a value (also used to compare effective configurations).
+pub fn document(m: &Module) -> Value {
+    let mut top = Map::new();
+    let st = &m.settings;
+    if !st.is_empty() {
+        let mut t = Map::new();
+        if let Some(v) = st.required_version.last() {
+            // Several constraints must all hold; JSON has one property, so join them.
+            let all: Vec<String> = st.required_version.iter().filter_map(|a| a.expr.as_str()).collect();
+            let value = if all.len() == st.required_version.len() { json!(all.join(", ")) } else { v.expr.to_json() };
+            t.insert("required_version".into(), value);
+        }
+        if !st.required_providers.is_empty() {
+            let mut rp = Map::new();
+            for a in &st.required_providers {
+                rp.insert(a.name.clone(), attr_value(a, Schema::RequiredProviders));
+            }
+            t.insert("required_providers".into(), Value::Object(rp));
+        }
+        let mut body = Body::default();
+        for b in [&st.backend, &st.cloud, &st.state_store].into_iter().flatten() {
+            body.items.push(Item::Block(b.clone()));
+        }
+        body.items.extend(st.other.iter().cloned());
+        for (k, v) in body_map(&body, Schema::Terraform) {
+            t.insert(k, v);
+        }
+        top.insert("terraform".into(), Value::Object(t));
+    }
+    if !m.locals.is_empty() {
+        let mut l = Map::new();
+        for a in &m.locals {
+            l.insert(a.name.clone(), a.expr.to_json());
+        }
+        top.insert("locals".into(), Value::Object(l));
+    }
+    for b in &m.blocks {
+        let schema = Schema::top_block(&b.kind).map_or(Schema::Unknown, |(_, s)| s);
+        let entry = top.entry(b.kind.clone()).or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(list) = entry {
+            list.push(labelled(b, schema));
+        }
+    }
+    Value::Object(top)
+}
+
+fn labelled(b: &Block, schema: Schema) -> Value {
+    let mut v = Value::Object(body_map(&b.body, schema));
+    for l in b.labels.iter().rev() {
+        let mut o = Map::new();
+        o.insert(l.clone(), v);
+        v = Value::Object(o);
+    }
+    v
+}
+
+fn attr_value(a: &Attr, schema: Schema) -> Value {
+    match schema.prop(&a.name) {
+        Prop::Ref | Prop::RefList | Prop::RefMap => a.expr.to_json_reference(),
+        _ if schema == Schema::RequiredProviders => match a.expr.as_object() {
+            Some(entries) => {
+                let mut o = Map::new();
+                for (k, v) in entries {
+                    let key = match k {
+                        crate::terraform::ObjKey::Name(n) => n.clone(),
+                        crate::terraform::ObjKey::Expr(e) => e.to_hcl(),
+                    };
+                    let val = if key == "configuration_aliases" { v.to_json_reference() } else { v.to_json() };
+                    o.insert(key, val);
+                }
+                Value::Object(o)
+            }
+            None => a.expr.to_json(),
+        },
+        _ => a.expr.to_json(),
+    }
+}
+
+fn body_map(body: &Body, schema: Schema) -> Map<String, Value> {
+    let mut out = Map::new();
+    for item in &body.items {
+        match item {
+            Item::Attr(a) => {
+                out.insert(a.name.clone(), attr_value(a, schema));
+            }
+            Item::Json(j) => {
+                out.insert(j.name.clone(), node_value(&j.value));
+            }
+            Item::Block(b) => {
+                let child = schema.child(&b.kind);
+                let entry = out.entry(b.kind.clone()).or_insert_with(|| Value::Array(Vec::new()));
+                if let Value::Array(list) = entry {
+                    list.push(labelled(b, child));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A JSON value kept as written.
+pub(crate) fn node_value(n: &JsonNode) -> Value {
+    match &n.value {
+        JsonValue::Null => Value::Null,
+        JsonValue::Bool(b) => Value::Bool(*b),
+        JsonValue::Number(s) => serde_json::from_str(s).unwrap_or(Value::String(s.clone())),
+        JsonValue::String(s) => Value::String(s.clone()),
+        JsonValue::Array(a) => Value::Array(a.iter().map(node_value).collect()),
+        JsonValue::Object(props) => Value::Object(props.iter().map(|(k, _, v)| (k.clone(), node_value(v))).collect()),
+    }
+}

@@ -1,0 +1,71 @@
+//! Rendering diagnostics for people (miette, pointing at the exact lines) and for tools
+//! (one compact line each). Pure: returns strings.
+
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource, Severity as MSeverity};
+
+use crate::diag::{Diagnostic, Severity};
+use crate::terraform::Files;
+
+/// How to draw the human report.
+#[derive(Clone, Copy, Debug)]
+pub struct Style {
+    pub color: bool,
+    pub width: usize,
+}
+
+impl Style {
+    /// What tests and snapshots use: no colour, fixed width, so output is stable.
+    pub fn plain() -> Self {
+        Style { color: false, width: 100 }
+    }
+}
+
+fn handler(style: Style) -> GraphicalReportHandler {
+    let theme = if style.color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
+    GraphicalReportHandler::new_themed(theme).with_width(style.width).with_links(false)
+}
+
+/// One diagnostic, drawn with the source lines it points at.
+pub fn human(files: &Files, d: &Diagnostic, code: &str, style: Style) -> String {
+    let mut md = MietteDiagnostic::new(d.summary.clone()).with_code(code).with_severity(match d.severity {
+        Severity::Error => MSeverity::Error,
+        Severity::Warning => MSeverity::Warning,
+    });
+    if !d.detail.is_empty() {
+        md = md.with_help(d.detail.clone());
+    }
+    let mut out = String::new();
+    let Some(subject) = d.subject else {
+        let _ = handler(style).render_report(&mut out, &md);
+        return out;
+    };
+    let file = files.get(subject.file);
+    let mut labels = vec![LabeledSpan::new_primary_with_span(Some("here".into()), (subject.start, subject.end - subject.start))];
+    for (span, label) in &d.related {
+        if span.file == subject.file {
+            labels.push(LabeledSpan::new_with_span(Some(label.clone()), (span.start, span.end - span.start)));
+        }
+    }
+    md = md.with_labels(labels);
+    let report = miette::Report::new(md).with_source_code(NamedSource::new(file.path.clone(), file.text.to_string()));
+    let _ = handler(style).render_report(&mut out, report.as_ref());
+    out
+}
+
+/// `path:line:col: level[code]: summary: detail`.
+pub fn compact(files: &Files, d: &Diagnostic, code: &str) -> String {
+    let level = match d.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    };
+    let loc = match d.subject {
+        Some(s) => {
+            let f = files.get(s.file);
+            let (l, c) = f.line_col(s.start);
+            format!("{}:{l}:{c}", f.path)
+        }
+        None => "-".into(),
+    };
+    let detail = if d.detail.is_empty() { String::new() } else { format!(": {}", d.detail) };
+    format!("{loc}: {level}[{code}]: {}{detail}", d.summary)
+}

@@ -1,0 +1,44 @@
+//! An in-memory tree, for tests and for content that does not live on disk.
+
+use std::collections::BTreeMap;
+
+use super::{Source, SourceError, split};
+use crate::terraform::discover;
+
+/// `path -> bytes`.
+#[derive(Clone, Debug, Default)]
+pub struct MemorySource {
+    pub files: BTreeMap<String, Vec<u8>>,
+}
+
+impl MemorySource {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a file (builder style).
+    pub fn with(mut self, path: &str, text: impl Into<Vec<u8>>) -> Self {
+        self.files.insert(path.to_string(), text.into());
+        self
+    }
+}
+
+impl Source for MemorySource {
+    fn modules(&self) -> Result<BTreeMap<String, Vec<String>>, SourceError> {
+        let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for path in self.files.keys() {
+            let (dir, name) = split(path);
+            if discover::config_ext(name, discover::Engine::OpenTofu).is_some() {
+                out.entry(dir.to_string()).or_default().push(name.to_string());
+            }
+        }
+        Ok(out)
+    }
+
+    fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {
+        self.files
+            .get(path)
+            .cloned()
+            .ok_or_else(|| SourceError { path: path.to_string(), message: "no such file".into() })
+    }
+}

@@ -1,0 +1,316 @@
+//! Expressions, decoded just far enough to compare them, to read the few static values the
+//! merge needs (aliases, `ignore_changes = all`, defaults), and to print them in either
+//! syntax. Anything else is kept as HCL source text ([`ExprKind::Raw`]).
+
+use super::Span;
+
+/// An expression with its origin.
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+    /// The verbatim native-syntax source, when the expression was written in HCL; printing
+    /// it back unchanged keeps heredocs, comments inside objects and the author's layout.
+    pub source: Option<String>,
+}
+
+/// Structural equality: two expressions are equal when they mean the same, wherever
+/// and in whichever syntax they were written.
+impl PartialEq for Expr {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    Null,
+    Bool(bool),
+    /// A number literal, as written.
+    Number(String),
+    /// A quoted string or heredoc: literal text and `${…}` / `%{…}` sequences.
+    Template(Vec<TplPart>),
+    Tuple(Vec<Expr>),
+    Object(Vec<(ObjKey, Expr)>),
+    /// Any other expression (reference, call, operator, conditional, `for`), as HCL source.
+    Raw(String),
+}
+
+/// A piece of a template.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TplPart {
+    /// Literal text, unescaped.
+    Lit(String),
+    /// An interpolation or directive, as template source (`${var.x}`, `%{ if … }…%{ endif }`).
+    Code(String),
+}
+
+/// An object key: a literal name or a computed expression.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ObjKey {
+    Name(String),
+    Expr(Expr),
+}
+
+impl Expr {
+    pub fn new(kind: ExprKind, span: Span) -> Self {
+        Expr { kind, span, source: None }
+    }
+
+    /// The literal string value, when the expression is a plain string without sequences.
+    pub fn as_str(&self) -> Option<String> {
+        match &self.kind {
+            ExprKind::Template(parts) => {
+                let mut s = String::new();
+                for p in parts {
+                    match p {
+                        TplPart::Lit(l) => s.push_str(l),
+                        TplPart::Code(_) => return None,
+                    }
+                }
+                Some(s)
+            }
+            _ => None,
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self.kind, ExprKind::Null)
+    }
+
+    /// The literal bool value, if any.
+    pub fn as_bool(&self) -> Option<bool> {
+        match &self.kind {
+            ExprKind::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// A bare keyword or reference such as `all`, as written.
+    pub fn as_keyword(&self) -> Option<&str> {
+        match &self.kind {
+            ExprKind::Raw(s) => Some(s.trim()),
+            _ => None,
+        }
+    }
+
+    /// Elements of a tuple literal.
+    pub fn as_tuple(&self) -> Option<&[Expr]> {
+        match &self.kind {
+            ExprKind::Tuple(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Entries of an object literal.
+    pub fn as_object(&self) -> Option<&[(ObjKey, Expr)]> {
+        match &self.kind {
+            ExprKind::Object(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// This expression as native-syntax source.
+    pub fn to_hcl(&self) -> String {
+        if let Some(src) = &self.source {
+            return src.clone();
+        }
+        let mut out = String::new();
+        write_hcl(&self.kind, &mut out);
+        out
+    }
+
+    /// This expression as a JSON-syntax value (strings are templates).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value as J;
+        match &self.kind {
+            ExprKind::Null => J::Null,
+            ExprKind::Bool(b) => J::Bool(*b),
+            ExprKind::Number(n) => serde_json::from_str::<serde_json::Number>(n)
+                .map(J::Number)
+                .unwrap_or_else(|_| J::String(format!("${{{n}}}"))),
+            ExprKind::Template(parts) => J::String(template_text(parts)),
+            ExprKind::Tuple(items) => J::Array(items.iter().map(Expr::to_json).collect()),
+            ExprKind::Object(entries) => {
+                let mut map = serde_json::Map::new();
+                for (k, v) in entries {
+                    let key = match k {
+                        ObjKey::Name(n) => escape_template_literal(n),
+                        ObjKey::Expr(e) => match &e.kind {
+                            ExprKind::Template(p) => template_text(p),
+                            _ => format!("${{{}}}", e.to_hcl()),
+                        },
+                    };
+                    map.insert(key, v.to_json());
+                }
+                J::Object(map)
+            }
+            ExprKind::Raw(src) => J::String(format!("${{{}}}", src.trim())),
+        }
+    }
+
+    /// The expression as a JSON string holding a bare expression, which is how Terraform's
+    /// JSON syntax spells references and type constraints (`"depends_on": ["aws_vpc.x"]`).
+    pub fn to_json_reference(&self) -> serde_json::Value {
+        use serde_json::Value as J;
+        match &self.kind {
+            ExprKind::Tuple(items) => J::Array(items.iter().map(Expr::to_json_reference).collect()),
+            ExprKind::Object(entries) => {
+                let mut map = serde_json::Map::new();
+                for (k, v) in entries {
+                    let key = match k {
+                        ObjKey::Name(n) => n.clone(),
+                        ObjKey::Expr(e) => e.to_hcl(),
+                    };
+                    map.insert(key, v.to_json_reference());
+                }
+                J::Object(map)
+            }
+            ExprKind::Null => J::Null,
+            _ => J::String(self.to_hcl().trim().to_string()),
+        }
+    }
+}
+
+/// Template text as JSON syntax spells it: literals with `${`/`%{` escaped, sequences as is.
+pub fn template_text(parts: &[TplPart]) -> String {
+    let mut s = String::new();
+    for p in parts {
+        match p {
+            TplPart::Lit(l) => s.push_str(&escape_template_literal(l)),
+            TplPart::Code(c) => s.push_str(c),
+        }
+    }
+    s
+}
+
+/// Escape template sequence introducers in literal text.
+pub fn escape_template_literal(s: &str) -> String {
+    s.replace("${", "$${").replace("%{", "%%{")
+}
+
+/// A quoted native-syntax string literal for `s` (escapes and template introducers).
+pub fn hcl_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    push_hcl_literal(s, &mut out);
+    out.push('"');
+    out
+}
+
+fn push_hcl_literal(s: &str, out: &mut String) {
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '$' | '%' if chars.peek() == Some(&'{') => {
+                out.push(c);
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+}
+
+/// Is `s` a valid HCL identifier (so it can be an unquoted key or label)?
+pub fn is_ident(s: &str) -> bool {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) if c.is_alphabetic() || c == '_' => {}
+        _ => return false,
+    }
+    chars.all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+}
+
+fn write_hcl(kind: &ExprKind, out: &mut String) {
+    match kind {
+        ExprKind::Null => out.push_str("null"),
+        ExprKind::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        ExprKind::Number(n) => out.push_str(n),
+        ExprKind::Template(parts) => {
+            out.push('"');
+            for p in parts {
+                match p {
+                    TplPart::Lit(l) => push_hcl_literal(l, out),
+                    TplPart::Code(c) => out.push_str(c),
+                }
+            }
+            out.push('"');
+        }
+        ExprKind::Tuple(items) => {
+            out.push('[');
+            for (i, e) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&e.to_hcl());
+            }
+            out.push(']');
+        }
+        ExprKind::Object(entries) => {
+            if entries.is_empty() {
+                out.push_str("{}");
+                return;
+            }
+            out.push_str("{ ");
+            for (i, (k, v)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                match k {
+                    ObjKey::Name(n) if is_ident(n) => out.push_str(n),
+                    ObjKey::Name(n) => out.push_str(&hcl_quote(n)),
+                    ObjKey::Expr(e) => {
+                        out.push('(');
+                        out.push_str(&e.to_hcl());
+                        out.push(')');
+                    }
+                }
+                out.push_str(" = ");
+                out.push_str(&v.to_hcl());
+            }
+            out.push_str(" }");
+        }
+        ExprKind::Raw(src) => out.push_str(src),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tpl(parts: Vec<TplPart>) -> Expr {
+        Expr::new(ExprKind::Template(parts), Span::default())
+    }
+
+    #[test]
+    fn templates_print_in_both_syntaxes() {
+        let e = tpl(vec![
+            TplPart::Lit("a\"b ${x}\n".into()),
+            TplPart::Code("${var.y}".into()),
+        ]);
+        assert_eq!(e.to_hcl(), r#""a\"b $${x}\n${var.y}""#);
+        assert_eq!(e.to_json(), serde_json::json!("a\"b $${x}\n${var.y}"));
+        assert_eq!(e.as_str(), None);
+        assert_eq!(tpl(vec![TplPart::Lit("x".into())]).as_str().as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn raw_expressions_become_interpolations_in_json() {
+        let e = Expr::new(ExprKind::Raw("var.x".into()), Span::default());
+        assert_eq!(e.to_json(), serde_json::json!("${var.x}"));
+        assert_eq!(e.to_json_reference(), serde_json::json!("var.x"));
+    }
+
+    #[test]
+    fn identifiers() {
+        assert!(is_ident("foo-bar_1"));
+        assert!(!is_ident("1foo"));
+        assert!(!is_ident("a.b"));
+    }
+}

@@ -1,0 +1,212 @@
+//! Native syntax (`.tf`, `.tofu`) to the model, through hcl-edit, keeping byte spans.
+//!
+//! hcl-edit rejects a UTF-8 byte order mark, which Terraform accepts, so the mark is
+//! skipped and every span is shifted back onto the original text.
+
+use hcl_edit::expr::{Expression, ObjectKey};
+use hcl_edit::structure::{self as hs, Structure};
+use hcl_edit::template::{Element, Template};
+use hcl_edit::Span as _;
+
+use super::expr::{Expr, ExprKind, ObjKey, TplPart};
+use super::{Attr, Block, Body, FileId, Item, ParsedFile, Span};
+use crate::diag::Diagnostic;
+
+/// The deepest nesting accepted; deeper input is reported rather than risking the stack.
+const MAX_DEPTH: usize = 256;
+
+/// Parses one native-syntax file.
+pub fn parse(file: FileId, text: &str) -> Result<ParsedFile, Diagnostic> {
+    let offset = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let input = &text[offset..];
+    if let Some(pos) = nesting_too_deep(input) {
+        return Err(Diagnostic::error(
+            "Nesting too deep",
+            format!("Expressions and blocks may be nested at most {MAX_DEPTH} levels deep."),
+            Span::new(file, pos + offset, pos + offset + 1),
+        ));
+    }
+    let body = hcl_edit::parser::parse_body(input).map_err(|e| {
+        let at = (e.location().offset() + offset).min(text.len());
+        let end = text[at..].chars().next().map_or(at, |c| at + c.len_utf8());
+        Diagnostic::error(
+            "Invalid HCL syntax",
+            format!("{} (line {}, column {}).", capitalise(e.message()), e.location().line(), e.location().column()),
+            Span::new(file, at, end),
+        )
+    })?;
+    let cx = Cx { file, text: input, offset };
+    Ok(ParsedFile { file, body: cx.body(&body) })
+}
+
+/// Quick bracket-depth scan so pathological nesting never reaches the recursive parser.
+fn nesting_too_deep(input: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, b) in input.bytes().enumerate() {
+        match b {
+            b'{' | b'[' | b'(' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Some(i);
+                }
+            }
+            b'}' | b']' | b')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::from("syntax error"),
+    }
+}
+
+struct Cx<'a> {
+    file: FileId,
+    text: &'a str,
+    offset: usize,
+}
+
+impl Cx<'_> {
+    fn span(&self, r: Option<std::ops::Range<usize>>) -> Span {
+        let r = r.unwrap_or(0..0);
+        Span::new(self.file, r.start + self.offset, r.end + self.offset)
+    }
+
+    fn src(&self, r: Option<std::ops::Range<usize>>) -> String {
+        r.and_then(|r| self.text.get(r)).unwrap_or("").to_string()
+    }
+
+    fn body(&self, body: &hs::Body) -> Body {
+        let items = body
+            .iter()
+            .map(|s| match s {
+                Structure::Attribute(a) => Item::Attr(self.attr(a)),
+                Structure::Block(b) => Item::Block(self.block(b)),
+            })
+            .collect();
+        Body { items }
+    }
+
+    fn attr(&self, a: &hs::Attribute) -> Attr {
+        Attr {
+            name: a.key.as_str().to_string(),
+            name_span: self.span(a.key.span()),
+            expr: self.expr(&a.value),
+            span: self.span(a.span()),
+            displaced: Vec::new(),
+        }
+    }
+
+    fn block(&self, b: &hs::Block) -> Block {
+        let start = b.ident.span().map_or(0, |r| r.start);
+        let end = b
+            .labels
+            .last()
+            .and_then(|l| l.span())
+            .or_else(|| b.ident.span())
+            .map_or(start, |r| r.end);
+        Block {
+            kind: b.ident.as_str().to_string(),
+            labels: b.labels.iter().map(|l| l.as_str().to_string()).collect(),
+            def_span: self.span(Some(start..end)),
+            span: self.span(b.span()),
+            body: self.body(&b.body),
+            displaced: Vec::new(),
+        }
+    }
+
+    fn expr(&self, e: &Expression) -> Expr {
+        let span = e.span();
+        let kind = match e {
+            Expression::Null(_) => ExprKind::Null,
+            Expression::Bool(b) => ExprKind::Bool(*b.value()),
+            Expression::Number(n) => ExprKind::Number(self.src(n.span()).trim().to_string()),
+            Expression::String(s) => ExprKind::Template(vec![TplPart::Lit(s.value().clone())]),
+            Expression::StringTemplate(t) => ExprKind::Template(self.template(t)),
+            Expression::HeredocTemplate(h) => ExprKind::Template(self.template(&h.template)),
+            Expression::Array(a) => ExprKind::Tuple(a.iter().map(|x| self.expr(x)).collect()),
+            Expression::Object(o) => ExprKind::Object(
+                o.iter()
+                    .map(|(k, v)| {
+                        let key = match k {
+                            ObjectKey::Ident(i) => ObjKey::Name(i.as_str().to_string()),
+                            ObjectKey::Expression(Expression::String(s)) => ObjKey::Name(s.value().clone()),
+                            ObjectKey::Expression(x) => ObjKey::Expr(self.expr(x)),
+                        };
+                        (key, self.expr(v.expr()))
+                    })
+                    .collect(),
+            ),
+            Expression::Parenthesis(p) => return self.expr(p.inner()),
+            _ => ExprKind::Raw(self.src(span.clone())),
+        };
+        Expr { kind, span: self.span(span.clone()), source: Some(self.src(span)) }
+    }
+
+    fn template(&self, t: &Template) -> Vec<TplPart> {
+        let mut parts: Vec<TplPart> = Vec::new();
+        for el in t.iter() {
+            match el {
+                Element::Literal(l) => match parts.last_mut() {
+                    Some(TplPart::Lit(prev)) => prev.push_str(l.value()),
+                    _ => parts.push(TplPart::Lit(l.value().clone())),
+                },
+                Element::Interpolation(i) => parts.push(TplPart::Code(self.src(i.span()))),
+                Element::Directive(d) => parts.push(TplPart::Code(self.src(d.span()))),
+            }
+        }
+        parts
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(text: &str) -> Body {
+        parse(0, text).expect("parses").body
+    }
+
+    #[test]
+    fn spans_point_into_the_original_text_even_after_a_bom() {
+        let text = "\u{feff}resource \"a\" \"b\" {\n  x = 1\n}\n";
+        let b = body(text);
+        let Item::Block(block) = &b.items[0] else { panic!("block") };
+        assert_eq!(&text[block.def_span.start..block.def_span.end], "resource \"a\" \"b\"");
+        let attr = block.attr("x").expect("x");
+        assert_eq!(&text[attr.expr.span.start..attr.expr.span.end], "1");
+    }
+
+    #[test]
+    fn templates_keep_interpolations_as_source() {
+        let b = body("x = \"a-${var.y}-$${z}\"\n");
+        let a = b.attr("x").expect("x");
+        assert_eq!(
+            a.expr.kind,
+            ExprKind::Template(vec![
+                TplPart::Lit("a-".into()),
+                TplPart::Code("${var.y}".into()),
+                TplPart::Lit("-${z}".into()),
+            ])
+        );
+    }
+
+    #[test]
+    fn syntax_errors_are_diagnostics_with_a_location() {
+        let err = parse(0, "resource \"a\" {\n  x = \n}\n").expect_err("fails");
+        assert_eq!(err.summary, "Invalid HCL syntax");
+        assert!(err.subject.is_some());
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_not_overflowed() {
+        let text = format!("x = {}1{}\n", "[".repeat(10_000), "]".repeat(10_000));
+        let err = parse(0, &text).expect_err("too deep");
+        assert_eq!(err.summary, "Nesting too deep");
+    }
+}

@@ -1,0 +1,418 @@
+//! JSON syntax (`.tf.json`, `.tofu.json`) to the model, following Terraform's JSON
+//! configuration syntax: one object level per block label, arrays as repeated blocks,
+//! `null`/`[]` as zero blocks, `"//"` comments, strings as templates, and bare-expression
+//! strings where Terraform expects references.
+
+use jsonc_parser::ast::{ObjectPropName, Value};
+use jsonc_parser::common::Ranged;
+use jsonc_parser::{CollectOptions, ParseOptions};
+
+use super::expr::{Expr, ExprKind, ObjKey, TplPart};
+use super::schema::{Prop, Schema};
+use super::{Attr, Block, Body, FileId, Item, JsonNode, JsonProp, JsonValue, ParsedFile, SourceText, Span};
+use crate::diag::Diagnostic;
+
+const MAX_DEPTH: usize = 256;
+
+/// Parses one JSON-syntax file. Errors that still leave a usable body are returned with it.
+pub fn parse(file: FileId, src: &SourceText) -> Result<(ParsedFile, Vec<Diagnostic>), Diagnostic> {
+    let text: &str = &src.text;
+    let offset = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let input = &text[offset..];
+    if let Some(pos) = too_deep(input) {
+        return Err(Diagnostic::error(
+            "Nesting too deep",
+            format!("JSON values may be nested at most {MAX_DEPTH} levels deep."),
+            Span::new(file, pos + offset, pos + offset + 1),
+        ));
+    }
+    let strict = ParseOptions {
+        allow_comments: false,
+        allow_loose_object_property_names: false,
+        allow_trailing_commas: false,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+    };
+    let parsed = jsonc_parser::parse_to_ast(input, &CollectOptions::default(), &strict).map_err(|e| {
+        let r = e.range();
+        Diagnostic::error(
+            "Invalid JSON syntax",
+            format!("{}.", e.kind()),
+            Span::new(file, r.start + offset, (r.end + offset).max(r.start + offset)),
+        )
+    })?;
+    let Some(root) = parsed.value else {
+        return Err(Diagnostic::error(
+            "Invalid JSON syntax",
+            "The file contains no JSON value; an empty configuration is written as {}.",
+            Span::new(file, offset, offset),
+        ));
+    };
+    let root = node(file, offset, &root);
+    let mut cx = Decoder { file, src: Some(src), diags: Vec::new() };
+    let body = cx.body(&root, Schema::Top);
+    Ok((ParsedFile { file, body }, cx.diags))
+}
+
+/// Nested blocks of type `kind` from a JSON value whose meaning a native-syntax layer settled.
+pub fn blocks_from_value(kind: &str, n: &JsonNode) -> Vec<Block> {
+    let mut cx = Decoder { file: n.span.file, src: None, diags: Vec::new() };
+    let mut out = Vec::new();
+    cx.blocks(kind, n.span, 0, Schema::Unknown, n, &mut Vec::new(), &mut out);
+    out
+}
+
+/// A JSON value read as an attribute's expression.
+pub fn expr_from_value(n: &JsonNode) -> Expr {
+    Decoder { file: n.span.file, src: None, diags: Vec::new() }.expr(n)
+}
+
+fn too_deep(input: &str) -> Option<usize> {
+    let (mut depth, mut in_str, mut esc) = (0usize, false, false);
+    for (i, b) in input.bytes().enumerate() {
+        if in_str {
+            match (esc, b) {
+                (true, _) => esc = false,
+                (false, b'\\') => esc = true,
+                (false, b'"') => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_str = true,
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Some(i);
+                }
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
+fn node(file: FileId, offset: usize, v: &Value) -> JsonNode {
+    let r = v.range();
+    let span = Span::new(file, r.start + offset, r.end + offset);
+    let value = match v {
+        Value::NullKeyword(_) => JsonValue::Null,
+        Value::BooleanLit(b) => JsonValue::Bool(b.value),
+        Value::NumberLit(n) => JsonValue::Number(n.value.to_string()),
+        Value::StringLit(s) => JsonValue::String(s.value.to_string()),
+        Value::Array(a) => JsonValue::Array(a.elements.iter().map(|e| node(file, offset, e)).collect()),
+        Value::Object(o) => JsonValue::Object(
+            o.properties
+                .iter()
+                .map(|p| {
+                    let (name, r) = match &p.name {
+                        ObjectPropName::String(s) => (s.value.to_string(), s.range),
+                        ObjectPropName::Word(w) => (w.value.to_string(), w.range),
+                    };
+                    (name, Span::new(file, r.start + offset, r.end + offset), node(file, offset, &p.value))
+                })
+                .collect(),
+        ),
+    };
+    JsonNode { span, value }
+}
+
+fn kind_name(v: &JsonValue) -> &'static str {
+    match v {
+        JsonValue::Null => "null",
+        JsonValue::Bool(_) => "bool",
+        JsonValue::Number(_) => "number",
+        JsonValue::String(_) => "string",
+        JsonValue::Array(_) => "array",
+        JsonValue::Object(_) => "object",
+    }
+}
+
+struct Decoder<'s> {
+    file: FileId,
+    src: Option<&'s SourceText>,
+    diags: Vec<Diagnostic>,
+}
+
+impl Decoder<'_> {
+    /// Decodes an object (or array of objects, flattened) as a body with `schema`.
+    fn body(&mut self, n: &JsonNode, schema: Schema) -> Body {
+        let mut items: Vec<Item> = Vec::new();
+        let mut props: Vec<(&String, Span, &JsonNode)> = Vec::new();
+        self.collect_props(n, &mut props);
+        for (name, name_span, value) in props {
+            let span = Span::new(self.file, name_span.start, value.span.end);
+            match schema.prop(name) {
+                Prop::Comment => {}
+                Prop::Block(labels, child) => {
+                    let mut out = Vec::new();
+                    self.blocks(name, name_span, labels, child, value, &mut Vec::new(), &mut out);
+                    items.extend(out.into_iter().map(Item::Block));
+                }
+                Prop::Unknown if matches!(value.value, JsonValue::Object(_) | JsonValue::Array(_) | JsonValue::Null) => {
+                    items.push(Item::Json(JsonProp {
+                        name: name.clone(),
+                        name_span,
+                        value: value.clone(),
+                        span,
+                        displaced: Vec::new(),
+                    }))
+                }
+                Prop::Unknown if schema == Schema::Top => self.diags.push(Diagnostic::error(
+                    "Extraneous JSON object property",
+                    format!("No argument or block type is named \"{name}\"."),
+                    name_span,
+                )),
+                prop => {
+                    if let Some(prev) = items.iter().find_map(|i| match i {
+                        Item::Attr(a) if a.name == *name => Some(a.name_span),
+                        _ => None,
+                    }) {
+                        self.diags.push(Diagnostic::error(
+                            "Duplicate argument",
+                            format!("The argument \"{name}\" was already set at {}.", self.src.map(|s| s.range_string(prev.start, prev.end)).unwrap_or_default()),
+                            name_span,
+                        ).with_related(prev, "first set here"));
+                        continue;
+                    }
+                    let expr = match prop {
+                        Prop::Ref => self.reference(value),
+                        Prop::RefList => self.ref_list(value),
+                        Prop::RefMap => self.ref_map(value),
+                        _ if schema == Schema::RequiredProviders => self.requirement(value),
+                        _ => self.expr(value),
+                    };
+                    items.push(Item::Attr(Attr { name: name.clone(), name_span, expr, span, displaced: Vec::new() }));
+                }
+            }
+        }
+        Body { items }
+    }
+
+    fn collect_props<'n>(&mut self, n: &'n JsonNode, out: &mut Vec<(&'n String, Span, &'n JsonNode)>) {
+        match &n.value {
+            JsonValue::Object(props) => out.extend(props.iter().map(|(k, s, v)| (k, *s, v))),
+            JsonValue::Array(elems) => {
+                for e in elems {
+                    self.collect_props(e, out);
+                }
+            }
+            other => self.diags.push(Diagnostic::error(
+                "Incorrect JSON value type",
+                format!("A JSON object is required here, not {}, to define arguments and blocks.", kind_name(other)),
+                n.span,
+            )),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn blocks(
+        &mut self,
+        kind: &str,
+        key_span: Span,
+        labels: usize,
+        schema: Schema,
+        n: &JsonNode,
+        prefix: &mut Vec<String>,
+        out: &mut Vec<Block>,
+    ) {
+        match &n.value {
+            JsonValue::Null => {}
+            JsonValue::Array(elems) => {
+                for e in elems {
+                    self.blocks(kind, key_span, labels, schema, e, prefix, out);
+                }
+            }
+            JsonValue::Object(props) if labels > 0 => {
+                for (label, label_span, v) in props {
+                    if label == "//" {
+                        continue;
+                    }
+                    prefix.push(label.clone());
+                    self.blocks(kind, *label_span, labels - 1, schema, v, prefix, out);
+                    prefix.pop();
+                }
+            }
+            JsonValue::Object(_) => out.push(Block {
+                kind: kind.to_string(),
+                labels: prefix.clone(),
+                def_span: key_span,
+                span: n.span,
+                body: self.body(n, schema),
+                displaced: Vec::new(),
+            }),
+            other => self.diags.push(Diagnostic::error(
+                "Incorrect JSON value type",
+                format!("A JSON object is required here, not {}, to define a \"{kind}\" block.", kind_name(other)),
+                n.span,
+            )),
+        }
+    }
+
+    /// A value in expression mode: strings are templates.
+    fn expr(&mut self, n: &JsonNode) -> Expr {
+        let kind = match &n.value {
+            JsonValue::Null => ExprKind::Null,
+            JsonValue::Bool(b) => ExprKind::Bool(*b),
+            JsonValue::Number(s) => ExprKind::Number(s.clone()),
+            JsonValue::String(s) => ExprKind::Template(self.template(s, n.span)),
+            JsonValue::Array(a) => ExprKind::Tuple(a.iter().map(|e| self.expr(e)).collect()),
+            JsonValue::Object(props) => ExprKind::Object(
+                props
+                    .iter()
+                    .map(|(k, ks, v)| {
+                        let key = if k.contains("${") || k.contains("%{") {
+                            ObjKey::Expr(Expr::new(ExprKind::Template(self.template(k, *ks)), *ks))
+                        } else {
+                            ObjKey::Name(k.clone())
+                        };
+                        (key, self.expr(v))
+                    })
+                    .collect(),
+            ),
+        };
+        Expr::new(kind, n.span)
+    }
+
+    fn template(&mut self, s: &str, span: Span) -> Vec<TplPart> {
+        if !s.contains("${") && !s.contains("%{") {
+            return vec![TplPart::Lit(s.to_string())];
+        }
+        match hcl_edit::parser::parse_template(s) {
+            Ok(t) => {
+                use hcl_edit::template::Element;
+                use hcl_edit::Span as _;
+                let mut parts: Vec<TplPart> = Vec::new();
+                for el in t.iter() {
+                    let code = |r: Option<std::ops::Range<usize>>| r.and_then(|r| s.get(r)).unwrap_or("").to_string();
+                    match el {
+                        Element::Literal(l) => match parts.last_mut() {
+                            Some(TplPart::Lit(prev)) => prev.push_str(l.value()),
+                            _ => parts.push(TplPart::Lit(l.value().clone())),
+                        },
+                        Element::Interpolation(i) => parts.push(TplPart::Code(code(i.span()))),
+                        Element::Directive(d) => parts.push(TplPart::Code(code(d.span()))),
+                    }
+                }
+                parts
+            }
+            Err(e) => {
+                self.diags.push(Diagnostic::error(
+                    "Invalid template",
+                    format!("The string is not a valid template: {}.", e.message()),
+                    span,
+                ));
+                vec![TplPart::Lit(s.to_string())]
+            }
+        }
+    }
+
+    /// A string holding a bare expression (reference, keyword, type constraint).
+    fn reference(&mut self, n: &JsonNode) -> Expr {
+        match &n.value {
+            JsonValue::String(s) => {
+                let s = s.trim();
+                // A reference may also be written as a template around it.
+                let s = s.strip_prefix("${").and_then(|r| r.strip_suffix('}')).unwrap_or(s);
+                Expr::new(ExprKind::Raw(s.trim().to_string()), n.span)
+            }
+            _ => self.expr(n),
+        }
+    }
+
+    fn ref_list(&mut self, n: &JsonNode) -> Expr {
+        match &n.value {
+            JsonValue::Array(a) => Expr::new(ExprKind::Tuple(a.iter().map(|e| self.reference(e)).collect()), n.span),
+            _ => self.reference(n),
+        }
+    }
+
+    fn ref_map(&mut self, n: &JsonNode) -> Expr {
+        match &n.value {
+            JsonValue::Object(props) => Expr::new(
+                ExprKind::Object(props.iter().map(|(k, _, v)| (ObjKey::Name(k.clone()), self.reference(v))).collect()),
+                n.span,
+            ),
+            _ => self.expr(n),
+        }
+    }
+
+    /// A `required_providers` entry: `configuration_aliases` holds references.
+    fn requirement(&mut self, n: &JsonNode) -> Expr {
+        match &n.value {
+            JsonValue::Object(props) => Expr::new(
+                ExprKind::Object(
+                    props
+                        .iter()
+                        .map(|(k, _, v)| {
+                            let e = if k == "configuration_aliases" { self.ref_list(v) } else { self.expr(v) };
+                            (ObjKey::Name(k.clone()), e)
+                        })
+                        .collect(),
+                ),
+                n.span,
+            ),
+            _ => self.expr(n),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn src(text: &str) -> SourceText {
+        SourceText::new("main.tf.json".into(), crate::terraform::FileClass::Primary, crate::terraform::Syntax::Json, text.into())
+    }
+
+    fn body(text: &str) -> Body {
+        let (f, diags) = parse(0, &src(text)).expect("parses");
+        assert!(diags.is_empty(), "{diags:?}");
+        f.body
+    }
+
+    #[test]
+    fn labels_nest_and_arrays_repeat_blocks() {
+        let b = body(r#"{"resource": {"aws_instance": {"web": {"ami": "x", "ebs": [{"a": 1}, {"a": 2}]}}},
+                         "provider": {"aws": [{"region": "a"}, {"alias": "b", "region": "b"}]}}"#);
+        let blocks: Vec<_> = b.blocks().collect();
+        assert_eq!(blocks.len(), 3);
+        assert_eq!(blocks[0].labels, vec!["aws_instance", "web"]);
+        assert!(matches!(blocks[0].body.items[1], Item::Json(_)));
+        assert_eq!(blocks[2].attr("alias").and_then(|a| a.expr.as_str()).as_deref(), Some("b"));
+    }
+
+    #[test]
+    fn references_are_bare_expressions_and_comments_are_skipped() {
+        let b = body(r#"{"resource": {"a": {"b": {"//": "note", "depends_on": ["aws_vpc.x"],
+                         "lifecycle": {"ignore_changes": "all"}}}}}"#);
+        let r = b.blocks().next().expect("block");
+        assert_eq!(r.body.items.len(), 2);
+        let dep = r.attr("depends_on").expect("depends_on");
+        assert_eq!(dep.expr.as_tuple().map(|t| t[0].kind.clone()), Some(ExprKind::Raw("aws_vpc.x".into())));
+        let lc = r.body.blocks_of("lifecycle").next().expect("lifecycle");
+        assert_eq!(lc.attr("ignore_changes").and_then(|a| a.expr.as_keyword()), Some("all"));
+    }
+
+    #[test]
+    fn null_is_zero_blocks_and_strict_json_is_required() {
+        let b = body(r#"{"terraform": null}"#);
+        assert!(b.items.is_empty());
+        let err = parse(0, &src("{\"a\": 1,}")).expect_err("trailing comma");
+        assert_eq!(err.summary, "Invalid JSON syntax");
+    }
+
+    #[test]
+    fn bom_is_accepted() {
+        let (f, _) = parse(0, &src("\u{feff}{\"locals\": {\"a\": 1}}")).expect("parses");
+        let l = f.body.blocks().next().expect("locals");
+        assert_eq!(l.attr("a").map(|a| a.span.start), Some(14));
+    }
+}

@@ -1,0 +1,249 @@
+//! The Terraform-language model shared by both syntaxes: files, byte spans, bodies,
+//! attributes, blocks and expressions. Pure data: no I/O happens here.
+//!
+//! Native syntax (`.tf`, `.tofu`) and JSON syntax (`.tf.json`, `.tofu.json`) are both
+//! decoded into these types so that the merge never needs to know which syntax a value
+//! came from; only the printers and the provenance comments do.
+
+pub mod discover;
+pub mod expr;
+pub mod hcl;
+pub mod json;
+pub mod schema;
+
+pub use expr::{Expr, ExprKind, ObjKey, TplPart};
+
+/// Index of a file in a [`Files`] registry.
+pub type FileId = usize;
+
+/// A byte range in one file of the registry; offsets are into the file's original text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Span {
+    pub file: FileId,
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub fn new(file: FileId, start: usize, end: usize) -> Self {
+        Span { file, start, end }
+    }
+}
+
+/// Which concrete syntax a file is written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Syntax {
+    Hcl,
+    Json,
+}
+
+/// Primary files are appended; override files are merged into what the primaries declared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileClass {
+    Primary,
+    Override,
+}
+
+/// One loaded configuration file.
+#[derive(Clone, Debug)]
+pub struct SourceText {
+    /// Path as shown to the user (relative to the directory the user named, `/`-separated).
+    pub path: String,
+    pub class: FileClass,
+    pub syntax: Syntax,
+    pub text: std::sync::Arc<str>,
+    line_starts: Vec<usize>,
+}
+
+impl SourceText {
+    pub fn new(path: String, class: FileClass, syntax: Syntax, text: std::sync::Arc<str>) -> Self {
+        let mut line_starts = vec![0];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        SourceText { path, class, syntax, text, line_starts }
+    }
+
+    /// The file name without its directory.
+    pub fn name(&self) -> &str {
+        self.path.rsplit('/').next().unwrap_or(&self.path)
+    }
+
+    /// 1-based line and column (in characters, as HCL counts them) of a byte offset.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let line = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let start = self.line_starts[line];
+        let col = self.text.get(start..offset).map_or(offset - start, |s| s.chars().count());
+        (line + 1, col + 1)
+    }
+
+    /// Terraform's `hcl.Range.String()` form of a byte range of this file.
+    pub fn range_string(&self, start: usize, end: usize) -> String {
+        let (l1, c1) = self.line_col(start);
+        let (l2, c2) = self.line_col(end);
+        if l1 == l2 {
+            format!("{}:{},{}-{}", self.path, l1, c1, c2)
+        } else {
+            format!("{}:{},{}-{},{}", self.path, l1, c1, l2, c2)
+        }
+    }
+}
+
+/// The registry of files a module was loaded from; spans index into it.
+#[derive(Clone, Debug, Default)]
+pub struct Files {
+    pub files: Vec<SourceText>,
+}
+
+impl Files {
+    pub fn get(&self, id: FileId) -> &SourceText {
+        &self.files[id]
+    }
+
+    /// The text a span covers.
+    pub fn text(&self, span: Span) -> &str {
+        self.files
+            .get(span.file)
+            .and_then(|f| f.text.get(span.start..span.end))
+            .unwrap_or("")
+    }
+
+    /// `file:line` of the start of a span, for provenance comments.
+    pub fn short(&self, span: Span) -> String {
+        let f = self.get(span.file);
+        format!("{}:{}", f.name(), f.line_col(span.start).0)
+    }
+
+    /// Terraform's `hcl.Range.String()` form: `file:1,3-8` or `file:1,3-4,2`.
+    pub fn range_string(&self, span: Span) -> String {
+        self.get(span.file).range_string(span.start, span.end)
+    }
+}
+
+/// A body: attributes, blocks and (JSON only) properties whose kind the schema decides.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Body {
+    pub items: Vec<Item>,
+}
+
+/// One item of a body.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    Attr(Attr),
+    Block(Block),
+    /// A JSON property in a body whose schema only the provider knows: an attribute
+    /// holding an object/list, or nested blocks. Resolved during the merge when another
+    /// layer writes the same name in native syntax (spec §6 guidance).
+    Json(JsonProp),
+}
+
+impl Item {
+    /// The name this item is addressed by at its body level (`dynamic "x"` counts as `x`).
+    pub fn merge_name(&self) -> &str {
+        match self {
+            Item::Attr(a) => &a.name,
+            Item::Block(b) if b.kind == "dynamic" => b.labels.first().map_or("dynamic", |s| s),
+            Item::Block(b) => &b.kind,
+            Item::Json(j) => &j.name,
+        }
+    }
+}
+
+/// `name = expr`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attr {
+    pub name: String,
+    pub name_span: Span,
+    pub expr: Expr,
+    /// The whole attribute (`name = expr`).
+    pub span: Span,
+    /// Where the values this one replaced came from (merge provenance), oldest first.
+    pub displaced: Vec<Span>,
+}
+
+/// `kind "label" … { body }`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block {
+    pub kind: String,
+    pub labels: Vec<String>,
+    /// Terraform's `DefRange`: the block type and its labels.
+    pub def_span: Span,
+    /// The whole block.
+    pub span: Span,
+    pub body: Body,
+    /// For merged blocks: the declarations this block replaced, or (for top-level
+    /// objects) the override blocks merged into it.
+    pub displaced: Vec<Span>,
+}
+
+impl Block {
+    pub fn attr(&self, name: &str) -> Option<&Attr> {
+        self.body.attr(name)
+    }
+}
+
+impl Body {
+    pub fn attr(&self, name: &str) -> Option<&Attr> {
+        self.items.iter().find_map(|i| match i {
+            Item::Attr(a) if a.name == name => Some(a),
+            _ => None,
+        })
+    }
+
+    pub fn attrs(&self) -> impl Iterator<Item = &Attr> {
+        self.items.iter().filter_map(|i| match i {
+            Item::Attr(a) => Some(a),
+            _ => None,
+        })
+    }
+
+    pub fn blocks(&self) -> impl Iterator<Item = &Block> {
+        self.items.iter().filter_map(|i| match i {
+            Item::Block(b) => Some(b),
+            _ => None,
+        })
+    }
+
+    pub fn blocks_of<'a>(&'a self, kind: &'a str) -> impl Iterator<Item = &'a Block> + 'a {
+        self.blocks().filter(move |b| b.kind == kind)
+    }
+}
+
+/// A JSON value with byte spans, kept for properties whose meaning depends on a schema.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JsonProp {
+    pub name: String,
+    pub name_span: Span,
+    pub value: JsonNode,
+    pub span: Span,
+    pub displaced: Vec<Span>,
+}
+
+/// A JSON value tree with spans (duplicate keys and order kept).
+#[derive(Clone, Debug, PartialEq)]
+pub struct JsonNode {
+    pub span: Span,
+    pub value: JsonValue,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum JsonValue {
+    Null,
+    Bool(bool),
+    Number(String),
+    String(String),
+    Array(Vec<JsonNode>),
+    /// (key, key span, value)
+    Object(Vec<(String, Span, JsonNode)>),
+}
+
+/// A parsed file: its top-level body.
+#[derive(Clone, Debug)]
+pub struct ParsedFile {
+    pub file: FileId,
+    pub body: Body,
+}

@@ -1,0 +1,149 @@
+//! The fixed schemas Terraform decodes bodies with. JSON syntax cannot tell an attribute
+//! from a block, so the JSON decoder asks here what each property is; the JSON printer
+//! asks which attributes hold bare references (`depends_on`, `provider`, a variable's
+//! `type`), which JSON spells as plain strings rather than `"${…}"` templates.
+
+/// A body's schema context.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Schema {
+    Top,
+    /// resource, data, ephemeral and action blocks (meta-arguments known, config unknown).
+    Resource,
+    Lifecycle,
+    Provisioner,
+    Dynamic,
+    /// A body whose schema the provider or child module defines.
+    Unknown,
+    Variable,
+    Output,
+    Module,
+    Provider,
+    Terraform,
+    RequiredProviders,
+    Cloud,
+    Moved,
+    Import,
+    Removed,
+    Check,
+    ActionTrigger,
+    /// Every property is an attribute (locals, backend, connection, conditions, …).
+    JustAttrs,
+}
+
+/// How a property of a body is decoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prop {
+    /// An expression; JSON strings are templates.
+    Attr,
+    /// A static reference or keyword: a JSON string holds a bare expression.
+    Ref,
+    /// A list of static references.
+    RefList,
+    /// An object whose values are static references (module `providers`).
+    RefMap,
+    /// Nested blocks with this many labels.
+    Block(usize, Schema),
+    /// Unknown to Terraform's fixed schemas: decided later by the provider's schema.
+    Unknown,
+    /// A JSON comment property (`"//"`).
+    Comment,
+}
+
+impl Schema {
+    /// The schema and label count of a top-level block type.
+    pub fn top_block(kind: &str) -> Option<(usize, Schema)> {
+        Some(match kind {
+            "resource" | "data" | "ephemeral" | "action" => (2, Schema::Resource),
+            "module" => (1, Schema::Module),
+            "provider" => (1, Schema::Provider),
+            "variable" => (1, Schema::Variable),
+            "output" => (1, Schema::Output),
+            "locals" => (0, Schema::JustAttrs),
+            "terraform" => (0, Schema::Terraform),
+            "moved" => (0, Schema::Moved),
+            "import" => (0, Schema::Import),
+            "removed" => (0, Schema::Removed),
+            "check" => (1, Schema::Check),
+            "language" => (0, Schema::JustAttrs),
+            _ => return None,
+        })
+    }
+
+    /// How property `name` of a body with this schema is decoded.
+    pub fn prop(self, name: &str) -> Prop {
+        use Prop::*;
+        use Schema as S;
+        if name == "//" {
+            return Comment;
+        }
+        match (self, name) {
+            (S::Top, n) => Schema::top_block(n).map_or(Unknown, |(l, s)| Block(l, s)),
+            (S::Resource, "count" | "for_each") => Attr,
+            (S::Resource, "provider") => Ref,
+            (S::Resource, "depends_on") => RefList,
+            (S::Resource, "lifecycle") => Block(0, S::Lifecycle),
+            (S::Resource, "connection") => Block(0, S::JustAttrs),
+            (S::Resource, "provisioner") => Block(1, S::Provisioner),
+            (S::Resource | S::Unknown | S::Provider, "dynamic") => Block(1, S::Dynamic),
+            (S::Resource, "_") => Block(0, S::Unknown),
+            (S::Resource | S::Unknown, _) => Unknown,
+            (S::Lifecycle, "ignore_changes" | "replace_triggered_by") => RefList,
+            (S::Lifecycle, "precondition" | "postcondition") => Block(0, S::JustAttrs),
+            (S::Lifecycle, "action_trigger") => Block(0, S::ActionTrigger),
+            (S::ActionTrigger, "events" | "actions") => RefList,
+            (S::Provisioner, "connection") => Block(0, S::JustAttrs),
+            (S::Provisioner, "when" | "on_failure") => Ref,
+            (S::Dynamic, "iterator") => Ref,
+            (S::Dynamic, "content") => Block(0, S::Unknown),
+            (S::Variable, "type") => Ref,
+            (S::Variable, "validation") => Block(0, S::JustAttrs),
+            (S::Output, "depends_on") => RefList,
+            (S::Output, "type") => Ref,
+            (S::Output, "precondition") => Block(0, S::JustAttrs),
+            (S::Module, "providers") => RefMap,
+            (S::Module, "depends_on") => RefList,
+            (S::Provider, "alias" | "version") => Attr,
+            (S::Provider, _) => Unknown,
+            (S::Terraform, "experiments") => RefList,
+            (S::Terraform, "required_providers") => Block(0, S::RequiredProviders),
+            (S::Terraform, "backend" | "provider_meta") => Block(1, S::JustAttrs),
+            (S::Terraform, "cloud") => Block(0, S::Cloud),
+            (S::Terraform, "state_store") => Block(1, S::Unknown),
+            (S::Terraform, "encryption") => Block(0, S::Unknown),
+            (S::Cloud, "workspaces") => Block(0, S::JustAttrs),
+            (S::Moved, "from" | "to") => Ref,
+            (S::Import, "to" | "provider") => Ref,
+            (S::Removed, "from") => Ref,
+            (S::Removed, "lifecycle") => Block(0, S::Lifecycle),
+            (S::Removed, "provisioner") => Block(1, S::Provisioner),
+            (S::Removed, "connection") => Block(0, S::JustAttrs),
+            (S::Check, "data") => Block(2, S::Resource),
+            (S::Check, "assert") => Block(0, S::JustAttrs),
+            _ => Attr,
+        }
+    }
+
+    /// The schema of a nested block of type `kind` inside a body with this schema.
+    pub fn child(self, kind: &str) -> Schema {
+        match self.prop(kind) {
+            Prop::Block(_, s) => s,
+            _ => Schema::Unknown,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resource_meta_arguments_are_known() {
+        assert_eq!(Schema::Resource.prop("depends_on"), Prop::RefList);
+        assert_eq!(Schema::Resource.prop("lifecycle"), Prop::Block(0, Schema::Lifecycle));
+        assert_eq!(Schema::Resource.prop("ami"), Prop::Unknown);
+        assert_eq!(Schema::Resource.prop("//"), Prop::Comment);
+        assert_eq!(Schema::Top.prop("resource"), Prop::Block(2, Schema::Resource));
+        assert_eq!(Schema::Variable.prop("type"), Prop::Ref);
+        assert_eq!(Schema::Module.prop("anything"), Prop::Attr);
+    }
+}

@@ -1,0 +1,5 @@
+//! One integration-test binary (see Cargo.toml `[[test]]`).
+
+mod cli;
+mod merge;
+mod util;
