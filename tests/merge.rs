@@ -12,7 +12,7 @@ use override_guard::render;
 use override_guard::terraform::{Attr, Block, ExprKind, Item, Span, Syntax};
 use serde_json::{Value, json};
 
-use crate::util::{fixtures, load_dir};
+use crate::util::{fixtures, load_fixture};
 
 /// `{"file": …, "line": …}` of where a value came from (line only for native syntax,
 /// where the oracle records it).
@@ -79,6 +79,13 @@ fn oracle_body(v: &Value) -> Value {
 
 /// JSON-syntax blocks have no line in the oracle: compare files only there.
 fn relax(mine: &mut Value, oracle: &Value) {
+    // The oracle reports JSON-syntax nested blocks as one JSON value: compare the file.
+    if let (Value::Array(blocks), Value::Object(o)) = (&*mine, oracle) {
+        if !o.contains_key("line") && o.contains_key("file") && blocks.iter().all(|b| b["file"] == o["file"]) {
+            *mine = json!({"file": o["file"]});
+            return;
+        }
+    }
     match (mine, oracle) {
         (Value::Object(a), Value::Object(b)) => {
             if !b.contains_key("line") {
@@ -169,6 +176,7 @@ fn mine(m: &Module) -> Value {
                     "provisioners": b.body.blocks_of("provisioner").map(|p| json!(p.labels.first())).collect::<Vec<_>>(),
                 });
                 let key = format!("{}.{}", b.labels[0], b.labels[1]);
+                let key = if b.kind == "data" { format!("data.{key}") } else { key };
                 if b.kind == "resource" {
                     r["lifecycle"] = lifecycle_facts(b);
                     resources.insert(key, r);
@@ -373,7 +381,7 @@ fn merge_fixtures_agree_with_terraform() {
         let oracle: Value = serde_json::from_str(&std::fs::read_to_string(case.join("oracle.json")).expect("oracle.json")).expect("json");
         assert_eq!(oracle["terraform_version"], "1.15.5", "{name}: confirmed on Terraform 1.15.5");
         let s = &oracle["structure"];
-        let m = load_dir(&case.join("module"));
+        let m = load_fixture(&case);
         let mut diffs = Vec::new();
         let (mine_d, theirs_d) = (diagnostics(&m), oracle_diagnostics(s));
         if mine_d != theirs_d {
@@ -412,7 +420,7 @@ fn show(m: &Module) -> String {
 #[test]
 fn show_snapshots() {
     for case in fixtures("merge") {
-        let m = load_dir(&case.join("module"));
+        let m = load_fixture(&case);
         let name = case.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
         insta::with_settings!({snapshot_path => case.clone(), prepend_module_to_snapshot => false, snapshot_suffix => "", input_file => case.join("module"), description => name.clone()}, {
             insta::assert_snapshot!("show", show(&m));
@@ -426,7 +434,7 @@ fn show_snapshots() {
 fn renderings_are_fixed_points() {
     let mut bad = Vec::new();
     for case in fixtures("merge") {
-        let m = load_dir(&case.join("module"));
+        let m = load_fixture(&case);
         if m.has_errors() {
             continue;
         }

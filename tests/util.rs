@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use override_guard::merge::{self, Module};
+use override_guard::terraform::discover::Engine;
 
 /// The fixture folders of a suite, sorted.
 pub fn fixtures(suite: &str) -> Vec<PathBuf> {
@@ -18,6 +19,17 @@ pub fn fixtures(suite: &str) -> Vec<PathBuf> {
 
 /// Loads the module in `dir` (files directly in it) exactly as `show` does.
 pub fn load_dir(dir: &Path) -> Module {
+    load_dir_as(dir, None)
+}
+
+/// Loads a fixture module with the engine its `case.toml` names (next to `module/`).
+pub fn load_fixture(case: &Path) -> Module {
+    let toml = std::fs::read_to_string(case.join("case.toml")).unwrap_or_default();
+    let engine = if toml.contains("engine = \"opentofu\"") { Engine::OpenTofu } else { Engine::Terraform };
+    load_dir_as(&case.join("module"), Some(engine))
+}
+
+fn load_dir_as(dir: &Path, engine: Option<Engine>) -> Module {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .expect("module dir")
         .map(|e| e.expect("entry"))
@@ -26,7 +38,7 @@ pub fn load_dir(dir: &Path) -> Module {
         .collect();
     names.sort();
     let read = |p: &str| std::fs::read(dir.join(p));
-    merge::load("", &names, None, read).expect("readable")
+    merge::load("", &names, engine, read).expect("readable")
 }
 
 /// The binary under test.

@@ -248,7 +248,33 @@ fn duplicate_text(m: &Module, b: &Block, prev: Span, tofu: bool) -> (String, Str
     }
 }
 
+/// What a release build of Terraform rejects in any `terraform` block: experiments, and the
+/// experimental `state_store` block.
+pub(super) fn release_build_checks(m: &mut Module, blocks: &[&Block]) {
+    if m.engine != Engine::Terraform {
+        return;
+    }
+    for t in blocks {
+        for item in &t.body.items {
+            match item {
+                Item::Attr(a) if a.name == "experiments" => m.diagnostics.push(Diagnostic::error(
+                    "Module uses experimental features",
+                    "Experimental features are intended only for gathering early feedback on new language designs, and so are available only in alpha releases of Terraform.",
+                    a.name_span,
+                )),
+                Item::Block(b) if b.kind == "state_store" => m.diagnostics.push(Diagnostic::error(
+                    "Unsupported block type",
+                    "Blocks of type \"state_store\" are not expected here.",
+                    b.def_span,
+                )),
+                _ => {}
+            }
+        }
+    }
+}
+
 fn append_terraform(m: &mut Module, t: &Block) {
+    release_build_checks(m, &[t]);
     let tofu = m.engine == Engine::OpenTofu;
     for item in &t.body.items {
         match item {
@@ -258,7 +284,8 @@ fn append_terraform(m: &mut Module, t: &Block) {
                 }
             }
             Item::Block(b) if b.kind == "required_providers" => {}
-            Item::Block(b) if matches!(b.kind.as_str(), "backend" | "cloud" | "state_store") => {
+            Item::Block(b) if b.kind == "state_store" => {}
+            Item::Block(b) if matches!(b.kind.as_str(), "backend" | "cloud") => {
                 let slot = match b.kind.as_str() {
                     "backend" => &m.settings.backend,
                     "cloud" => &m.settings.cloud,

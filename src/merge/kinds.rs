@@ -95,7 +95,10 @@ fn decode_errors(m: &mut Module, f: &ParsedFile) {
                 "Override files cannot override check blocks.",
                 o.def_span,
             )),
-            "variable" => forbid_nested(m, o, &["validation"]),
+            "variable" => {
+                forbid_nested(m, o, &["validation"]);
+                types::check_declared_default(m, o);
+            }
             "output" => forbid_nested(m, o, &["precondition", "postcondition"]),
             "resource" | "data" => {
                 for lc in o.body.blocks_of("lifecycle") {
@@ -147,7 +150,8 @@ fn merge_terraform(m: &mut Module, f: &ParsedFile) {
                 .collect();
         }
     }
-    let kinds: &[&str] = if tofu { &["backend", "cloud"] } else { &["backend", "state_store", "cloud"] };
+    // Without experiments (never on in a release build) Terraform has no state_store block.
+    let kinds: &[&str] = &["backend", "cloud"];
     for kind in kinds {
         let found: Vec<&Block> = tblocks.iter().flat_map(|t| t.body.blocks_of(kind)).collect();
         match found.as_slice() {
@@ -179,11 +183,12 @@ fn merge_terraform(m: &mut Module, f: &ParsedFile) {
         for item in &t.body.items {
             match item {
                 Item::Block(b) if b.kind == "provider_meta" => ignore(m, b.def_span, "provider_meta blocks in override files are ignored"),
-                Item::Attr(a) if a.name == "experiments" => ignore(m, a.span, "experiments in override files are never activated"),
+                Item::Attr(a) if a.name == "experiments" && tofu => ignore(m, a.span, "experiments in override files are never activated"),
                 _ => {}
             }
         }
     }
+    super::append::release_build_checks(m, &tblocks);
 }
 
 fn merge_locals(m: &mut Module, st: &mut State, o: &Block) {
@@ -356,7 +361,9 @@ fn merge_variable(m: &mut Module, base: &mut Block, o: &Block) {
             _ => ignore(m, a.span, &format!("variable argument {} is not merged from override files", a.name)),
         }
     }
-    types::check_variable(m, base, o, base_type.as_ref(), base_default.as_ref());
+    if !(o.attr("type").is_some() && o.attr("default").is_some() && types::declared_default_error(o).is_some()) {
+        types::check_variable(m, base, o, base_type.as_ref(), base_default.as_ref());
+    }
 }
 
 fn merge_output(m: &mut Module, base: &mut Block, o: &Block) {

@@ -273,6 +273,26 @@ fn type_of(a: Option<&Attr>) -> Type {
     .unwrap_or(Type::Any)
 }
 
+/// A block that declares both `type` and `default`: the conversion error Terraform reports
+/// while decoding it, if any.
+pub(super) fn declared_default_error(b: &Block) -> Option<(String, crate::terraform::Span)> {
+    let (ty, default) = (b.attr("type")?, b.attr("default")?);
+    let value = constant(&default.expr)?;
+    convert(&value, &type_of(Some(ty))).err().map(|e| (e, default.expr.span))
+}
+
+/// Decode-time check of a variable block (primary or override). Terraform rejects an
+/// override with an incompatible `type` and `default` here, before any merge.
+pub(super) fn check_declared_default(m: &mut Module, b: &Block) {
+    if let Some((err, span)) = declared_default_error(b) {
+        m.diagnostics.push(Diagnostic::error(
+            "Invalid default value for variable",
+            format!("This default value is not compatible with the variable's type constraint: {err}."),
+            span,
+        ));
+    }
+}
+
 /// The post-merge checks of a variable (spec §5.6).
 pub(super) fn check_variable(m: &mut Module, merged: &Block, o: &Block, base_type: Option<&Attr>, base_default: Option<&Attr>) {
     let type_over = o.attr("type").is_some();

@@ -17,7 +17,7 @@ pub fn render(m: &Module) -> String {
     let s = &m.settings;
     if !s.is_empty() {
         p.out.push_str("\nterraform {\n");
-        for a in &s.required_version {
+        if let Some(a) = s.required_version.first() {
             p.attr(a, 1);
         }
         if !s.required_providers.is_empty() {
@@ -34,6 +34,12 @@ pub fn render(m: &Module) -> String {
             p.item(item, 1);
         }
         p.out.push_str("}\n");
+        // Several constraints all apply; one block may set the argument only once.
+        for a in s.required_version.iter().skip(1) {
+            p.out.push_str("\nterraform {\n");
+            p.attr(a, 1);
+            p.out.push_str("}\n");
+        }
     }
     if !m.locals.is_empty() {
         p.out.push_str("\nlocals {\n");

@@ -97,7 +97,7 @@ pub fn discover<'a>(names: impl IntoIterator<Item = &'a str>, engine: Engine) ->
     let (mut primary, mut overrides) = (Vec::new(), Vec::new());
     for name in names {
         if is_ignored(name) {
-            if config_ext(name, Engine::OpenTofu).is_some() {
+            if config_ext(name.trim_start_matches(['.', '#']).trim_end_matches(['~', '#']), Engine::OpenTofu).is_some() {
                 out.skipped.push((name.to_string(), Skip::Ignored));
             }
             continue;

@@ -29,11 +29,8 @@ pub fn parse(file: FileId, text: &str) -> Result<ParsedFile, Diagnostic> {
     let body = hcl_edit::parser::parse_body(input).map_err(|e| {
         let at = (e.location().offset() + offset).min(text.len());
         let end = text[at..].chars().next().map_or(at, |c| at + c.len_utf8());
-        Diagnostic::error(
-            "Invalid HCL syntax",
-            format!("{} (line {}, column {}).", capitalise(e.message()), e.location().line(), e.location().column()),
-            Span::new(file, at, end),
-        )
+        let (summary, detail) = describe(e.message());
+        Diagnostic::error(summary, detail, Span::new(file, at, end))
     })?;
     let cx = Cx { file, text: input, offset };
     Ok(ParsedFile { file, body: cx.body(&body) })
@@ -55,6 +52,15 @@ fn nesting_too_deep(input: &str) -> Option<usize> {
         }
     }
     None
+}
+
+/// Terraform's wording for the syntax errors it shares with hcl-edit; hcl-edit's own
+/// message otherwise.
+fn describe(message: &str) -> (String, String) {
+    if message.starts_with("invalid expression") {
+        return ("Invalid expression".into(), "Expected the start of an expression, but found an invalid expression token.".into());
+    }
+    ("Invalid HCL syntax".into(), format!("{}.", capitalise(message)))
 }
 
 fn capitalise(s: &str) -> String {
@@ -199,7 +205,7 @@ mod tests {
     #[test]
     fn syntax_errors_are_diagnostics_with_a_location() {
         let err = parse(0, "resource \"a\" {\n  x = \n}\n").expect_err("fails");
-        assert_eq!(err.summary, "Invalid HCL syntax");
+        assert_eq!(err.summary, "Invalid expression");
         assert!(err.subject.is_some());
     }
 

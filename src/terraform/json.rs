@@ -413,6 +413,6 @@ mod tests {
     fn bom_is_accepted() {
         let (f, _) = parse(0, &src("\u{feff}{\"locals\": {\"a\": 1}}")).expect("parses");
         let l = f.body.blocks().next().expect("locals");
-        assert_eq!(l.attr("a").map(|a| a.span.start), Some(14));
+        assert_eq!(l.attr("a").map(|a| a.span.start), Some(15));
     }
 }
