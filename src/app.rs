@@ -24,9 +24,15 @@ pub enum Outcome {
 pub fn run(cli: &Cli) -> Result<Outcome, SourceError> {
     let style = Style { color: use_color(cli.color), width: 100 };
     match &cli.command {
-        Command::Show { dir, format, engine } => show(&WorktreeSource::module(dir), *format, *engine, style),
+        Command::Show { dir, format, engine } => {
+            show(&WorktreeSource::module(dir), *format, *engine, style)
+        }
         Command::Audit { path, format, engine } => {
-            let format = format.unwrap_or(if std::io::stdout().is_terminal() { ReportFormat::Human } else { ReportFormat::Compact });
+            let format = format.unwrap_or(if std::io::stdout().is_terminal() {
+                ReportFormat::Human
+            } else {
+                ReportFormat::Compact
+            });
             audit_cmd(&WorktreeSource::tree(path), format, *engine, style)
         }
     }
@@ -36,7 +42,10 @@ fn use_color(c: Color) -> bool {
     match c {
         Color::Always => true,
         Color::Never => false,
-        Color::Auto => std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        Color::Auto => {
+            std::io::stderr().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
     }
 }
 
@@ -46,12 +55,20 @@ pub fn load_all(src: &dyn Source, engine: Option<Engine>) -> Result<Vec<Module>,
     dirs.par_iter().map(|(dir, names)| merge::load(dir, names, engine, |p| src.read(p))).collect()
 }
 
-fn show(src: &dyn Source, format: ShowFormat, engine: Option<Engine>, style: Style) -> Result<Outcome, SourceError> {
+fn show(
+    src: &dyn Source,
+    format: ShowFormat,
+    engine: Option<Engine>,
+    style: Style,
+) -> Result<Outcome, SourceError> {
     let mut dirs = src.modules()?;
     let names = dirs.remove("").unwrap_or_default();
     let m = merge::load("", &names, engine, |p| src.read(p))?;
     if m.files.files.is_empty() {
-        return Err(SourceError { path: ".".into(), message: "no Terraform or OpenTofu configuration files here".into() });
+        return Err(SourceError {
+            path: ".".into(),
+            message: "no Terraform or OpenTofu configuration files here".into(),
+        });
     }
     if m.has_errors() {
         let mut err = String::new();
@@ -80,7 +97,12 @@ fn show(src: &dyn Source, format: ShowFormat, engine: Option<Engine>, style: Sty
     Ok(Outcome::Clean)
 }
 
-fn audit_cmd(src: &dyn Source, format: ReportFormat, engine: Option<Engine>, style: Style) -> Result<Outcome, SourceError> {
+fn audit_cmd(
+    src: &dyn Source,
+    format: ReportFormat,
+    engine: Option<Engine>,
+    style: Style,
+) -> Result<Outcome, SourceError> {
     let modules = load_all(src, engine)?;
     let text = match format {
         ReportFormat::Human => audit::human(&modules, style),

@@ -38,10 +38,10 @@ pub fn changes(m: &Module) -> BTreeMap<FileId, Vec<String>> {
         }
     }
     let mut note = |file: FileId, what: String| {
-        if let Some(list) = out.get_mut(&file) {
-            if !list.contains(&what) {
-                list.push(what);
-            }
+        if let Some(list) = out.get_mut(&file)
+            && !list.contains(&what)
+        {
+            list.push(what);
         }
     };
     for b in &m.blocks {
@@ -69,7 +69,11 @@ pub fn changes(m: &Module) -> BTreeMap<FileId, Vec<String>> {
         note(a.span.file, format!("terraform.required_providers.{}", a.name));
     }
     for b in [&st.backend, &st.cloud, &st.state_store].into_iter().flatten() {
-        let what = if b.kind == "backend" { format!("terraform.backend ({})", b.labels.join(".")) } else { format!("terraform.{}", b.kind) };
+        let what = if b.kind == "backend" {
+            format!("terraform.backend ({})", b.labels.join("."))
+        } else {
+            format!("terraform.{}", b.kind)
+        };
         note(b.span.file, what);
     }
     for i in &st.other {

@@ -21,7 +21,9 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Print the effective configuration of one module, with where every value came from.
-    #[command(after_help = "Examples:\n  override-guard show examples/app\n  override-guard show examples/envs/prod --format tf-json")]
+    #[command(
+        after_help = "Examples:\n  override-guard show examples/app\n  override-guard show examples/envs/prod --format tf-json"
+    )]
     Show {
         /// The module directory.
         #[arg(default_value = ".")]
@@ -33,7 +35,9 @@ pub enum Command {
         engine: Option<Engine>,
     },
     /// Report every override file and every merge error under a directory.
-    #[command(after_help = "Examples:\n  override-guard audit\n  override-guard audit examples/ --format compact")]
+    #[command(
+        after_help = "Examples:\n  override-guard audit\n  override-guard audit examples/ --format compact"
+    )]
     Audit {
         /// Where to start (modules are directories; .gitignore is honoured, .terraform/ skipped).
         #[arg(default_value = ".")]

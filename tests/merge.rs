@@ -6,7 +6,6 @@
 
 use std::collections::BTreeMap;
 
-
 use override_guard::merge::{Module, load_texts};
 use override_guard::render;
 use override_guard::terraform::{Attr, Block, ExprKind, Item, Span, Syntax};
@@ -80,11 +79,13 @@ fn oracle_body(v: &Value) -> Value {
 /// JSON-syntax blocks have no line in the oracle: compare files only there.
 fn relax(mine: &mut Value, oracle: &Value) {
     // The oracle reports JSON-syntax nested blocks as one JSON value: compare the file.
-    if let (Value::Array(blocks), Value::Object(o)) = (&*mine, oracle) {
-        if !o.contains_key("line") && o.contains_key("file") && blocks.iter().all(|b| b["file"] == o["file"]) {
-            *mine = json!({"file": o["file"]});
-            return;
-        }
+    if let (Value::Array(blocks), Value::Object(o)) = (&*mine, oracle)
+        && !o.contains_key("line")
+        && o.contains_key("file")
+        && blocks.iter().all(|b| b["file"] == o["file"])
+    {
+        *mine = json!({"file": o["file"]});
+        return;
     }
     match (mine, oracle) {
         (Value::Object(a), Value::Object(b)) => {
@@ -126,7 +127,11 @@ fn oracle_lifecycle(v: &Value) -> Value {
         .as_array()
         .into_iter()
         .flatten()
-        .map(|x| x.as_str().map(str::to_string).unwrap_or_else(|| x["text"].as_str().unwrap_or("").to_string()))
+        .map(|x| {
+            x.as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| x["text"].as_str().unwrap_or("").to_string())
+        })
         .collect();
     json!({"create_before_destroy": v["create_before_destroy"], "prevent_destroy": v["prevent_destroy"],
            "ignore_all_changes": all, "ignore_changes": if all { json!("*") } else { json!(list) }})
@@ -134,7 +139,11 @@ fn oracle_lifecycle(v: &Value) -> Value {
 
 fn opt_origin(m: &Module, a: Option<&Attr>) -> Value {
     a.map_or(Value::Null, |a| {
-        if m.files.get(a.span.file).syntax == Syntax::Json { json!({"file": m.files.get(a.span.file).name()}) } else { origin(m, a.span) }
+        if m.files.get(a.span.file).syntax == Syntax::Json {
+            json!({"file": m.files.get(a.span.file).name()})
+        } else {
+            origin(m, a.span)
+        }
     })
 }
 
@@ -163,11 +172,13 @@ fn mine(m: &Module) -> Value {
     let mut outputs = serde_json::Map::new();
     let mut variables = serde_json::Map::new();
     let mut modules = serde_json::Map::new();
-    const META: [&str; 7] = ["count", "for_each", "provider", "depends_on", "lifecycle", "connection", "provisioner"];
+    const META: [&str; 7] =
+        ["count", "for_each", "provider", "depends_on", "lifecycle", "connection", "provisioner"];
     for b in &m.blocks {
         match b.kind.as_str() {
             "resource" | "data" => {
-                let provider_ref = b.attr("provider").map_or(Value::Null, |a| json!(a.expr.to_hcl().trim()));
+                let provider_ref =
+                    b.attr("provider").map_or(Value::Null, |a| json!(a.expr.to_hcl().trim()));
                 let mut r = json!({
                     "effective": body_facts(m, &b.body.items, &META),
                     "count": opt_origin(m, b.attr("count")),
@@ -209,7 +220,8 @@ fn mine(m: &Module) -> Value {
             _ => {}
         }
     }
-    let locals: serde_json::Map<String, Value> = m.locals.iter().map(|a| (a.name.clone(), opt_origin(m, Some(a)))).collect();
+    let locals: serde_json::Map<String, Value> =
+        m.locals.iter().map(|a| (a.name.clone(), opt_origin(m, Some(a)))).collect();
     let st = &m.settings;
     let storage = |b: &Option<Block>, with_type: bool| match b {
         None => Value::Null,
@@ -230,8 +242,12 @@ fn mine(m: &Module) -> Value {
                 ExprKind::Object(entries) => {
                     for (k, v) in entries {
                         match k {
-                            override_guard::terraform::ObjKey::Name(n) if n == "source" => source = v.as_str().unwrap_or_default(),
-                            override_guard::terraform::ObjKey::Name(n) if n == "version" => version = json!(v.as_str()),
+                            override_guard::terraform::ObjKey::Name(n) if n == "source" => {
+                                source = v.as_str().unwrap_or_default()
+                            }
+                            override_guard::terraform::ObjKey::Name(n) if n == "version" => {
+                                version = json!(v.as_str())
+                            }
                             _ => {}
                         }
                     }
@@ -296,8 +312,12 @@ fn theirs(s: &Value) -> Value {
                                "version": oracle_origin(&v["version"]), "count": oracle_origin(&v["count"])}))
         })
         .collect();
-    let locals: serde_json::Map<String, Value> =
-        s["locals"].as_object().into_iter().flatten().map(|(k, v)| (k.clone(), oracle_origin(v))).collect();
+    let locals: serde_json::Map<String, Value> = s["locals"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| (k.clone(), oracle_origin(v)))
+        .collect();
     let t = &s["terraform"];
     let storage = |v: &Value, with_type: bool| {
         if v.is_null() {
@@ -360,7 +380,12 @@ fn differences(a: &Value, b: &Value, path: &str, out: &mut Vec<String>) {
         (Value::Object(x), Value::Object(y)) => {
             let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
             for k in keys {
-                differences(x.get(k).unwrap_or(&Value::Null), y.get(k).unwrap_or(&Value::Null), &format!("{path}.{k}"), out);
+                differences(
+                    x.get(k).unwrap_or(&Value::Null),
+                    y.get(k).unwrap_or(&Value::Null),
+                    &format!("{path}.{k}"),
+                    out,
+                );
             }
         }
         _ if a != b => out.push(format!("{path}: override-guard {a} vs Terraform {b}")),
@@ -378,14 +403,21 @@ fn merge_fixtures_agree_with_terraform() {
     assert!(cases.len() >= 60, "at least 60 merge fixtures");
     for case in &cases {
         let name = case.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
-        let oracle: Value = serde_json::from_str(&std::fs::read_to_string(case.join("oracle.json")).expect("oracle.json")).expect("json");
+        let oracle: Value = serde_json::from_str(
+            &std::fs::read_to_string(case.join("oracle.json")).expect("oracle.json"),
+        )
+        .expect("json");
         assert_eq!(oracle["terraform_version"], "1.15.5", "{name}: confirmed on Terraform 1.15.5");
         let s = &oracle["structure"];
-        let m = load_fixture(&case);
+        let m = load_fixture(case);
         let mut diffs = Vec::new();
         let (mine_d, theirs_d) = (diagnostics(&m), oracle_diagnostics(s));
         if mine_d != theirs_d {
-            diffs.push(format!("diagnostics:\n  override-guard {}\n  Terraform      {}", json!(mine_d), json!(theirs_d)));
+            diffs.push(format!(
+                "diagnostics:\n  override-guard {}\n  Terraform      {}",
+                json!(mine_d),
+                json!(theirs_d)
+            ));
         }
         let mut a = mine(&m);
         let b = theirs(s);
@@ -400,8 +432,15 @@ fn merge_fixtures_agree_with_terraform() {
             failures.insert(name, diffs);
         }
     }
-    let report: Vec<String> = failures.iter().map(|(k, v)| format!("{k}:\n  {}", v.join("\n  "))).collect();
-    assert!(failures.is_empty(), "{} of {} fixtures disagree with Terraform:\n{}", failures.len(), cases.len(), report.join("\n"));
+    let report: Vec<String> =
+        failures.iter().map(|(k, v)| format!("{k}:\n  {}", v.join("\n  "))).collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} fixtures disagree with Terraform:\n{}",
+        failures.len(),
+        cases.len(),
+        report.join("\n")
+    );
 }
 
 /// Renders what `show` prints for a module: the configuration, or the diagnostics.
@@ -409,7 +448,12 @@ fn show(m: &Module) -> String {
     if m.has_errors() {
         let mut out = String::from("[exit 2: Terraform rejects this module]\n");
         for d in &m.diagnostics {
-            out.push_str(&override_guard::report::human(&m.files, d, "merge-error", override_guard::report::Style::plain()));
+            out.push_str(&override_guard::report::human(
+                &m.files,
+                d,
+                "merge-error",
+                override_guard::report::Style::plain(),
+            ));
         }
         out
     } else {
@@ -445,10 +489,13 @@ fn renderings_are_fixed_points() {
             let again = load_texts("", &[(file, text)], Some(m.engine));
             let got = render::tfjson::document(&again);
             if again.has_errors() || got != want {
-                bad.push(format!("{} via {file}: errors {:?}\n--- want\n{want:#}\n--- got\n{got:#}", case.display(), again.diagnostics.iter().map(|d| &d.summary).collect::<Vec<_>>()));
+                bad.push(format!(
+                    "{} via {file}: errors {:?}\n--- want\n{want:#}\n--- got\n{got:#}",
+                    case.display(),
+                    again.diagnostics.iter().map(|d| &d.summary).collect::<Vec<_>>()
+                ));
             }
         }
     }
     assert!(bad.is_empty(), "{} renderings are not fixed points:\n{}", bad.len(), bad.join("\n"));
 }
-

@@ -17,15 +17,11 @@ pub fn fixtures(suite: &str) -> Vec<PathBuf> {
     dirs
 }
 
-/// Loads the module in `dir` (files directly in it) exactly as `show` does.
-pub fn load_dir(dir: &Path) -> Module {
-    load_dir_as(dir, None)
-}
-
 /// Loads a fixture module with the engine its `case.toml` names (next to `module/`).
 pub fn load_fixture(case: &Path) -> Module {
     let toml = std::fs::read_to_string(case.join("case.toml")).unwrap_or_default();
-    let engine = if toml.contains("engine = \"opentofu\"") { Engine::OpenTofu } else { Engine::Terraform };
+    let engine =
+        if toml.contains("engine = \"opentofu\"") { Engine::OpenTofu } else { Engine::Terraform };
     load_dir_as(&case.join("module"), Some(engine))
 }
 

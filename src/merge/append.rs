@@ -23,8 +23,12 @@ pub(super) struct State {
 pub(super) fn address(b: &Block) -> Option<String> {
     let l = &b.labels;
     match b.kind.as_str() {
-        "resource" | "data" | "ephemeral" | "action" if l.len() == 2 => Some(format!("{}.{}.{}", b.kind, l[0], l[1])),
-        "variable" | "output" | "module" | "check" if l.len() == 1 => Some(format!("{}.{}", b.kind, l[0])),
+        "resource" | "data" | "ephemeral" | "action" if l.len() == 2 => {
+            Some(format!("{}.{}.{}", b.kind, l[0], l[1]))
+        }
+        "variable" | "output" | "module" | "check" if l.len() == 1 => {
+            Some(format!("{}.{}", b.kind, l[0]))
+        }
         "provider" if l.len() == 1 => Some(match provider_alias(b) {
             Some(a) => format!("provider.{}.{}", l[0], a),
             None => format!("provider.{}", l[0]),
@@ -35,11 +39,17 @@ pub(super) fn address(b: &Block) -> Option<String> {
 
 /// The static `alias` of a provider block.
 pub(super) fn provider_alias(b: &Block) -> Option<String> {
-    b.attr("alias").map(|a| a.expr.as_str().or_else(|| a.expr.as_keyword().map(str::to_string)).unwrap_or_default())
+    b.attr("alias").map(|a| {
+        a.expr.as_str().or_else(|| a.expr.as_keyword().map(str::to_string)).unwrap_or_default()
+    })
 }
 
 /// Spec §2 steps 1–3: the primary `required_providers` block, then every override entry.
-pub(super) fn required_providers(m: &mut Module, primaries: &[&ParsedFile], overrides: &[&ParsedFile]) {
+pub(super) fn required_providers(
+    m: &mut Module,
+    primaries: &[&ParsedFile],
+    overrides: &[&ParsedFile],
+) {
     for f in primaries {
         for rp in terraform_children(f, "required_providers") {
             match m.settings.required_providers_span {
@@ -74,7 +84,10 @@ pub(super) fn required_providers(m: &mut Module, primaries: &[&ParsedFile], over
     }
 }
 
-fn terraform_children<'a>(f: &'a ParsedFile, kind: &'a str) -> impl Iterator<Item = &'a Block> + 'a {
+fn terraform_children<'a>(
+    f: &'a ParsedFile,
+    kind: &'a str,
+) -> impl Iterator<Item = &'a Block> + 'a {
     f.body.blocks_of("terraform").flat_map(move |t| t.body.blocks_of(kind))
 }
 
@@ -121,7 +134,8 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
             "A \"required_providers\" block must be nested inside a \"terraform\" block.",
             b.def_span,
         )),
-        "resource" | "data" | "ephemeral" | "action" | "variable" | "output" | "module" | "provider" | "check" => {
+        "resource" | "data" | "ephemeral" | "action" | "variable" | "output" | "module"
+        | "provider" | "check" => {
             let Some(addr) = address(b) else {
                 m.diagnostics.push(Diagnostic::error(
                     "Missing name for block",
@@ -132,25 +146,30 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
             };
             if b.kind == "check" {
                 for (j, inner) in b.body.items.iter().enumerate() {
-                    if let Item::Block(d) = inner {
-                        if d.kind == "data" && d.labels.len() == 2 {
-                            let key = format!("data.{}.{}", d.labels[0], d.labels[1]);
-                            if let Some(prev) = data_span(m, st, &key) {
-                                m.diagnostics.push(duplicate(
+                    if let Item::Block(d) = inner
+                        && d.kind == "data"
+                        && d.labels.len() == 2
+                    {
+                        let key = format!("data.{}.{}", d.labels[0], d.labels[1]);
+                        if let Some(prev) = data_span(m, st, &key) {
+                            m.diagnostics.push(duplicate(
                                     m,
                                     &format!("Duplicate data \"{}\" configuration", d.labels[0]),
                                     format!("A {} data resource named \"{}\" was already declared at {}. Resource names must be unique per type in each module, including within check blocks.", d.labels[0], d.labels[1], m.files.range_string(prev)),
                                     d.def_span,
                                     prev,
                                 ));
-                            } else {
-                                st.nested_data.insert(key, (m.blocks.len(), j));
-                            }
+                        } else {
+                            st.nested_data.insert(key, (m.blocks.len(), j));
                         }
                     }
                 }
             }
-            let existing = if b.kind == "data" { data_span(m, st, &addr) } else { st.index.get(&addr).map(|&i| m.blocks[i].def_span) };
+            let existing = if b.kind == "data" {
+                data_span(m, st, &addr)
+            } else {
+                st.index.get(&addr).map(|&i| m.blocks[i].def_span)
+            };
             match existing {
                 None => {
                     st.index.insert(addr, m.blocks.len());
@@ -159,10 +178,8 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
                 Some(prev) => {
                     let (summary, detail, last_wins) = duplicate_text(m, b, prev, tofu);
                     m.diagnostics.push(duplicate(m, &summary, detail, b.def_span, prev));
-                    if last_wins {
-                        if let Some(&i) = st.index.get(&addr) {
-                            m.blocks[i] = b.clone();
-                        }
+                    if last_wins && let Some(&i) = st.index.get(&addr) {
+                        m.blocks[i] = b.clone();
                     }
                 }
             }
@@ -182,9 +199,11 @@ fn data_span(m: &Module, st: &State, key: &str) -> Option<Span> {
     if let Some(&i) = st.index.get(key) {
         return Some(m.blocks[i].def_span);
     }
-    st.nested_data.get(key).and_then(|&(c, j)| match m.blocks.get(c).and_then(|b| b.body.items.get(j)) {
-        Some(Item::Block(d)) => Some(d.def_span),
-        _ => None,
+    st.nested_data.get(key).and_then(|&(c, j)| {
+        match m.blocks.get(c).and_then(|b| b.body.items.get(j)) {
+            Some(Item::Block(d)) => Some(d.def_span),
+            _ => None,
+        }
     })
 }
 
@@ -200,48 +219,82 @@ fn duplicate_text(m: &Module, b: &Block, prev: Span, tofu: bool) -> (String, Str
     match b.kind.as_str() {
         "resource" => (
             format!("Duplicate resource \"{}\" configuration", l[0]),
-            format!("A {} resource named \"{}\" was already declared at {at}. Resource names must be unique per type in each module.", l[0], l[1]),
+            format!(
+                "A {} resource named \"{}\" was already declared at {at}. Resource names must be unique per type in each module.",
+                l[0], l[1]
+            ),
             false,
         ),
         "data" => (
             format!("Duplicate data \"{}\" configuration", l[0]),
-            format!("A {} data resource named \"{}\" was already declared at {at}. Resource names must be unique per type in each module.", l[0], l[1]),
+            format!(
+                "A {} data resource named \"{}\" was already declared at {at}. Resource names must be unique per type in each module.",
+                l[0], l[1]
+            ),
             false,
         ),
         "ephemeral" => (
-            if tofu { format!("Duplicate ephemeral resource \"{}\" configuration", l[0]) } else { format!("Duplicate ephemeral \"{}\" configuration", l[0]) },
-            format!("A {} ephemeral resource named \"{}\" was already declared at {at}. Resource names must be unique per type in each module.", l[0], l[1]),
+            if tofu {
+                format!("Duplicate ephemeral resource \"{}\" configuration", l[0])
+            } else {
+                format!("Duplicate ephemeral \"{}\" configuration", l[0])
+            },
+            format!(
+                "A {} ephemeral resource named \"{}\" was already declared at {at}. Resource names must be unique per type in each module.",
+                l[0], l[1]
+            ),
             false,
         ),
         "action" => (
             format!("Duplicate action \"{}\" configuration", l[0]),
-            format!("An action named \"{}\" was already declared at {at}. Resource names must be unique per type in each module.", l[1]),
+            format!(
+                "An action named \"{}\" was already declared at {at}. Resource names must be unique per type in each module.",
+                l[1]
+            ),
             false,
         ),
         "variable" => (
             "Duplicate variable declaration".into(),
-            format!("A variable named \"{}\" was already declared at {at}. Variable names must be unique within a module.", l[0]),
+            format!(
+                "A variable named \"{}\" was already declared at {at}. Variable names must be unique within a module.",
+                l[0]
+            ),
             true,
         ),
         "output" => (
             "Duplicate output definition".into(),
-            format!("An output named \"{}\" was already defined at {at}. Output names must be unique within a module.", l[0]),
+            format!(
+                "An output named \"{}\" was already defined at {at}. Output names must be unique within a module.",
+                l[0]
+            ),
             true,
         ),
         "module" => (
             "Duplicate module call".into(),
-            format!("A module call named \"{}\" was already defined at {at}. Module calls must have unique names within a module.", l[0]),
+            format!(
+                "A module call named \"{}\" was already defined at {at}. Module calls must have unique names within a module.",
+                l[0]
+            ),
             true,
         ),
         "check" => (
             format!("Duplicate check \"{}\" configuration", l[0]),
-            format!("A check block named \"{}\" was already declared at {at}. Check blocks must be unique within each module.", l[0]),
+            format!(
+                "A check block named \"{}\" was already declared at {at}. Check blocks must be unique within each module.",
+                l[0]
+            ),
             false,
         ),
         _ => {
             let detail = match provider_alias(b) {
-                Some(alias) => format!("A provider configuration for \"{}\" with alias \"{alias}\" was already given at {at}. Each configuration for the same provider must have a distinct alias.", l[0]),
-                None => format!("A default (non-aliased) provider configuration for \"{}\" was already given at {at}. If multiple configurations are required, set the \"alias\" argument for alternative configurations.", l[0]),
+                Some(alias) => format!(
+                    "A provider configuration for \"{}\" with alias \"{alias}\" was already given at {at}. Each configuration for the same provider must have a distinct alias.",
+                    l[0]
+                ),
+                None => format!(
+                    "A default (non-aliased) provider configuration for \"{}\" was already given at {at}. If multiple configurations are required, set the \"alias\" argument for alternative configurations.",
+                    l[0]
+                ),
             };
             ("Duplicate provider configuration".into(), detail, false)
         }
@@ -303,13 +356,39 @@ fn append_terraform(m: &mut Module, t: &Block) {
                     Some(prev) => {
                         let at = m.files.range_string(prev.def_span);
                         let (summary, detail) = match (b.kind.as_str(), tofu) {
-                            ("backend", false) => ("Duplicate 'backend' configuration block".to_string(), format!("A module may have only one 'backend' configuration block. The backend was previously configured at {at}.")),
-                            ("backend", true) => ("Duplicate backend configuration".to_string(), format!("A module may have only one backend configuration. The backend was previously configured at {at}.")),
-                            ("cloud", false) => ("Duplicate HCP Terraform configurations".to_string(), format!("A module may have only one 'cloud' block configuring HCP Terraform or Terraform Enterprise. The 'cloud' block was previously configured at {at}.")),
-                            ("cloud", true) => ("Duplicate cloud configurations".to_string(), format!("A module may have only one 'cloud' block configuring a cloud backend. A cloud backend was previously configured at {at}.")),
-                            _ => ("Duplicate 'state_store' configuration block".to_string(), format!("A module may have only one 'state_store' configuration block. The state store was previously configured at {at}.")),
+                            ("backend", false) => (
+                                "Duplicate 'backend' configuration block".to_string(),
+                                format!(
+                                    "A module may have only one 'backend' configuration block. The backend was previously configured at {at}."
+                                ),
+                            ),
+                            ("backend", true) => (
+                                "Duplicate backend configuration".to_string(),
+                                format!(
+                                    "A module may have only one backend configuration. The backend was previously configured at {at}."
+                                ),
+                            ),
+                            ("cloud", false) => (
+                                "Duplicate HCP Terraform configurations".to_string(),
+                                format!(
+                                    "A module may have only one 'cloud' block configuring HCP Terraform or Terraform Enterprise. The 'cloud' block was previously configured at {at}."
+                                ),
+                            ),
+                            ("cloud", true) => (
+                                "Duplicate cloud configurations".to_string(),
+                                format!(
+                                    "A module may have only one 'cloud' block configuring a cloud backend. A cloud backend was previously configured at {at}."
+                                ),
+                            ),
+                            _ => (
+                                "Duplicate 'state_store' configuration block".to_string(),
+                                format!(
+                                    "A module may have only one 'state_store' configuration block. The state store was previously configured at {at}."
+                                ),
+                            ),
                         };
-                        let d = Diagnostic::error(summary, detail, b.def_span).with_related(prev.def_span, "previously configured here");
+                        let d = Diagnostic::error(summary, detail, b.def_span)
+                            .with_related(prev.def_span, "previously configured here");
                         m.diagnostics.push(d);
                     }
                 }
@@ -326,22 +405,38 @@ fn storage_conflicts(m: &mut Module) {
     let d = match (b, c, ss) {
         (Some(b), Some(c), None) if m.engine == Engine::OpenTofu => Diagnostic::error(
             "Both a backend and a cloud configuration are present",
-            format!("A module may declare either one 'cloud' block configuring a cloud backend OR one 'backend' block configuring a state backend. A cloud backend is configured at {}; a backend is configured at {}. Remove the backend block to configure a cloud backend.", m.files.range_string(c.def_span), m.files.range_string(b.def_span)),
+            format!(
+                "A module may declare either one 'cloud' block configuring a cloud backend OR one 'backend' block configuring a state backend. A cloud backend is configured at {}; a backend is configured at {}. Remove the backend block to configure a cloud backend.",
+                m.files.range_string(c.def_span),
+                m.files.range_string(b.def_span)
+            ),
             b.def_span,
         ),
         (Some(b), Some(c), None) => Diagnostic::error(
             "Conflicting 'cloud' and 'backend' configuration blocks are present",
-            format!("A module may declare either one 'cloud' block OR one 'backend' block for configuring state storage. The 'cloud' block is configured at {}; a 'backend' is configured at {}. Remove the 'backend' block to configure HCP Terraform or Terraform Enterprise.", m.files.range_string(c.def_span), m.files.range_string(b.def_span)),
+            format!(
+                "A module may declare either one 'cloud' block OR one 'backend' block for configuring state storage. The 'cloud' block is configured at {}; a 'backend' is configured at {}. Remove the 'backend' block to configure HCP Terraform or Terraform Enterprise.",
+                m.files.range_string(c.def_span),
+                m.files.range_string(b.def_span)
+            ),
             b.def_span,
         ),
         (None, Some(c), Some(ss)) => Diagnostic::error(
             "Conflicting 'cloud' and 'state_store' configuration blocks are present",
-            format!("When using HCP Terraform, only one 'cloud' block is allowed. The 'cloud' block is configured at {}, and a 'state_store' block is also configured at {}. Remove the state_store block to configure HCP Terraform.", m.files.range_string(c.def_span), m.files.range_string(ss.def_span)),
+            format!(
+                "When using HCP Terraform, only one 'cloud' block is allowed. The 'cloud' block is configured at {}, and a 'state_store' block is also configured at {}. Remove the state_store block to configure HCP Terraform.",
+                m.files.range_string(c.def_span),
+                m.files.range_string(ss.def_span)
+            ),
             ss.def_span,
         ),
         (Some(b), None, Some(ss)) => Diagnostic::error(
             "Conflicting 'state_store' and 'backend' configuration blocks are present",
-            format!("A module may declare either one 'state_store' block or one 'backend' block. The 'state_store' block is configured at {}, and a 'backend' block is also configured at {}.", m.files.range_string(ss.def_span), m.files.range_string(b.def_span)),
+            format!(
+                "A module may declare either one 'state_store' block or one 'backend' block. The 'state_store' block is configured at {}, and a 'backend' block is also configured at {}.",
+                m.files.range_string(ss.def_span),
+                m.files.range_string(b.def_span)
+            ),
             b.def_span,
         ),
         (Some(b), Some(_), Some(_)) => Diagnostic::error(

@@ -22,15 +22,20 @@ pub(super) fn replaced_attr(base: &Attr, over: &Attr) -> Attr {
 /// Merges `over` into `base`; names in `skip` are the caller's to handle.
 pub(super) fn merge_body(base: &mut Body, over: &Body, skip: &[&str]) {
     let mut over = over.clone();
-    over.items.retain(|i| !skip.contains(&i.merge_name()) || matches!(i, Item::Block(b) if b.kind == "dynamic"));
+    over.items.retain(|i| {
+        !skip.contains(&i.merge_name()) || matches!(i, Item::Block(b) if b.kind == "dynamic")
+    });
     resolve_json(base, &mut over);
 
     let mut over_blocks = Vec::new();
     for item in over.items {
         match item {
             Item::Attr(a) => {
-                let pos = base.items.iter().position(|i| matches!(i, Item::Attr(b) if b.name == a.name));
-                let pos = pos.or_else(|| base.items.iter().position(|i| matches!(i, Item::Json(j) if j.name == a.name)));
+                let pos =
+                    base.items.iter().position(|i| matches!(i, Item::Attr(b) if b.name == a.name));
+                let pos = pos.or_else(|| {
+                    base.items.iter().position(|i| matches!(i, Item::Json(j) if j.name == a.name))
+                });
                 match pos {
                     Some(p) => {
                         let old = item_span_and_history(&base.items[p]);
@@ -68,7 +73,8 @@ pub(super) fn merge_body(base: &mut Body, over: &Body, skip: &[&str]) {
     if over_blocks.is_empty() {
         return;
     }
-    let types: HashSet<String> = over_blocks.iter().map(|b| Item::Block(b.clone()).merge_name().to_string()).collect();
+    let types: HashSet<String> =
+        over_blocks.iter().map(|b| Item::Block(b.clone()).merge_name().to_string()).collect();
     let mut dropped: Vec<(String, Span)> = Vec::new();
     base.items.retain(|i| match i {
         Item::Block(b) if types.contains(i.merge_name()) => {
@@ -129,7 +135,9 @@ fn resolve_json(base: &mut Body, over: &mut Body) {
         for item in items {
             match item {
                 Item::Json(j) if blocks.contains(&j.name) && !attrs.contains(&j.name) => {
-                    body.items.extend(json::blocks_from_value(&j.name, &j.value).into_iter().map(Item::Block));
+                    body.items.extend(
+                        json::blocks_from_value(&j.name, &j.value).into_iter().map(Item::Block),
+                    );
                 }
                 Item::Json(j) if attrs.contains(&j.name) => body.items.push(Item::Attr(Attr {
                     name: j.name.clone(),
@@ -167,7 +175,8 @@ mod tests {
 
     #[test]
     fn attributes_replace_and_blocks_replace_by_type() {
-        let mut base = block("r {\n a = 1\n b = 2\n n { x = 1 }\n n { x = 2 }\n m { y = 1 }\n}\n").body;
+        let mut base =
+            block("r {\n a = 1\n b = 2\n n { x = 1 }\n n { x = 2 }\n m { y = 1 }\n}\n").body;
         let over = block("r {\n b = 3\n c = 4\n n { x = 9 }\n}\n").body;
         merge_body(&mut base, &over, &[]);
         assert_eq!(names(&base), ["a=1", "b=3", "m[]", "c=4", "n[]"]);
@@ -177,7 +186,8 @@ mod tests {
 
     #[test]
     fn dynamic_counts_as_its_label() {
-        let mut base = block("r {\n dynamic \"n\" {\n for_each = []\n content {}\n }\n e {}\n}\n").body;
+        let mut base =
+            block("r {\n dynamic \"n\" {\n for_each = []\n content {}\n }\n e {}\n}\n").body;
         let over = block("r {\n n { x = 1 }\n}\n").body;
         merge_body(&mut base, &over, &[]);
         assert_eq!(names(&base), ["e[]", "n[]"]);

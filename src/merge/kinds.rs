@@ -16,8 +16,20 @@ pub(super) fn tofu_file(m: &Module, file: FileId) -> bool {
 }
 
 const TF_ORDER: [&str; 14] = [
-    "provider", "variable", "locals", "output", "module", "resource", "data", "ephemeral", "moved", "import", "removed", "action",
-    "check", "language",
+    "provider",
+    "variable",
+    "locals",
+    "output",
+    "module",
+    "resource",
+    "data",
+    "ephemeral",
+    "moved",
+    "import",
+    "removed",
+    "action",
+    "check",
+    "language",
 ];
 
 pub(super) fn merge_file(m: &mut Module, st: &mut State, f: &ParsedFile) {
@@ -62,16 +74,20 @@ pub(super) fn merge_file(m: &mut Module, st: &mut State, f: &ParsedFile) {
     }
     for item in &f.body.items {
         match item {
-            Item::Block(b) if b.kind == "required_providers" => m.diagnostics.push(Diagnostic::error(
-                "Invalid required_providers block",
-                "A \"required_providers\" block must be nested inside a \"terraform\" block.",
-                b.def_span,
-            )),
-            Item::Block(b) if b.kind != "terraform" && !TF_ORDER.contains(&b.kind.as_str()) => m.diagnostics.push(Diagnostic::error(
-                "Unsupported block type",
-                format!("Blocks of type \"{}\" are not expected here.", b.kind),
-                b.def_span,
-            )),
+            Item::Block(b) if b.kind == "required_providers" => {
+                m.diagnostics.push(Diagnostic::error(
+                    "Invalid required_providers block",
+                    "A \"required_providers\" block must be nested inside a \"terraform\" block.",
+                    b.def_span,
+                ))
+            }
+            Item::Block(b) if b.kind != "terraform" && !TF_ORDER.contains(&b.kind.as_str()) => {
+                m.diagnostics.push(Diagnostic::error(
+                    "Unsupported block type",
+                    format!("Blocks of type \"{}\" are not expected here.", b.kind),
+                    b.def_span,
+                ))
+            }
             Item::Attr(a) => m.diagnostics.push(Diagnostic::error(
                 "Unsupported argument",
                 format!("An argument named \"{}\" is not expected here.", a.name),
@@ -129,7 +145,8 @@ fn merge_terraform(m: &mut Module, f: &ParsedFile) {
     if tblocks.is_empty() {
         return;
     }
-    let versions: Vec<Attr> = tblocks.iter().filter_map(|t| t.attr("required_version").cloned()).collect();
+    let versions: Vec<Attr> =
+        tblocks.iter().filter_map(|t| t.attr("required_version").cloned()).collect();
     if !versions.is_empty() {
         if tofu {
             if tofu_file(m, f.file) {
@@ -159,8 +176,11 @@ fn merge_terraform(m: &mut Module, f: &ParsedFile) {
             [one] => {
                 let s = &mut m.settings;
                 let mut new = (*one).clone();
-                new.displaced =
-                    [s.backend.take(), s.cloud.take(), s.state_store.take()].into_iter().flatten().map(|b| b.span).collect();
+                new.displaced = [s.backend.take(), s.cloud.take(), s.state_store.take()]
+                    .into_iter()
+                    .flatten()
+                    .map(|b| b.span)
+                    .collect();
                 match *kind {
                     "backend" => s.backend = Some(new),
                     "cloud" => s.cloud = Some(new),
@@ -170,20 +190,47 @@ fn merge_terraform(m: &mut Module, f: &ParsedFile) {
             [first, second, ..] => {
                 let at = m.files.range_string(first.def_span);
                 let (summary, detail) = match (*kind, tofu) {
-                    ("backend", _) => ("Duplicate backend configuration".to_string(), format!("Each override file may have only one backend configuration. A backend was previously configured at {at}.")),
-                    ("cloud", false) => ("Duplicate HCP Terraform configurations".to_string(), format!("A module may have only one 'cloud' block configuring HCP Terraform or Terraform Enterprise. The 'cloud' block was previously configured at {at}.")),
-                    ("cloud", true) => ("Duplicate cloud configurations".to_string(), format!("A module may have only one 'cloud' block configuring a cloud backend. A cloud backend was previously configured at {at}.")),
-                    _ => ("Duplicate state storage configuration".to_string(), format!("Each override file may have only one state storage configuration. A state storage was previously configured at {at}.")),
+                    ("backend", _) => (
+                        "Duplicate backend configuration".to_string(),
+                        format!(
+                            "Each override file may have only one backend configuration. A backend was previously configured at {at}."
+                        ),
+                    ),
+                    ("cloud", false) => (
+                        "Duplicate HCP Terraform configurations".to_string(),
+                        format!(
+                            "A module may have only one 'cloud' block configuring HCP Terraform or Terraform Enterprise. The 'cloud' block was previously configured at {at}."
+                        ),
+                    ),
+                    ("cloud", true) => (
+                        "Duplicate cloud configurations".to_string(),
+                        format!(
+                            "A module may have only one 'cloud' block configuring a cloud backend. A cloud backend was previously configured at {at}."
+                        ),
+                    ),
+                    _ => (
+                        "Duplicate state storage configuration".to_string(),
+                        format!(
+                            "Each override file may have only one state storage configuration. A state storage was previously configured at {at}."
+                        ),
+                    ),
                 };
-                m.diagnostics.push(Diagnostic::error(summary, detail, second.def_span).with_related(first.def_span, "first configured here"));
+                m.diagnostics.push(
+                    Diagnostic::error(summary, detail, second.def_span)
+                        .with_related(first.def_span, "first configured here"),
+                );
             }
         }
     }
     for t in &tblocks {
         for item in &t.body.items {
             match item {
-                Item::Block(b) if b.kind == "provider_meta" => ignore(m, b.def_span, "provider_meta blocks in override files are ignored"),
-                Item::Attr(a) if a.name == "experiments" && tofu => ignore(m, a.span, "experiments in override files are never activated"),
+                Item::Block(b) if b.kind == "provider_meta" => {
+                    ignore(m, b.def_span, "provider_meta blocks in override files are ignored")
+                }
+                Item::Attr(a) if a.name == "experiments" && tofu => {
+                    ignore(m, a.span, "experiments in override files are never activated")
+                }
                 _ => {}
             }
         }
@@ -265,13 +312,55 @@ fn merge_object(m: &mut Module, st: &mut State, o: &Block) {
 fn missing_base(o: &Block) -> Diagnostic {
     let l = &o.labels;
     let (summary, detail) = match o.kind.as_str() {
-        "resource" => ("Missing resource to override".to_string(), format!("There is no {} resource named \"{}\". An override file can only override a resource block defined in a primary configuration file.", l[0], l[1])),
-        "data" => ("Missing data resource to override".to_string(), format!("There is no {} data resource named \"{}\". An override file can only override a data block defined in a primary configuration file.", l[0], l[1])),
-        "ephemeral" => ("Missing ephemeral resource to override".to_string(), format!("There is no {} ephemeral resource named \"{}\". An override file can only override an ephemeral block defined in a primary configuration file.", l[0], l[1])),
-        "action" => ("Missing resource to override".to_string(), format!("There is no action named \"{}\". An override file can only override a resource block defined in a primary configuration file.", l[1])),
-        "variable" => ("Missing base variable declaration to override".to_string(), format!("There is no variable named \"{}\". An override file can only override a variable that was already declared in a primary configuration file.", l[0])),
-        "output" => ("Missing base output definition to override".to_string(), format!("There is no output named \"{}\". An override file can only override an output that was already defined in a primary configuration file.", l[0])),
-        _ => ("Missing module call to override".to_string(), format!("There is no module call named \"{}\". An override file can only override a module call that was defined in a primary configuration file.", l[0])),
+        "resource" => (
+            "Missing resource to override".to_string(),
+            format!(
+                "There is no {} resource named \"{}\". An override file can only override a resource block defined in a primary configuration file.",
+                l[0], l[1]
+            ),
+        ),
+        "data" => (
+            "Missing data resource to override".to_string(),
+            format!(
+                "There is no {} data resource named \"{}\". An override file can only override a data block defined in a primary configuration file.",
+                l[0], l[1]
+            ),
+        ),
+        "ephemeral" => (
+            "Missing ephemeral resource to override".to_string(),
+            format!(
+                "There is no {} ephemeral resource named \"{}\". An override file can only override an ephemeral block defined in a primary configuration file.",
+                l[0], l[1]
+            ),
+        ),
+        "action" => (
+            "Missing resource to override".to_string(),
+            format!(
+                "There is no action named \"{}\". An override file can only override a resource block defined in a primary configuration file.",
+                l[1]
+            ),
+        ),
+        "variable" => (
+            "Missing base variable declaration to override".to_string(),
+            format!(
+                "There is no variable named \"{}\". An override file can only override a variable that was already declared in a primary configuration file.",
+                l[0]
+            ),
+        ),
+        "output" => (
+            "Missing base output definition to override".to_string(),
+            format!(
+                "There is no output named \"{}\". An override file can only override an output that was already defined in a primary configuration file.",
+                l[0]
+            ),
+        ),
+        _ => (
+            "Missing module call to override".to_string(),
+            format!(
+                "There is no module call named \"{}\". An override file can only override a module call that was defined in a primary configuration file.",
+                l[0]
+            ),
+        ),
     };
     Diagnostic::error(summary, detail, o.def_span)
 }
@@ -284,7 +373,11 @@ fn check_depends_on(m: &mut Module, o: &Block) {
             _ => Some(d.expr.span),
         };
         if let Some(span) = first {
-            m.diagnostics.push(Diagnostic::error("Unsupported override", "The depends_on argument may not be overridden.", span));
+            m.diagnostics.push(Diagnostic::error(
+                "Unsupported override",
+                "The depends_on argument may not be overridden.",
+                span,
+            ));
         }
     }
 }
@@ -300,7 +393,8 @@ fn merge_resource(m: &mut Module, base: &mut Block, o: &Block) {
 /// Lifecycle arguments merge one by one (spec §5.2).
 fn merge_lifecycle(m: &mut Module, base: &mut Block, o: &Block) {
     let tofu = m.engine == Engine::OpenTofu;
-    let pos = base.body.items.iter().position(|i| matches!(i, Item::Block(b) if b.kind == "lifecycle"));
+    let pos =
+        base.body.items.iter().position(|i| matches!(i, Item::Block(b) if b.kind == "lifecycle"));
     let mut lc = match pos {
         Some(p) => match &base.body.items[p] {
             Item::Block(b) => b.clone(),
@@ -315,7 +409,8 @@ fn merge_lifecycle(m: &mut Module, base: &mut Block, o: &Block) {
                 "create_before_destroy" | "prevent_destroy" => set_attr(&mut lc, a),
                 "destroy" if tofu => set_attr(&mut lc, a),
                 "ignore_changes" => {
-                    let base_all = lc.attr("ignore_changes").and_then(|b| b.expr.as_keyword()) == Some("all");
+                    let base_all =
+                        lc.attr("ignore_changes").and_then(|b| b.expr.as_keyword()) == Some("all");
                     let is_all = a.expr.as_keyword() == Some("all");
                     let empty = a.expr.as_tuple().is_some_and(<[_]>::is_empty);
                     if empty {
@@ -326,7 +421,11 @@ fn merge_lifecycle(m: &mut Module, base: &mut Block, o: &Block) {
                         set_attr(&mut lc, a);
                     }
                 }
-                other => ignore(m, a.span, &format!("lifecycle argument {other} is not merged from override files")),
+                other => ignore(
+                    m,
+                    a.span,
+                    &format!("lifecycle argument {other} is not merged from override files"),
+                ),
             },
             Item::Block(b) if b.kind == "action_trigger" && !tofu => triggers.push(b.clone()),
             _ => {}
@@ -356,12 +455,22 @@ fn merge_variable(m: &mut Module, base: &mut Block, o: &Block) {
     let base_default = base.attr("default").cloned();
     for a in o.body.attrs() {
         match a.name.as_str() {
-            "description" | "sensitive" | "ephemeral" | "const" | "nullable" | "default" | "type" => set_attr(base, a),
-            "deprecated" if tofu && a.expr.as_str().is_some_and(|s| !s.is_empty()) => set_attr(base, a),
-            _ => ignore(m, a.span, &format!("variable argument {} is not merged from override files", a.name)),
+            "description" | "sensitive" | "ephemeral" | "const" | "nullable" | "default"
+            | "type" => set_attr(base, a),
+            "deprecated" if tofu && a.expr.as_str().is_some_and(|s| !s.is_empty()) => {
+                set_attr(base, a)
+            }
+            _ => ignore(
+                m,
+                a.span,
+                &format!("variable argument {} is not merged from override files", a.name),
+            ),
         }
     }
-    if !(o.attr("type").is_some() && o.attr("default").is_some() && types::declared_default_error(o).is_some()) {
+    if !(o.attr("type").is_some()
+        && o.attr("default").is_some()
+        && types::declared_default_error(o).is_some())
+    {
         types::check_variable(m, base, o, base_type.as_ref(), base_default.as_ref());
     }
 }
@@ -374,10 +483,18 @@ fn merge_output(m: &mut Module, base: &mut Block, o: &Block) {
             "value" | "sensitive" | "ephemeral" => set_attr(base, a),
             "type" if !tofu => set_attr(base, a),
             "description" if a.expr.as_str().is_none_or(|s| !s.is_empty()) => set_attr(base, a),
-            "description" => ignore(m, a.span, "description = \"\" cannot clear an output's description"),
-            "deprecated" if tofu && a.expr.as_str().is_some_and(|s| !s.is_empty()) => set_attr(base, a),
+            "description" => {
+                ignore(m, a.span, "description = \"\" cannot clear an output's description")
+            }
+            "deprecated" if tofu && a.expr.as_str().is_some_and(|s| !s.is_empty()) => {
+                set_attr(base, a)
+            }
             "depends_on" => {}
-            _ => ignore(m, a.span, &format!("output argument {} is not merged from override files", a.name)),
+            _ => ignore(
+                m,
+                a.span,
+                &format!("output argument {} is not merged from override files", a.name),
+            ),
         }
     }
 }
@@ -385,11 +502,15 @@ fn merge_output(m: &mut Module, base: &mut Block, o: &Block) {
 fn merge_module(m: &mut Module, base: &mut Block, o: &Block) {
     check_depends_on(m, o);
     let providers = o.attr("providers");
-    merge_body(&mut base.body, &o.body, &["depends_on", "providers", "ignore_nested_deprecations", "lifecycle"]);
-    if let Some(p) = providers {
-        if p.expr.as_object().is_none_or(|e| !e.is_empty()) {
-            set_attr(base, p);
-        }
+    merge_body(
+        &mut base.body,
+        &o.body,
+        &["depends_on", "providers", "ignore_nested_deprecations", "lifecycle"],
+    );
+    if let Some(p) = providers
+        && p.expr.as_object().is_none_or(|e| !e.is_empty())
+    {
+        set_attr(base, p);
     }
     if let Some(a) = o.attr("ignore_nested_deprecations") {
         ignore(m, a.span, "ignore_nested_deprecations is not merged from override files");

@@ -13,7 +13,9 @@ use std::sync::Arc;
 
 use crate::diag::Diagnostic;
 use crate::terraform::discover::{self, Engine, Skip};
-use crate::terraform::{Attr, Block, FileClass, Files, Item, ParsedFile, SourceText, Span, Syntax, hcl, json};
+use crate::terraform::{
+    Attr, Block, FileClass, Files, Item, ParsedFile, SourceText, Span, Syntax, hcl, json,
+};
 
 /// The effective configuration of one module, with provenance and Terraform's diagnostics.
 #[derive(Clone, Debug)]
@@ -101,7 +103,8 @@ pub fn load<E: std::fmt::Display>(
     engine: Option<Engine>,
     mut read: impl FnMut(&str) -> Result<Vec<u8>, E>,
 ) -> Result<Module, E> {
-    let engine = engine.unwrap_or_else(|| discover::default_engine(names.iter().map(String::as_str)));
+    let engine =
+        engine.unwrap_or_else(|| discover::default_engine(names.iter().map(String::as_str)));
     let found = discover::discover(names.iter().map(String::as_str), engine);
     let mut raw = Vec::with_capacity(found.files.len());
     for c in &found.files {
@@ -161,7 +164,8 @@ pub fn load<E: std::fmt::Display>(
 /// Loads a module from in-memory `(name, text)` pairs (tests, fixtures, re-parsing output).
 pub fn load_texts(dir: &str, files: &[(&str, &str)], engine: Option<Engine>) -> Module {
     let names: Vec<String> = files.iter().map(|(n, _)| n.to_string()).collect();
-    let map: HashMap<String, &str> = files.iter().map(|(n, t)| (crate::source::join(dir, n), *t)).collect();
+    let map: HashMap<String, &str> =
+        files.iter().map(|(n, t)| (crate::source::join(dir, n), *t)).collect();
     let read = |p: &str| -> Result<Vec<u8>, std::convert::Infallible> {
         Ok(map.get(p).map(|t| t.as_bytes().to_vec()).unwrap_or_default())
     };

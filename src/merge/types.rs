@@ -91,7 +91,11 @@ impl TypeParser<'_> {
     fn ident(&mut self) -> Option<String> {
         self.ws();
         let start = self.i;
-        while self.i < self.s.len() && (self.s[self.i].is_ascii_alphanumeric() || self.s[self.i] == b'_' || self.s[self.i] == b'-') {
+        while self.i < self.s.len()
+            && (self.s[self.i].is_ascii_alphanumeric()
+                || self.s[self.i] == b'_'
+                || self.s[self.i] == b'-')
+        {
             self.i += 1;
         }
         (self.i > start).then(|| String::from_utf8_lossy(&self.s[start..self.i]).into_owned())
@@ -205,7 +209,10 @@ pub fn constant(e: &Expr) -> Option<Val> {
                 };
                 vals.push((key, constant(v)?));
             }
-            Val::Attrs(Type::Object(vals.iter().map(|(k, v)| (k.clone(), v.ty(), false)).collect()), vals)
+            Val::Attrs(
+                Type::Object(vals.iter().map(|(k, v)| (k.clone(), v.ty(), false)).collect()),
+                vals,
+            )
         }
         ExprKind::Raw(_) => return None,
     })
@@ -219,7 +226,9 @@ fn mismatch(got: &Type, want: &Type) -> String {
 pub fn convert(v: &Val, want: &Type) -> Result<Val, String> {
     match (v, want) {
         (Val::Null, _) | (_, Type::Any) => Ok(v.clone()),
-        (Val::String(_), Type::String) | (Val::Number(_), Type::Number) | (Val::Bool(_), Type::Bool) => Ok(v.clone()),
+        (Val::String(_), Type::String)
+        | (Val::Number(_), Type::Number)
+        | (Val::Bool(_), Type::Bool) => Ok(v.clone()),
         (Val::Number(n), Type::String) => Ok(Val::String(format_number(*n))),
         (Val::Bool(b), Type::String) => Ok(Val::String(b.to_string())),
         (Val::String(s), Type::Number) => {
@@ -235,14 +244,18 @@ pub fn convert(v: &Val, want: &Type) -> Result<Val, String> {
             Ok(Val::Seq(want.clone(), items))
         }
         (Val::Seq(Type::Tuple(_), items), Type::Tuple(ts)) if items.len() == ts.len() => {
-            let items = items.iter().zip(ts).map(|(i, t)| convert(i, t)).collect::<Result<Vec<_>, _>>()?;
+            let items =
+                items.iter().zip(ts).map(|(i, t)| convert(i, t)).collect::<Result<Vec<_>, _>>()?;
             Ok(Val::Seq(want.clone(), items))
         }
         (Val::Seq(Type::Tuple(_), items), Type::Tuple(ts)) => {
             Err(format!("tuple required with {} elements, but have {}", ts.len(), items.len()))
         }
         (Val::Attrs(_, attrs), Type::Map(t)) => {
-            let attrs = attrs.iter().map(|(k, a)| Ok((k.clone(), convert(a, t)?))).collect::<Result<Vec<_>, String>>()?;
+            let attrs = attrs
+                .iter()
+                .map(|(k, a)| Ok((k.clone(), convert(a, t)?)))
+                .collect::<Result<Vec<_>, String>>()?;
             Ok(Val::Attrs(want.clone(), attrs))
         }
         (Val::Attrs(_, attrs), Type::Object(fields)) => {
@@ -287,21 +300,37 @@ pub(super) fn check_declared_default(m: &mut Module, b: &Block) {
     if let Some((err, span)) = declared_default_error(b) {
         m.diagnostics.push(Diagnostic::error(
             "Invalid default value for variable",
-            format!("This default value is not compatible with the variable's type constraint: {err}."),
+            format!(
+                "This default value is not compatible with the variable's type constraint: {err}."
+            ),
             span,
         ));
     }
 }
 
 /// The post-merge checks of a variable (spec §5.6).
-pub(super) fn check_variable(m: &mut Module, merged: &Block, o: &Block, base_type: Option<&Attr>, base_default: Option<&Attr>) {
+pub(super) fn check_variable(
+    m: &mut Module,
+    merged: &Block,
+    o: &Block,
+    base_type: Option<&Attr>,
+    base_default: Option<&Attr>,
+) {
     let type_over = o.attr("type").is_some();
     let default_over = o.attr("default").is_some();
-    let Some(default) = merged.attr("default") else { return };
-    let Some(literal) = constant(&default.expr) else { return };
+    let Some(default) = merged.attr("default") else {
+        return;
+    };
+    let Some(literal) = constant(&default.expr) else {
+        return;
+    };
     // A default from the primary file was already converted to the primary's type.
     let got = if default_over {
-        if type_over { convert(&literal, &type_of(o.attr("type"))).unwrap_or(literal) } else { literal }
+        if type_over {
+            convert(&literal, &type_of(o.attr("type"))).unwrap_or(literal)
+        } else {
+            literal
+        }
     } else {
         match base_default.and_then(|d| constant(&d.expr)) {
             Some(v) => convert(&v, &type_of(base_type)).unwrap_or(v),
@@ -311,11 +340,21 @@ pub(super) fn check_variable(m: &mut Module, merged: &Block, o: &Block, base_typ
     let want = type_of(merged.attr("type"));
     if let Err(err) = convert(&got, &want) {
         let detail = match (type_over, default_over) {
-            (true, false) => format!("Overriding this variable's type constraint has made its default value invalid: {err}."),
-            (false, true) => format!("The overridden default value for this variable is not compatible with the variable's type constraint: {err}."),
-            _ => format!("This variable's default value is not compatible with its type constraint: {err}."),
+            (true, false) => format!(
+                "Overriding this variable's type constraint has made its default value invalid: {err}."
+            ),
+            (false, true) => format!(
+                "The overridden default value for this variable is not compatible with the variable's type constraint: {err}."
+            ),
+            _ => format!(
+                "This variable's default value is not compatible with its type constraint: {err}."
+            ),
         };
-        m.diagnostics.push(Diagnostic::error("Invalid default value for variable", detail, o.def_span));
+        m.diagnostics.push(Diagnostic::error(
+            "Invalid default value for variable",
+            detail,
+            o.def_span,
+        ));
         return;
     }
     let nullable = merged.attr("nullable").and_then(|a| a.expr.as_bool()).unwrap_or(true);
@@ -342,9 +381,15 @@ mod tests {
         assert_eq!(parse_type("\"map\""), Some(Type::Map(Box::new(Type::Any))));
         assert_eq!(
             parse_type("object({ a = string, b = optional(number, 3) })"),
-            Some(Type::Object(vec![("a".into(), Type::String, false), ("b".into(), Type::Number, true)]))
+            Some(Type::Object(vec![
+                ("a".into(), Type::String, false),
+                ("b".into(), Type::Number, true)
+            ]))
         );
-        assert_eq!(parse_type("tuple([string, bool])"), Some(Type::Tuple(vec![Type::String, Type::Bool])));
+        assert_eq!(
+            parse_type("tuple([string, bool])"),
+            Some(Type::Tuple(vec![Type::String, Type::Bool]))
+        );
         assert_eq!(parse_type("lisst(string)"), None);
     }
 
@@ -354,7 +399,10 @@ mod tests {
         assert_eq!(convert(&s("eight"), &Type::Number), Err("a number is required".into()));
         assert_eq!(convert(&Val::Number(8.0), &Type::String), Ok(s("8")));
         let list = Val::Seq(Type::List(Box::new(Type::String)), vec![s("a")]);
-        assert_eq!(convert(&list, &Type::String), Err("string required, but have list of string".into()));
+        assert_eq!(
+            convert(&list, &Type::String),
+            Err("string required, but have list of string".into())
+        );
         assert_eq!(
             convert(&s("a,b"), &Type::List(Box::new(Type::String))),
             Err("list of string required, but have string".into())

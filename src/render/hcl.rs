@@ -50,7 +50,12 @@ pub fn render(m: &Module) -> String {
     }
     for b in &m.blocks {
         p.out.push('\n');
-        let overrides: Vec<String> = b.displaced.iter().filter(|s| m.from_override(**s)).map(|s| m.files.short(*s)).collect();
+        let overrides: Vec<String> = b
+            .displaced
+            .iter()
+            .filter(|s| m.from_override(**s))
+            .map(|s| m.files.short(*s))
+            .collect();
         if !overrides.is_empty() && !m.from_override(b.span) {
             p.out.push_str(&format!("# overridden by {}\n", overrides.join(", ")));
         }

@@ -17,7 +17,11 @@ pub fn render(m: &Module) -> String {
 /// The view as a value.
 pub fn view(m: &Module) -> Value {
     let st = &m.settings;
-    let storage: Vec<Value> = [&st.backend, &st.cloud, &st.state_store].into_iter().flatten().map(|b| block(m, b)).collect();
+    let storage: Vec<Value> = [&st.backend, &st.cloud, &st.state_store]
+        .into_iter()
+        .flatten()
+        .map(|b| block(m, b))
+        .collect();
     json!({
         "dir": m.dir,
         "engine": m.engine,

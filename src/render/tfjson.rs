@@ -23,8 +23,13 @@ pub fn document(m: &Module) -> Value {
         let mut t = Map::new();
         if let Some(v) = st.required_version.last() {
             // Several constraints must all hold; JSON has one property, so join them.
-            let all: Vec<String> = st.required_version.iter().filter_map(|a| a.expr.as_str()).collect();
-            let value = if all.len() == st.required_version.len() { json!(all.join(", ")) } else { v.expr.to_json() };
+            let all: Vec<String> =
+                st.required_version.iter().filter_map(|a| a.expr.as_str()).collect();
+            let value = if all.len() == st.required_version.len() {
+                json!(all.join(", "))
+            } else {
+                v.expr.to_json()
+            };
             t.insert("required_version".into(), value);
         }
         if !st.required_providers.is_empty() {
@@ -82,7 +87,11 @@ fn attr_value(a: &Attr, schema: Schema) -> Value {
                         crate::terraform::ObjKey::Name(n) => n.clone(),
                         crate::terraform::ObjKey::Expr(e) => e.to_hcl(),
                     };
-                    let val = if key == "configuration_aliases" { v.to_json_reference() } else { v.to_json() };
+                    let val = if key == "configuration_aliases" {
+                        v.to_json_reference()
+                    } else {
+                        v.to_json()
+                    };
                     o.insert(key, val);
                 }
                 Value::Object(o)
@@ -123,6 +132,8 @@ pub(crate) fn node_value(n: &JsonNode) -> Value {
         JsonValue::Number(s) => serde_json::from_str(s).unwrap_or(Value::String(s.clone())),
         JsonValue::String(s) => Value::String(s.clone()),
         JsonValue::Array(a) => Value::Array(a.iter().map(node_value).collect()),
-        JsonValue::Object(props) => Value::Object(props.iter().map(|(k, _, v)| (k.clone(), node_value(v))).collect()),
+        JsonValue::Object(props) => {
+            Value::Object(props.iter().map(|(k, _, v)| (k.clone(), node_value(v))).collect())
+        }
     }
 }

@@ -1,7 +1,10 @@
 //! Rendering diagnostics for people (miette, pointing at the exact lines) and for tools
 //! (one compact line each). Pure: returns strings.
 
-use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource, Severity as MSeverity};
+use miette::{
+    GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource,
+    Severity as MSeverity,
+};
 
 use crate::diag::{Diagnostic, Severity};
 use crate::terraform::Files;
@@ -21,16 +24,18 @@ impl Style {
 }
 
 fn handler(style: Style) -> GraphicalReportHandler {
-    let theme = if style.color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
+    let theme =
+        if style.color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
     GraphicalReportHandler::new_themed(theme).with_width(style.width).with_links(false)
 }
 
 /// One diagnostic, drawn with the source lines it points at.
 pub fn human(files: &Files, d: &Diagnostic, code: &str, style: Style) -> String {
-    let mut md = MietteDiagnostic::new(d.summary.clone()).with_code(code).with_severity(match d.severity {
-        Severity::Error => MSeverity::Error,
-        Severity::Warning => MSeverity::Warning,
-    });
+    let mut md =
+        MietteDiagnostic::new(d.summary.clone()).with_code(code).with_severity(match d.severity {
+            Severity::Error => MSeverity::Error,
+            Severity::Warning => MSeverity::Warning,
+        });
     if !d.detail.is_empty() {
         md = md.with_help(d.detail.clone());
     }
@@ -40,14 +45,21 @@ pub fn human(files: &Files, d: &Diagnostic, code: &str, style: Style) -> String 
         return out;
     };
     let file = files.get(subject.file);
-    let mut labels = vec![LabeledSpan::new_primary_with_span(Some("here".into()), (subject.start, subject.end - subject.start))];
+    let mut labels = vec![LabeledSpan::new_primary_with_span(
+        Some("here".into()),
+        (subject.start, subject.end - subject.start),
+    )];
     for (span, label) in &d.related {
         if span.file == subject.file {
-            labels.push(LabeledSpan::new_with_span(Some(label.clone()), (span.start, span.end - span.start)));
+            labels.push(LabeledSpan::new_with_span(
+                Some(label.clone()),
+                (span.start, span.end - span.start),
+            ));
         }
     }
     md = md.with_labels(labels);
-    let report = miette::Report::new(md).with_source_code(NamedSource::new(file.path.clone(), file.text.to_string()));
+    let report = miette::Report::new(md)
+        .with_source_code(NamedSource::new(file.path.clone(), file.text.to_string()));
     let _ = handler(style).render_report(&mut out, report.as_ref());
     out
 }

@@ -30,7 +30,8 @@ impl WorktreeSource {
     }
 
     fn err(&self, path: &str, e: impl std::fmt::Display) -> SourceError {
-        let shown = if path.is_empty() { self.root.display().to_string() } else { path.to_string() };
+        let shown =
+            if path.is_empty() { self.root.display().to_string() } else { path.to_string() };
         SourceError { path: shown, message: e.to_string() }
     }
 }
@@ -48,14 +49,19 @@ impl Source for WorktreeSource {
             .git_exclude(true)
             .require_git(false)
             .max_depth(if self.recursive { None } else { Some(1) })
-            .filter_entry(|e| !(e.file_type().is_some_and(|t| t.is_dir()) && (e.file_name() == ".terraform" || e.file_name() == ".git")))
+            .filter_entry(|e| {
+                !(e.file_type().is_some_and(|t| t.is_dir())
+                    && (e.file_name() == ".terraform" || e.file_name() == ".git"))
+            })
             .build();
         for entry in walker {
             let entry = entry.map_err(|e| self.err("", e))?;
             if !entry.file_type().is_some_and(|t| t.is_file() || t.is_symlink()) {
                 continue;
             }
-            let Ok(rel) = entry.path().strip_prefix(&self.root) else { continue };
+            let Ok(rel) = entry.path().strip_prefix(&self.root) else {
+                continue;
+            };
             let Some(rel) = rel.to_str() else { continue };
             let rel = rel.replace(std::path::MAIN_SEPARATOR, "/");
             let (dir, name) = split(&rel);

@@ -97,7 +97,12 @@ pub fn discover<'a>(names: impl IntoIterator<Item = &'a str>, engine: Engine) ->
     let (mut primary, mut overrides) = (Vec::new(), Vec::new());
     for name in names {
         if is_ignored(name) {
-            if config_ext(name.trim_start_matches(['.', '#']).trim_end_matches(['~', '#']), Engine::OpenTofu).is_some() {
+            if config_ext(
+                name.trim_start_matches(['.', '#']).trim_end_matches(['~', '#']),
+                Engine::OpenTofu,
+            )
+            .is_some()
+            {
                 out.skipped.push((name.to_string(), Skip::Ignored));
             }
             continue;
@@ -156,7 +161,10 @@ mod tests {
     fn ignored_names() {
         assert!(is_ignored(".x.tf") && is_ignored("main.tf~") && is_ignored("#main.tf#"));
         assert!(!is_ignored("#main.tf"));
-        let d = discover(["#main.tf", "#a.tf#", ".b.tf", "c.tf~", "main.TF", "x.tfvars"], Engine::Terraform);
+        let d = discover(
+            ["#main.tf", "#a.tf#", ".b.tf", "c.tf~", "main.TF", "x.tfvars"],
+            Engine::Terraform,
+        );
         assert_eq!(d.files.len(), 1);
         assert_eq!(d.skipped.len(), 3);
     }
@@ -166,7 +174,14 @@ mod tests {
         for n in ["override.tf", "main_override.tf", "_override.tf", "a_override.tf.json"] {
             assert!(is_override(n, config_ext(n, Engine::Terraform).expect("ext")), "{n}");
         }
-        for n in ["override_main.tf", "main-override.tf", "mainoverride.tf", "main.override.tf", "main_OVERRIDE.tf", "Override.tf"] {
+        for n in [
+            "override_main.tf",
+            "main-override.tf",
+            "mainoverride.tf",
+            "main.override.tf",
+            "main_OVERRIDE.tf",
+            "Override.tf",
+        ] {
             assert!(!is_override(n, config_ext(n, Engine::Terraform).expect("ext")), "{n}");
         }
         assert_eq!(config_ext("x_override.tftest.hcl", Engine::OpenTofu), None);
@@ -175,23 +190,52 @@ mod tests {
     #[test]
     fn byte_wise_order_primaries_first_json_twin_after() {
         let got = order(
-            &["z_override.tf", "override.tf", "a_override.tf.json", "main.tf", "Z_override.tf", "_override.tf", "a_override.tf", "B.tf"],
+            &[
+                "z_override.tf",
+                "override.tf",
+                "a_override.tf.json",
+                "main.tf",
+                "Z_override.tf",
+                "_override.tf",
+                "a_override.tf",
+                "B.tf",
+            ],
             Engine::Terraform,
         );
         assert_eq!(
             got,
-            ["B.tf", "main.tf", "Z_override.tf", "_override.tf", "a_override.tf", "a_override.tf.json", "override.tf", "z_override.tf"]
+            [
+                "B.tf",
+                "main.tf",
+                "Z_override.tf",
+                "_override.tf",
+                "a_override.tf",
+                "a_override.tf.json",
+                "override.tf",
+                "z_override.tf"
+            ]
         );
     }
 
     #[test]
     fn tofu_twins_shadow_per_list() {
-        let names = ["main.tf", "main.tofu", "main.tf.json", "foo.tofu", "foo_override.tf", "v_override.tf", "v_override.tofu"];
+        let names = [
+            "main.tf",
+            "main.tofu",
+            "main.tf.json",
+            "foo.tofu",
+            "foo_override.tf",
+            "v_override.tf",
+            "v_override.tofu",
+        ];
         assert_eq!(
             order(&names, Engine::OpenTofu),
             ["foo.tofu", "main.tf.json", "main.tofu", "foo_override.tf", "v_override.tofu"]
         );
-        assert_eq!(order(&names, Engine::Terraform), ["main.tf", "main.tf.json", "foo_override.tf", "v_override.tf"]);
+        assert_eq!(
+            order(&names, Engine::Terraform),
+            ["main.tf", "main.tf.json", "foo_override.tf", "v_override.tf"]
+        );
         assert_eq!(default_engine(names), Engine::OpenTofu);
         assert_eq!(default_engine(["main.tf"]), Engine::Terraform);
     }

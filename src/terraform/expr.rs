@@ -290,10 +290,7 @@ mod tests {
 
     #[test]
     fn templates_print_in_both_syntaxes() {
-        let e = tpl(vec![
-            TplPart::Lit("a\"b ${x}\n".into()),
-            TplPart::Code("${var.y}".into()),
-        ]);
+        let e = tpl(vec![TplPart::Lit("a\"b ${x}\n".into()), TplPart::Code("${var.y}".into())]);
         assert_eq!(e.to_hcl(), r#""a\"b $${x}\n${var.y}""#);
         assert_eq!(e.to_json(), serde_json::json!("a\"b $${x}\n${var.y}"));
         assert_eq!(e.as_str(), None);

@@ -3,10 +3,10 @@
 //! hcl-edit rejects a UTF-8 byte order mark, which Terraform accepts, so the mark is
 //! skipped and every span is shifted back onto the original text.
 
+use hcl_edit::Span as _;
 use hcl_edit::expr::{Expression, ObjectKey};
 use hcl_edit::structure::{self as hs, Structure};
 use hcl_edit::template::{Element, Template};
-use hcl_edit::Span as _;
 
 use super::expr::{Expr, ExprKind, ObjKey, TplPart};
 use super::{Attr, Block, Body, FileId, Item, ParsedFile, Span};
@@ -58,7 +58,10 @@ fn nesting_too_deep(input: &str) -> Option<usize> {
 /// message otherwise.
 fn describe(message: &str) -> (String, String) {
     if message.starts_with("invalid expression") {
-        return ("Invalid expression".into(), "Expected the start of an expression, but found an invalid expression token.".into());
+        return (
+            "Invalid expression".into(),
+            "Expected the start of an expression, but found an invalid expression token.".into(),
+        );
     }
     ("Invalid HCL syntax".into(), format!("{}.", capitalise(message)))
 }
@@ -141,7 +144,9 @@ impl Cx<'_> {
                     .map(|(k, v)| {
                         let key = match k {
                             ObjectKey::Ident(i) => ObjKey::Name(i.as_str().to_string()),
-                            ObjectKey::Expression(Expression::String(s)) => ObjKey::Name(s.value().clone()),
+                            ObjectKey::Expression(Expression::String(s)) => {
+                                ObjKey::Name(s.value().clone())
+                            }
                             ObjectKey::Expression(x) => ObjKey::Expr(self.expr(x)),
                         };
                         (key, self.expr(v.expr()))

@@ -9,7 +9,9 @@ use jsonc_parser::{CollectOptions, ParseOptions};
 
 use super::expr::{Expr, ExprKind, ObjKey, TplPart};
 use super::schema::{Prop, Schema};
-use super::{Attr, Block, Body, FileId, Item, JsonNode, JsonProp, JsonValue, ParsedFile, SourceText, Span};
+use super::{
+    Attr, Block, Body, FileId, Item, JsonNode, JsonProp, JsonValue, ParsedFile, SourceText, Span,
+};
 use crate::diag::Diagnostic;
 
 const MAX_DEPTH: usize = 256;
@@ -38,14 +40,15 @@ pub fn parse(file: FileId, src: &SourceText) -> Result<(ParsedFile, Vec<Diagnost
         allow_non_finite_numbers: false,
         allow_extended_string_escapes: false,
     };
-    let parsed = jsonc_parser::parse_to_ast(input, &CollectOptions::default(), &strict).map_err(|e| {
-        let r = e.range();
-        Diagnostic::error(
-            "Invalid JSON syntax",
-            format!("{}.", e.kind()),
-            Span::new(file, r.start + offset, (r.end + offset).max(r.start + offset)),
-        )
-    })?;
+    let parsed =
+        jsonc_parser::parse_to_ast(input, &CollectOptions::default(), &strict).map_err(|e| {
+            let r = e.range();
+            Diagnostic::error(
+                "Invalid JSON syntax",
+                format!("{}.", e.kind()),
+                Span::new(file, r.start + offset, (r.end + offset).max(r.start + offset)),
+            )
+        })?;
     let Some(root) = parsed.value else {
         return Err(Diagnostic::error(
             "Invalid JSON syntax",
@@ -107,7 +110,9 @@ fn node(file: FileId, offset: usize, v: &Value) -> JsonNode {
         Value::BooleanLit(b) => JsonValue::Bool(b.value),
         Value::NumberLit(n) => JsonValue::Number(n.value.to_string()),
         Value::StringLit(s) => JsonValue::String(s.value.to_string()),
-        Value::Array(a) => JsonValue::Array(a.elements.iter().map(|e| node(file, offset, e)).collect()),
+        Value::Array(a) => {
+            JsonValue::Array(a.elements.iter().map(|e| node(file, offset, e)).collect())
+        }
         Value::Object(o) => JsonValue::Object(
             o.properties
                 .iter()
@@ -116,7 +121,11 @@ fn node(file: FileId, offset: usize, v: &Value) -> JsonNode {
                         ObjectPropName::String(s) => (s.value.to_string(), s.range),
                         ObjectPropName::Word(w) => (w.value.to_string(), w.range),
                     };
-                    (name, Span::new(file, r.start + offset, r.end + offset), node(file, offset, &p.value))
+                    (
+                        name,
+                        Span::new(file, r.start + offset, r.end + offset),
+                        node(file, offset, &p.value),
+                    )
                 })
                 .collect(),
         ),
@@ -156,7 +165,12 @@ impl Decoder<'_> {
                     self.blocks(name, name_span, labels, child, value, &mut Vec::new(), &mut out);
                     items.extend(out.into_iter().map(Item::Block));
                 }
-                Prop::Unknown if matches!(value.value, JsonValue::Object(_) | JsonValue::Array(_) | JsonValue::Null) => {
+                Prop::Unknown
+                    if matches!(
+                        value.value,
+                        JsonValue::Object(_) | JsonValue::Array(_) | JsonValue::Null
+                    ) =>
+                {
                     items.push(Item::Json(JsonProp {
                         name: name.clone(),
                         name_span,
@@ -175,11 +189,19 @@ impl Decoder<'_> {
                         Item::Attr(a) if a.name == *name => Some(a.name_span),
                         _ => None,
                     }) {
-                        self.diags.push(Diagnostic::error(
-                            "Duplicate argument",
-                            format!("The argument \"{name}\" was already set at {}.", self.src.map(|s| s.range_string(prev.start, prev.end)).unwrap_or_default()),
-                            name_span,
-                        ).with_related(prev, "first set here"));
+                        self.diags.push(
+                            Diagnostic::error(
+                                "Duplicate argument",
+                                format!(
+                                    "The argument \"{name}\" was already set at {}.",
+                                    self.src
+                                        .map(|s| s.range_string(prev.start, prev.end))
+                                        .unwrap_or_default()
+                                ),
+                                name_span,
+                            )
+                            .with_related(prev, "first set here"),
+                        );
                         continue;
                     }
                     let expr = match prop {
@@ -189,14 +211,24 @@ impl Decoder<'_> {
                         _ if schema == Schema::RequiredProviders => self.requirement(value),
                         _ => self.expr(value),
                     };
-                    items.push(Item::Attr(Attr { name: name.clone(), name_span, expr, span, displaced: Vec::new() }));
+                    items.push(Item::Attr(Attr {
+                        name: name.clone(),
+                        name_span,
+                        expr,
+                        span,
+                        displaced: Vec::new(),
+                    }));
                 }
             }
         }
         Body { items }
     }
 
-    fn collect_props<'n>(&mut self, n: &'n JsonNode, out: &mut Vec<(&'n String, Span, &'n JsonNode)>) {
+    fn collect_props<'n>(
+        &mut self,
+        n: &'n JsonNode,
+        out: &mut Vec<(&'n String, Span, &'n JsonNode)>,
+    ) {
         match &n.value {
             JsonValue::Object(props) => out.extend(props.iter().map(|(k, s, v)| (k, *s, v))),
             JsonValue::Array(elems) => {
@@ -206,7 +238,10 @@ impl Decoder<'_> {
             }
             other => self.diags.push(Diagnostic::error(
                 "Incorrect JSON value type",
-                format!("A JSON object is required here, not {}, to define arguments and blocks.", kind_name(other)),
+                format!(
+                    "A JSON object is required here, not {}, to define arguments and blocks.",
+                    kind_name(other)
+                ),
                 n.span,
             )),
         }
@@ -250,7 +285,10 @@ impl Decoder<'_> {
             }),
             other => self.diags.push(Diagnostic::error(
                 "Incorrect JSON value type",
-                format!("A JSON object is required here, not {}, to define a \"{kind}\" block.", kind_name(other)),
+                format!(
+                    "A JSON object is required here, not {}, to define a \"{kind}\" block.",
+                    kind_name(other)
+                ),
                 n.span,
             )),
         }
@@ -287,11 +325,13 @@ impl Decoder<'_> {
         }
         match hcl_edit::parser::parse_template(s) {
             Ok(t) => {
-                use hcl_edit::template::Element;
                 use hcl_edit::Span as _;
+                use hcl_edit::template::Element;
                 let mut parts: Vec<TplPart> = Vec::new();
                 for el in t.iter() {
-                    let code = |r: Option<std::ops::Range<usize>>| r.and_then(|r| s.get(r)).unwrap_or("").to_string();
+                    let code = |r: Option<std::ops::Range<usize>>| {
+                        r.and_then(|r| s.get(r)).unwrap_or("").to_string()
+                    };
                     match el {
                         Element::Literal(l) => match parts.last_mut() {
                             Some(TplPart::Lit(prev)) => prev.push_str(l.value()),
@@ -329,7 +369,9 @@ impl Decoder<'_> {
 
     fn ref_list(&mut self, n: &JsonNode) -> Expr {
         match &n.value {
-            JsonValue::Array(a) => Expr::new(ExprKind::Tuple(a.iter().map(|e| self.reference(e)).collect()), n.span),
+            JsonValue::Array(a) => {
+                Expr::new(ExprKind::Tuple(a.iter().map(|e| self.reference(e)).collect()), n.span)
+            }
             _ => self.reference(n),
         }
     }
@@ -337,7 +379,12 @@ impl Decoder<'_> {
     fn ref_map(&mut self, n: &JsonNode) -> Expr {
         match &n.value {
             JsonValue::Object(props) => Expr::new(
-                ExprKind::Object(props.iter().map(|(k, _, v)| (ObjKey::Name(k.clone()), self.reference(v))).collect()),
+                ExprKind::Object(
+                    props
+                        .iter()
+                        .map(|(k, _, v)| (ObjKey::Name(k.clone()), self.reference(v)))
+                        .collect(),
+                ),
                 n.span,
             ),
             _ => self.expr(n),
@@ -352,7 +399,11 @@ impl Decoder<'_> {
                     props
                         .iter()
                         .map(|(k, _, v)| {
-                            let e = if k == "configuration_aliases" { self.ref_list(v) } else { self.expr(v) };
+                            let e = if k == "configuration_aliases" {
+                                self.ref_list(v)
+                            } else {
+                                self.expr(v)
+                            };
                             (ObjKey::Name(k.clone()), e)
                         })
                         .collect(),
@@ -369,7 +420,12 @@ mod tests {
     use super::*;
 
     fn src(text: &str) -> SourceText {
-        SourceText::new("main.tf.json".into(), crate::terraform::FileClass::Primary, crate::terraform::Syntax::Json, text.into())
+        SourceText::new(
+            "main.tf.json".into(),
+            crate::terraform::FileClass::Primary,
+            crate::terraform::Syntax::Json,
+            text.into(),
+        )
     }
 
     fn body(text: &str) -> Body {
@@ -380,8 +436,10 @@ mod tests {
 
     #[test]
     fn labels_nest_and_arrays_repeat_blocks() {
-        let b = body(r#"{"resource": {"aws_instance": {"web": {"ami": "x", "ebs": [{"a": 1}, {"a": 2}]}}},
-                         "provider": {"aws": [{"region": "a"}, {"alias": "b", "region": "b"}]}}"#);
+        let b = body(
+            r#"{"resource": {"aws_instance": {"web": {"ami": "x", "ebs": [{"a": 1}, {"a": 2}]}}},
+                         "provider": {"aws": [{"region": "a"}, {"alias": "b", "region": "b"}]}}"#,
+        );
         let blocks: Vec<_> = b.blocks().collect();
         assert_eq!(blocks.len(), 3);
         assert_eq!(blocks[0].labels, vec!["aws_instance", "web"]);
@@ -391,12 +449,17 @@ mod tests {
 
     #[test]
     fn references_are_bare_expressions_and_comments_are_skipped() {
-        let b = body(r#"{"resource": {"a": {"b": {"//": "note", "depends_on": ["aws_vpc.x"],
-                         "lifecycle": {"ignore_changes": "all"}}}}}"#);
+        let b = body(
+            r#"{"resource": {"a": {"b": {"//": "note", "depends_on": ["aws_vpc.x"],
+                         "lifecycle": {"ignore_changes": "all"}}}}}"#,
+        );
         let r = b.blocks().next().expect("block");
         assert_eq!(r.body.items.len(), 2);
         let dep = r.attr("depends_on").expect("depends_on");
-        assert_eq!(dep.expr.as_tuple().map(|t| t[0].kind.clone()), Some(ExprKind::Raw("aws_vpc.x".into())));
+        assert_eq!(
+            dep.expr.as_tuple().map(|t| t[0].kind.clone()),
+            Some(ExprKind::Raw("aws_vpc.x".into()))
+        );
         let lc = r.body.blocks_of("lifecycle").next().expect("lifecycle");
         assert_eq!(lc.attr("ignore_changes").and_then(|a| a.expr.as_keyword()), Some("all"));
     }

@@ -106,10 +106,7 @@ impl Files {
 
     /// The text a span covers.
     pub fn text(&self, span: Span) -> &str {
-        self.files
-            .get(span.file)
-            .and_then(|f| f.text.get(span.start..span.end))
-            .unwrap_or("")
+        self.files.get(span.file).and_then(|f| f.text.get(span.start..span.end)).unwrap_or("")
     }
 
     /// `file:line` of the start of a span, for provenance comments.
