@@ -82,7 +82,11 @@ fn main() -> std::io::Result<()> {
         }
     }
     let bytes: usize = files.iter().map(|(_, t)| t.len()).sum();
-    println!("corpus: {modules} modules, {} files, {:.1} MiB", files.len(), bytes as f64 / 1048576.0);
+    println!(
+        "corpus: {modules} modules, {} files, {:.1} MiB",
+        files.len(),
+        bytes as f64 / 1048576.0
+    );
 
     let time = |f: &dyn Fn()| -> Duration {
         median(
@@ -112,7 +116,8 @@ fn main() -> std::io::Result<()> {
     let parse_only = time(&|| {
         for (id, (p, t)) in files.iter().enumerate() {
             if p.ends_with(".json") {
-                let s = SourceText::new(p.clone(), FileClass::Primary, Syntax::Json, t.as_str().into());
+                let s =
+                    SourceText::new(p.clone(), FileClass::Primary, Syntax::Json, t.as_str().into());
                 let _ = json::parse(id, &s);
             } else {
                 let _ = hcl::parse(id, t);
@@ -125,9 +130,20 @@ fn main() -> std::io::Result<()> {
     });
     let threads = rayon::current_num_threads();
     println!("hcl-edit parse_body, .tf files (1 thread):     {:>8.1} ms", raw.as_secs_f64() * 1e3);
-    println!("override-guard parse, .tf files (1 thread):    {:>8.1} ms  ({:.2}x hcl-edit)", ours_hcl.as_secs_f64() * 1e3, ours_hcl.as_secs_f64() / raw.as_secs_f64());
-    println!("override-guard parse-only, all files (1 thread): {:>6.1} ms", parse_only.as_secs_f64() * 1e3);
-    println!("audit: walk + read + parse + merge + report ({threads} threads): {:>6.1} ms  ({:.2}x parse-only)", audit.as_secs_f64() * 1e3, audit.as_secs_f64() / parse_only.as_secs_f64());
+    println!(
+        "override-guard parse, .tf files (1 thread):    {:>8.1} ms  ({:.2}x hcl-edit)",
+        ours_hcl.as_secs_f64() * 1e3,
+        ours_hcl.as_secs_f64() / raw.as_secs_f64()
+    );
+    println!(
+        "override-guard parse-only, all files (1 thread): {:>6.1} ms",
+        parse_only.as_secs_f64() * 1e3
+    );
+    println!(
+        "audit: walk + read + parse + merge + report ({threads} threads): {:>6.1} ms  ({:.2}x parse-only)",
+        audit.as_secs_f64() * 1e3,
+        audit.as_secs_f64() / parse_only.as_secs_f64()
+    );
     println!("medians of {runs} runs");
     Ok(())
 }

@@ -2,4 +2,5 @@
 
 mod cli;
 mod merge;
+mod opentofu;
 mod util;
