@@ -368,18 +368,7 @@ fn append_terraform(m: &mut Module, t: &Block) {
                                     "A module may have only one backend configuration. The backend was previously configured at {at}."
                                 ),
                             ),
-                            ("cloud", false) => (
-                                "Duplicate HCP Terraform configurations".to_string(),
-                                format!(
-                                    "A module may have only one 'cloud' block configuring HCP Terraform or Terraform Enterprise. The 'cloud' block was previously configured at {at}."
-                                ),
-                            ),
-                            ("cloud", true) => (
-                                "Duplicate cloud configurations".to_string(),
-                                format!(
-                                    "A module may have only one 'cloud' block configuring a cloud backend. A cloud backend was previously configured at {at}."
-                                ),
-                            ),
+                            ("cloud", _) => duplicate_cloud(&at, tofu),
                             _ => (
                                 "Duplicate 'state_store' configuration block".to_string(),
                                 format!(
@@ -395,6 +384,25 @@ fn append_terraform(m: &mut Module, t: &Block) {
             }
             other => m.settings.other.push(other.clone()),
         }
+    }
+}
+
+/// A second `cloud` block, in primary files or in one override file (same texts).
+pub(super) fn duplicate_cloud(at: &str, tofu: bool) -> (String, String) {
+    if tofu {
+        (
+            "Duplicate cloud configurations".into(),
+            format!(
+                "A module may have only one 'cloud' block configuring a cloud backend. A cloud backend was previously configured at {at}."
+            ),
+        )
+    } else {
+        (
+            "Duplicate HCP Terraform configurations".into(),
+            format!(
+                "A module may have only one 'cloud' block configuring HCP Terraform or Terraform Enterprise. The 'cloud' block was previously configured at {at}."
+            ),
+        )
     }
 }
 

@@ -196,18 +196,7 @@ fn merge_terraform(m: &mut Module, f: &ParsedFile) {
                             "Each override file may have only one backend configuration. A backend was previously configured at {at}."
                         ),
                     ),
-                    ("cloud", false) => (
-                        "Duplicate HCP Terraform configurations".to_string(),
-                        format!(
-                            "A module may have only one 'cloud' block configuring HCP Terraform or Terraform Enterprise. The 'cloud' block was previously configured at {at}."
-                        ),
-                    ),
-                    ("cloud", true) => (
-                        "Duplicate cloud configurations".to_string(),
-                        format!(
-                            "A module may have only one 'cloud' block configuring a cloud backend. A cloud backend was previously configured at {at}."
-                        ),
-                    ),
+                    ("cloud", _) => super::append::duplicate_cloud(&at, tofu),
                     _ => (
                         "Duplicate state storage configuration".to_string(),
                         format!(
