@@ -28,7 +28,7 @@ pub fn parse(file: FileId, text: &str) -> Result<ParsedFile, Diagnostic> {
     }
     let body = hcl_edit::parser::parse_body(input).map_err(|e| {
         let at = (e.location().offset() + offset).min(text.len());
-        let end = text[at..].chars().next().map_or(at, |c| at + c.len_utf8());
+        let end = text.get(at..).and_then(|r| r.chars().next()).map_or(at, |c| at + c.len_utf8());
         let (summary, detail) = describe(e.message());
         Diagnostic::error(summary, detail, Span::new(file, at, end))
     })?;
