@@ -115,9 +115,7 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
             for a in b.body.attrs() {
                 if let Some(&i) = st.locals.get(&a.name) {
                     let prev = m.locals[i].span;
-                    m.diagnostics.push(duplicate(
-                        m,
-                        "Duplicate local value definition",
+                    m.diagnostics.push(duplicate("Duplicate local value definition",
                         format!("A local value named \"{}\" was already defined at {}. Local value names must be unique within a module.", a.name, m.files.range_string(prev)),
                         a.span,
                         prev,
@@ -152,9 +150,7 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
                     {
                         let key = format!("data.{}.{}", d.labels[0], d.labels[1]);
                         if let Some(prev) = data_span(m, st, &key) {
-                            m.diagnostics.push(duplicate(
-                                    m,
-                                    &format!("Duplicate data \"{}\" configuration", d.labels[0]),
+                            m.diagnostics.push(duplicate(&format!("Duplicate data \"{}\" configuration", d.labels[0]),
                                     format!("A {} data resource named \"{}\" was already declared at {}. Resource names must be unique per type in each module, including within check blocks.", d.labels[0], d.labels[1], m.files.range_string(prev)),
                                     d.def_span,
                                     prev,
@@ -177,7 +173,7 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
                 }
                 Some(prev) => {
                     let (summary, detail, last_wins) = duplicate_text(m, b, prev, tofu);
-                    m.diagnostics.push(duplicate(m, &summary, detail, b.def_span, prev));
+                    m.diagnostics.push(duplicate(&summary, detail, b.def_span, prev));
                     if last_wins && let Some(&i) = st.index.get(&addr) {
                         m.blocks[i] = b.clone();
                     }
@@ -207,8 +203,7 @@ fn data_span(m: &Module, st: &State, key: &str) -> Option<Span> {
     })
 }
 
-fn duplicate(m: &Module, summary: &str, detail: String, subject: Span, prev: Span) -> Diagnostic {
-    let _ = m;
+fn duplicate(summary: &str, detail: String, subject: Span, prev: Span) -> Diagnostic {
     Diagnostic::error(summary, detail, subject).with_related(prev, "previously declared here")
 }
 

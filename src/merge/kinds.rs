@@ -196,13 +196,7 @@ fn merge_terraform(m: &mut Module, f: &ParsedFile) {
                             "Each override file may have only one backend configuration. A backend was previously configured at {at}."
                         ),
                     ),
-                    ("cloud", _) => super::append::duplicate_cloud(&at, tofu),
-                    _ => (
-                        "Duplicate state storage configuration".to_string(),
-                        format!(
-                            "Each override file may have only one state storage configuration. A state storage was previously configured at {at}."
-                        ),
-                    ),
+                    _ => super::append::duplicate_cloud(&at, tofu),
                 };
                 m.diagnostics.push(
                     Diagnostic::error(summary, detail, second.def_span)
