@@ -11,6 +11,7 @@ pub mod audit;
 pub mod cli;
 pub mod diag;
 pub mod merge;
+pub mod policy;
 pub mod render;
 pub mod report;
 pub mod source;

@@ -20,7 +20,7 @@ pub(super) struct State {
 }
 
 /// The address a top-level block is known by for duplicates and overrides.
-pub(super) fn address(b: &Block) -> Option<String> {
+pub(crate) fn address(b: &Block) -> Option<String> {
     let l = &b.labels;
     match b.kind.as_str() {
         "resource" | "data" | "ephemeral" | "action" if l.len() == 2 => {

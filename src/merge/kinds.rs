@@ -355,12 +355,13 @@ fn check_depends_on(m: &mut Module, o: &Block) {
             ExprKind::Tuple(items) => items.first().map(|e| e.span),
             _ => Some(d.expr.span),
         };
-        if let Some(span) = first {
-            m.diagnostics.push(Diagnostic::error(
+        match first {
+            Some(span) => m.diagnostics.push(Diagnostic::error(
                 "Unsupported override",
                 "The depends_on argument may not be overridden.",
                 span,
-            ));
+            )),
+            None => ignore(m, d.span, "depends_on = [] in an override changes nothing"),
         }
     }
 }

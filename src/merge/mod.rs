@@ -3,7 +3,7 @@
 //! file is appended with duplicate checks (§3), then every override file is merged in
 //! order (§4, §5). Pure: the caller supplies the bytes.
 
-mod append;
+pub(crate) mod append;
 mod body;
 mod kinds;
 pub mod types;
@@ -35,6 +35,9 @@ pub struct Module {
     pub diagnostics: Vec<Diagnostic>,
     /// Override content that Terraform reads but silently ignores.
     pub ignored: Vec<Ignored>,
+    /// Every loaded file as parsed, before the merge: the policy compares originals with
+    /// the override blocks that change them.
+    pub parsed: Vec<ParsedFile>,
 }
 
 /// The effective `terraform` block.
@@ -120,6 +123,7 @@ pub fn load<E: std::fmt::Display>(
         settings: Settings::default(),
         diagnostics: Vec::new(),
         ignored: Vec::new(),
+        parsed: Vec::new(),
     };
     let mut parsed = Vec::with_capacity(raw.len());
     for (id, (c, bytes)) in raw.into_iter().enumerate() {
@@ -138,7 +142,7 @@ pub fn load<E: std::fmt::Display>(
                 "All input files must be UTF-8 encoded. Ensure that UTF-8 encoding is selected in your editor.",
                 Span::new(id, at, at + 1),
             ));
-            parsed.push(ParsedFile { file: id, body: Default::default() });
+            parsed.push(ParsedFile { file: id, ..Default::default() });
             continue;
         }
         let src = &m.files.files[id];
@@ -153,11 +157,12 @@ pub fn load<E: std::fmt::Display>(
             }
             Err(d) => {
                 m.diagnostics.push(d);
-                parsed.push(ParsedFile { file: id, body: Default::default() });
+                parsed.push(ParsedFile { file: id, ..Default::default() });
             }
         }
     }
     assemble(&mut m, &parsed);
+    m.parsed = parsed;
     Ok(m)
 }
 

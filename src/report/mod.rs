@@ -32,12 +32,12 @@ fn handler(style: Style) -> GraphicalReportHandler {
 /// One diagnostic, drawn with the source lines it points at.
 pub fn human(files: &Files, d: &Diagnostic, code: &str, style: Style) -> String {
     let mut md =
-        MietteDiagnostic::new(d.summary.clone()).with_code(code).with_severity(match d.severity {
+        MietteDiagnostic::new(clean(&d.summary)).with_code(code).with_severity(match d.severity {
             Severity::Error => MSeverity::Error,
             Severity::Warning => MSeverity::Warning,
         });
     if !d.detail.is_empty() {
-        md = md.with_help(d.detail.clone());
+        md = md.with_help(clean(&d.detail));
     }
     let mut out = String::new();
     let Some(subject) = d.subject else {
@@ -59,7 +59,7 @@ pub fn human(files: &Files, d: &Diagnostic, code: &str, style: Style) -> String 
     }
     md = md.with_labels(labels);
     let report = miette::Report::new(md)
-        .with_source_code(NamedSource::new(file.path.clone(), file.text.to_string()));
+        .with_source_code(NamedSource::new(clean(&file.path), clean_source(&file.text)));
     let _ = handler(style).render_report(&mut out, report.as_ref());
     out
 }
@@ -80,4 +80,49 @@ pub fn compact(files: &Files, d: &Diagnostic, code: &str) -> String {
     };
     let detail = if d.detail.is_empty() { String::new() } else { format!(": {}", d.detail) };
     format!("{loc}: {level}[{code}]: {}{detail}", d.summary)
+}
+
+pub mod findings;
+pub mod sarif;
+
+/// Makes text safe to print on a terminal: control characters (other than newline and
+/// tab) become visible escapes, so file contents and paths cannot drive the terminal.
+pub fn clean(s: &str) -> String {
+    if !s.chars().any(is_unsafe) {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if is_unsafe(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Like [`clean`] but keeps every byte offset valid: each unsafe character is replaced by
+/// as many `?` as it has bytes. For source text that spans point into.
+pub fn clean_source(s: &str) -> String {
+    if !s.chars().any(|c| is_unsafe(c) && c != '\r') {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\r' && chars.peek() == Some(&'\n') {
+            out.push(c);
+        } else if is_unsafe(c) {
+            out.extend(std::iter::repeat_n('?', c.len_utf8()));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn is_unsafe(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }

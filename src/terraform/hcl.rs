@@ -33,7 +33,7 @@ pub fn parse(file: FileId, text: &str) -> Result<ParsedFile, Diagnostic> {
         Diagnostic::error(summary, detail, Span::new(file, at, end))
     })?;
     let cx = Cx { file, text: input, offset };
-    Ok(ParsedFile { file, body: cx.body(&body) })
+    Ok(ParsedFile { file, body: cx.body(&body), notes: Vec::new() })
 }
 
 /// Quick bracket-depth scan so pathological nesting never reaches the recursive parser.

@@ -10,7 +10,7 @@ use jsonc_parser::{CollectOptions, ParseOptions};
 use super::expr::{Expr, ExprKind, ObjKey, TplPart};
 use super::schema::{Prop, Schema};
 use super::{
-    Attr, Block, Body, FileId, Item, JsonNode, JsonProp, JsonValue, ParsedFile, SourceText, Span,
+    Attr, Block, Note, Body, FileId, Item, JsonNode, JsonProp, JsonValue, ParsedFile, SourceText, Span,
 };
 use crate::diag::Diagnostic;
 
@@ -57,14 +57,14 @@ pub fn parse(file: FileId, src: &SourceText) -> Result<(ParsedFile, Vec<Diagnost
         ));
     };
     let root = node(file, offset, &root);
-    let mut cx = Decoder { file, src: Some(src), diags: Vec::new() };
+    let mut cx = Decoder { file, src: Some(src), diags: Vec::new(), notes: Vec::new() };
     let body = cx.body(&root, Schema::Top);
-    Ok((ParsedFile { file, body }, cx.diags))
+    Ok((ParsedFile { file, body, notes: cx.notes }, cx.diags))
 }
 
 /// Nested blocks of type `kind` from a JSON value whose meaning a native-syntax layer settled.
 pub fn blocks_from_value(kind: &str, n: &JsonNode) -> Vec<Block> {
-    let mut cx = Decoder { file: n.span.file, src: None, diags: Vec::new() };
+    let mut cx = Decoder { file: n.span.file, src: None, diags: Vec::new(), notes: Vec::new() };
     let mut out = Vec::new();
     cx.blocks(kind, n.span, 0, Schema::Unknown, n, &mut Vec::new(), &mut out);
     out
@@ -72,7 +72,7 @@ pub fn blocks_from_value(kind: &str, n: &JsonNode) -> Vec<Block> {
 
 /// A JSON value read as an attribute's expression.
 pub fn expr_from_value(n: &JsonNode) -> Expr {
-    Decoder { file: n.span.file, src: None, diags: Vec::new() }.expr(n)
+    Decoder { file: n.span.file, src: None, diags: Vec::new(), notes: Vec::new() }.expr(n)
 }
 
 fn too_deep(input: &str) -> Option<usize> {
@@ -148,6 +148,7 @@ struct Decoder<'s> {
     file: FileId,
     src: Option<&'s SourceText>,
     diags: Vec<Diagnostic>,
+    notes: Vec<Note>,
 }
 
 impl Decoder<'_> {
@@ -159,7 +160,7 @@ impl Decoder<'_> {
         for (name, name_span, value) in props {
             let span = Span::new(self.file, name_span.start, value.span.end);
             match schema.prop(name) {
-                Prop::Comment => {}
+                Prop::Comment => self.note(value, n.span),
                 Prop::Block(labels, child) => {
                     let mut out = Vec::new();
                     self.blocks(name, name_span, labels, child, value, &mut Vec::new(), &mut out);
@@ -268,6 +269,7 @@ impl Decoder<'_> {
             JsonValue::Object(props) if labels > 0 => {
                 for (label, label_span, v) in props {
                     if label == "//" {
+                        self.note(v, n.span);
                         continue;
                     }
                     prefix.push(label.clone());
@@ -291,6 +293,13 @@ impl Decoder<'_> {
                 ),
                 n.span,
             )),
+        }
+    }
+
+    /// Keeps a `"//"` comment's text for the policy (warning comments, suppressions).
+    fn note(&mut self, value: &JsonNode, covers: Span) {
+        if let JsonValue::String(text) = &value.value {
+            self.notes.push(Note { span: value.span, text: text.clone(), covers });
         }
     }
 

@@ -239,8 +239,20 @@ pub enum JsonValue {
 }
 
 /// A parsed file: its top-level body.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct ParsedFile {
     pub file: FileId,
     pub body: Body,
+    /// JSON `"//"` comments. Native-syntax comments are read from the text when needed.
+    pub notes: Vec<Note>,
+}
+
+/// A JSON `"//"` comment and the object it sits in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Note {
+    /// The comment's string value.
+    pub span: Span,
+    pub text: String,
+    /// The object (block body) the comment belongs to.
+    pub covers: Span,
 }

@@ -1,0 +1,342 @@
+//! What the rules look at: every override item paired with the original it changes, and
+//! the comments that sit on an item (native `#`/`//` lines directly above it, or a JSON
+//! `"//"` property in its object).
+
+use std::collections::HashMap;
+
+use super::{Policy, Site};
+use crate::merge::Module;
+use crate::merge::append::address;
+use crate::terraform::{Attr, Block, Body, FileClass, FileId, Item, ParsedFile, Span, Syntax};
+
+/// A block or an attribute of a parsed file.
+#[derive(Clone, Copy, Debug)]
+pub enum Node<'a> {
+    Block(&'a Block),
+    Attr(&'a Attr),
+}
+
+impl<'a> Node<'a> {
+    /// The whole item.
+    pub fn span(self) -> Span {
+        match self {
+            Node::Block(b) => b.span,
+            Node::Attr(a) => a.span,
+        }
+    }
+
+    /// What a label points at: a block's header, an attribute whole.
+    pub fn head(self) -> Span {
+        match self {
+            Node::Block(b) => b.def_span,
+            Node::Attr(a) => a.span,
+        }
+    }
+
+    pub fn block(self) -> Option<&'a Block> {
+        match self {
+            Node::Block(b) => Some(b),
+            Node::Attr(_) => None,
+        }
+    }
+
+    pub fn attr(self) -> Option<&'a Attr> {
+        match self {
+            Node::Attr(a) => Some(a),
+            Node::Block(_) => None,
+        }
+    }
+}
+
+/// One thing an override file says, and the original it changes (if any).
+#[derive(Clone, Debug)]
+pub struct Change<'a> {
+    /// `resource.aws_s3_bucket.logs`, `local.name`, `terraform.backend`,
+    /// `terraform.required_providers.aws`, `terraform.required_version`.
+    pub address: String,
+    pub over: Node<'a>,
+    pub base: Option<Node<'a>>,
+}
+
+impl Change<'_> {
+    pub fn file(&self) -> FileId {
+        self.over.span().file
+    }
+}
+
+/// Everything a rule may look at for one module.
+pub struct Cx<'a> {
+    pub m: &'a Module,
+    /// The same module under the other engine, when it could differ.
+    pub other: Option<&'a Module>,
+    pub policy: &'a Policy,
+    /// Turns a module path into a path relative to the policy file (for globs).
+    pub prefix: String,
+    pub changes: Vec<Change<'a>>,
+}
+
+impl<'a> Cx<'a> {
+    pub fn new(m: &'a Module, other: Option<&'a Module>, policy: &'a Policy, prefix: &str) -> Cx<'a> {
+        Cx { m, other, policy, prefix: prefix.to_string(), changes: changes(m) }
+    }
+
+    pub fn site(&self, span: Span, label: impl Into<String>) -> Site {
+        Site::in_module(self.m, span, label)
+    }
+
+    /// The file name (no directory) of a file of the module.
+    pub fn name(&self, file: FileId) -> &str {
+        self.m.files.get(file).name()
+    }
+
+    /// `file:line` of a span.
+    pub fn at(&self, span: Span) -> String {
+        self.m.files.short(span)
+    }
+}
+
+/// Pairs every item of every override file with the primary item of the same address.
+fn changes(m: &Module) -> Vec<Change<'_>> {
+    let mut objects: HashMap<String, &Block> = HashMap::new();
+    let mut locals: HashMap<&str, &Attr> = HashMap::new();
+    let mut providers: HashMap<&str, &Attr> = HashMap::new();
+    let mut version: Option<&Attr> = None;
+    let mut state: Option<&Block> = None;
+    let primaries = m.parsed.iter().filter(|f| m.files.get(f.file).class == FileClass::Primary);
+    for f in primaries {
+        for b in f.body.blocks() {
+            match b.kind.as_str() {
+                "locals" => {
+                    for a in b.body.attrs() {
+                        locals.entry(&a.name).or_insert(a);
+                    }
+                }
+                "terraform" => {
+                    version = version.or(b.attr("required_version"));
+                    for t in b.body.blocks() {
+                        match t.kind.as_str() {
+                            "backend" | "cloud" => state = state.or(Some(t)),
+                            "required_providers" => {
+                                for a in t.body.attrs() {
+                                    providers.entry(&a.name).or_insert(a);
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {
+                    if let Some(addr) = address(b) {
+                        objects.entry(addr).or_insert(b);
+                    }
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let overrides = m.parsed.iter().filter(|f| m.files.get(f.file).class == FileClass::Override);
+    for f in overrides {
+        for b in f.body.blocks() {
+            match b.kind.as_str() {
+                "locals" => out.extend(b.body.attrs().map(|a| Change {
+                    address: format!("local.{}", a.name),
+                    over: Node::Attr(a),
+                    base: locals.get(a.name.as_str()).map(|a| Node::Attr(a)),
+                })),
+                "terraform" => {
+                    if let Some(a) = b.attr("required_version") {
+                        out.push(Change {
+                            address: "terraform.required_version".into(),
+                            over: Node::Attr(a),
+                            base: version.map(Node::Attr),
+                        });
+                    }
+                    for t in b.body.blocks() {
+                        match t.kind.as_str() {
+                            "backend" | "cloud" => out.push(Change {
+                                address: format!("terraform.{}", t.kind),
+                                over: Node::Block(t),
+                                base: state.map(Node::Block),
+                            }),
+                            "required_providers" => out.extend(t.body.attrs().map(|a| Change {
+                                address: format!("terraform.required_providers.{}", a.name),
+                                over: Node::Attr(a),
+                                base: providers.get(a.name.as_str()).map(|a| Node::Attr(a)),
+                            })),
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {
+                    if let Some(addr) = address(b) {
+                        let base = objects.get(&addr).map(|b| Node::Block(b));
+                        out.push(Change { address: addr, over: Node::Block(b), base });
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A comment: where it is and its text (markers stripped).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comment {
+    pub span: Span,
+    pub text: String,
+}
+
+/// Comments that sit on the item at `span` itself: the run of comment lines directly above
+/// it (no blank line between), or a JSON `"//"` in its object.
+pub fn comments_on(m: &Module, span: Span) -> Vec<Comment> {
+    let Some(f) = m.files.files.get(span.file) else { return Vec::new() };
+    match f.syntax {
+        Syntax::Hcl => lines_above(&f.text, span.start)
+            .into_iter()
+            .map(|(s, e, text)| Comment { span: Span::new(span.file, s, e), text })
+            .collect(),
+        Syntax::Json => parsed(m, span.file)
+            .map(|p| {
+                p.notes
+                    .iter()
+                    .filter(|n| n.covers == span)
+                    .map(|n| Comment { span: n.span, text: n.text.clone() })
+                    .collect()
+            })
+            .unwrap_or_default(),
+    }
+}
+
+/// Comments on the item at `span` or on any item that encloses it (a comment above a
+/// block also speaks for the attributes inside it).
+pub fn comments_around(m: &Module, span: Span) -> Vec<Comment> {
+    let Some(p) = parsed(m, span.file) else { return Vec::new() };
+    if m.files.get(span.file).syntax == Syntax::Json {
+        return p
+            .notes
+            .iter()
+            .filter(|n| n.covers.start <= span.start && span.end <= n.covers.end)
+            .map(|n| Comment { span: n.span, text: n.text.clone() })
+            .collect();
+    }
+    let mut spans = Vec::new();
+    enclosing(&p.body, span, &mut spans);
+    if !spans.contains(&span) {
+        spans.push(span);
+    }
+    let mut out: Vec<Comment> = Vec::new();
+    for s in spans {
+        for c in comments_on(m, s) {
+            if !out.contains(&c) {
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+fn parsed(m: &Module, file: FileId) -> Option<&ParsedFile> {
+    m.parsed.iter().find(|p| p.file == file)
+}
+
+/// Spans of the items of `body` (recursively) that contain `span`, outermost first.
+fn enclosing(body: &Body, span: Span, out: &mut Vec<Span>) {
+    for i in &body.items {
+        let s = match i {
+            Item::Attr(a) => a.span,
+            Item::Block(b) => b.span,
+            Item::Json(j) => j.span,
+        };
+        if s.start <= span.start && span.end <= s.end {
+            out.push(s);
+            if let Item::Block(b) = i {
+                enclosing(&b.body, span, out);
+            }
+        }
+    }
+}
+
+/// The comment lines directly above the line of `offset`, top to bottom, as
+/// `(start, end, text)`; empty if the item does not start its line.
+pub fn lines_above(text: &str, offset: usize) -> Vec<(usize, usize, String)> {
+    let offset = offset.min(text.len());
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    if !text.get(line_start..offset).is_some_and(|s| s.trim().is_empty()) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut end = line_start;
+    let mut in_block = false;
+    while end > 0 {
+        let prev_end = end - 1; // the '\n' ending the previous line
+        let start = text[..prev_end].rfind('\n').map_or(0, |i| i + 1);
+        let line = text[start..prev_end].trim_end_matches('\r');
+        let t = line.trim();
+        let is_comment = if in_block {
+            if t.starts_with("/*") {
+                in_block = false;
+            }
+            true
+        } else if t.ends_with("*/") {
+            in_block = !t.starts_with("/*") || t.len() < 4;
+            true
+        } else {
+            t.starts_with('#') || t.starts_with("//")
+        };
+        if !is_comment || t.is_empty() {
+            break;
+        }
+        let body = t
+            .trim_start_matches('#')
+            .trim_start_matches("//")
+            .trim_start_matches("/*")
+            .trim_end_matches("*/")
+            .trim_start_matches('*')
+            .trim();
+        let lead = line.len() - line.trim_start().len();
+        out.push((start + lead, start + line.trim_end().len(), body.to_string()));
+        end = start;
+    }
+    out.reverse();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::merge::load_texts;
+
+    #[test]
+    fn comment_runs_stop_at_blank_lines_and_code() {
+        let text = "# licence\n\n# one\n// two\nresource \"a\" \"b\" {}\nx = 1 # no\ny = 2\n";
+        let at = text.find("resource").unwrap();
+        let got: Vec<String> = lines_above(text, at).into_iter().map(|c| c.2).collect();
+        assert_eq!(got, ["one", "two"]);
+        assert!(lines_above(text, text.find("y =").unwrap()).is_empty());
+        let block = "/* a\n * b\n */\nz = 1\n";
+        assert_eq!(lines_above(block, block.find("z =").unwrap()).len(), 3);
+    }
+
+    #[test]
+    fn override_items_pair_with_their_originals() {
+        let m = load_texts(
+            "",
+            &[
+                ("main.tf", "locals {\n  a = 1\n}\nresource \"x\" \"y\" {}\nterraform {\n  backend \"s3\" {}\n}\n"),
+                ("override.tf", "locals {\n  a = 2\n}\nresource \"x\" \"y\" { z = 1 }\nterraform {\n  backend \"gcs\" {}\n}\n"),
+            ],
+            None,
+        );
+        let cx = Cx::new(&m, None, &Policy::builtin(), "");
+        let got: Vec<(String, bool)> =
+            cx.changes.iter().map(|c| (c.address.clone(), c.base.is_some())).collect();
+        assert_eq!(
+            got,
+            [
+                ("local.a".to_string(), true),
+                ("terraform.backend".to_string(), true),
+                ("resource.x.y".to_string(), true)
+            ]
+        );
+    }
+}

@@ -1,0 +1,41 @@
+//! `ignored-override`: override content the engine reads and then ignores. See [`RULE`].
+
+use super::{Cx, Finding, Level, Rule};
+
+pub static RULE: Rule = Rule {
+    id: "ignored-override",
+    level: Level::Warn,
+    summary: "override content that Terraform or OpenTofu silently ignores",
+    doc: "\
+What it checks
+  Things an override file says that have no effect, with no error from the engine:
+  `ephemeral` and `removed` blocks (Terraform), lifecycle arguments other than
+  `create_before_destroy`, `prevent_destroy` and `ignore_changes` (so
+  `replace_triggered_by`), `provider_meta`, `depends_on = []`, an output's
+  `description = \"\"`, an empty `ignore_changes`, a narrower `ignore_changes` over an
+  original `all`, and OpenTofu's `required_version` outside `.tofu` files.
+
+Why
+  The author of the override believes it changes something. It does not, and nothing
+  says so: the next reader believes it too.
+
+Example
+  # override.tf
+  resource \"aws_instance\" \"web\" {
+    lifecycle {
+      replace_triggered_by = [aws_ami.latest]   # ignored in an override file
+    }
+  }
+",
+    options: &[],
+    check: Some(check),
+};
+
+fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
+    for i in &cx.m.ignored {
+        out.push(
+            Finding::new(RULE.id, i.what.clone(), cx.site(i.span, "has no effect"))
+                .help("remove it, or move the change into the original file"),
+        );
+    }
+}

@@ -1,0 +1,71 @@
+//! `missing-override-comment`: an overridden original without a warning comment. See
+//! [`RULE`].
+
+use std::collections::HashSet;
+
+use super::{Cx, Finding, Level, Rule};
+use crate::policy::context::comments_around;
+use crate::terraform::Syntax;
+
+pub static RULE: Rule = Rule {
+    id: "missing-override-comment",
+    level: Level::Warn,
+    summary: "an original that an override file changes has no comment saying so",
+    doc: "\
+What it checks
+  Every block, attribute or local value of an ordinary file that an override file changes
+  must have a comment directly above it (or above a block that encloses it) that names the
+  override file; in JSON files, a `\"//\"` property in the block's object. `pattern` is a
+  regex the comment must match instead; `{override}` in it stands for the override file's
+  name. The finding shows both places.
+
+Why
+  Terraform's own advice for override files: \"in the original file, put a comment on
+  every block that an override file changes\", so a reader of the original is warned that
+  what they read is not what runs.
+
+Example
+  # main.tf
+  # NOTE: instance_type is overridden by override.tf
+  resource \"aws_instance\" \"web\" {
+    instance_type = \"t3.micro\"
+  }
+",
+    options: &[("pattern", "regex the warning comment must match; {override} is the file name")],
+    check: Some(check),
+};
+
+fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
+    let mut seen = HashSet::new();
+    for c in &cx.changes {
+        let Some(base) = c.base else { continue };
+        let over_span = c.over.head();
+        if cx.m.ignored.iter().any(|i| i.span == over_span || i.span == c.over.span()) {
+            continue;
+        }
+        if !seen.insert((base.span(), c.file())) {
+            continue;
+        }
+        let name = cx.name(c.file());
+        let Some(re) = cx.policy.comment.regex_for(name) else { continue };
+        if comments_around(cx.m, base.span()).iter().any(|k| re.is_match(&k.text)) {
+            continue;
+        }
+        let json = cx.m.files.get(base.span().file).syntax == Syntax::Json;
+        let help = if json {
+            format!("add \"//\": \"NOTE: overridden by {name}\" to this block's object")
+        } else {
+            format!("add `# NOTE: overridden by {name}` directly above it")
+        };
+        out.push(
+            Finding::new(
+                RULE.id,
+                format!("{} is changed by {name}, but nothing in the original says so", c.address),
+                cx.site(base.head(), "no warning comment above this"),
+            )
+            .address(c.address.clone())
+            .related(cx.site(over_span, format!("changed here ({})", cx.at(over_span))))
+            .help(help),
+        );
+    }
+}

@@ -1,0 +1,96 @@
+//! `override-file`: the presence of override files. See [`RULE`].
+
+use super::{Cx, Finding, Level, Rule};
+use crate::policy::join_prefix;
+use crate::terraform::{FileClass, Span, Syntax};
+
+pub static RULE: Rule = Rule {
+    id: "override-file",
+    level: Level::Allow,
+    summary: "an override file changes the module behind its readers' backs",
+    doc: "\
+What it checks
+  Every override file (`override.tf`, `*_override.tf`, their `.tf.json` forms and
+  OpenTofu's `.tofu`/`.tofu.json` forms), with what it changes. `allow-paths` lists globs
+  where override files are accepted; `only-json` accepts machine-generated JSON overrides
+  (`*_override.tf.json`) anywhere; `max-per-module` flags a module with more override files
+  than that, even accepted ones.
+
+Why
+  Terraform merges override files into the blocks of the ordinary files, so a reader of
+  `main.tf` cannot see what runs. Use them in special cases only: generated settings, a
+  local development tweak. `allow` by default so a first audit only informs; strict teams
+  set it to `deny` and list the exceptions.
+
+Example
+  [rules.override-file]
+  level = \"deny\"
+  allow-paths = [\"envs/dev/**\"]
+  only-json = true
+",
+    options: &[
+        ("allow-paths", "globs of override files that are accepted"),
+        ("only-json", "accept JSON-syntax override files anywhere"),
+        ("max-per-module", "most override files a module may have"),
+    ],
+    check: Some(check),
+};
+
+fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
+    let opts = &cx.policy.override_file;
+    let mut count = 0;
+    for (id, f) in cx.m.files.files.iter().enumerate() {
+        if f.class != FileClass::Override {
+            continue;
+        }
+        count += 1;
+        let head = first_line(cx, id);
+        let changes: Vec<&str> = {
+            let mut v: Vec<&str> = Vec::new();
+            for c in cx.changes.iter().filter(|c| c.file() == id) {
+                if !v.contains(&c.address.as_str()) {
+                    v.push(&c.address);
+                }
+            }
+            v
+        };
+        let what = if changes.is_empty() { "nothing".to_string() } else { changes.join(", ") };
+        if let Some(max) = opts.max_per_module
+            && count == max + 1
+        {
+            out.push(
+                Finding::new(
+                    RULE.id,
+                    format!(
+                        "module has {} override files; the policy allows at most {max}",
+                        cx.m.override_files().count()
+                    ),
+                    cx.site(head, format!("override file number {count}")),
+                )
+                .help("fold the extra overrides into the original files"),
+            );
+        }
+        let path = join_prefix(&cx.prefix, &f.path);
+        let accepted = opts.allow_paths.as_ref().is_some_and(|g| g.is_match(&path))
+            || (opts.only_json && f.syntax == Syntax::Json);
+        if accepted {
+            continue;
+        }
+        out.push(
+            Finding::new(
+                RULE.id,
+                format!("override file {} changes {what}", f.name()),
+                cx.site(head, "override file"),
+            )
+            .help("readers of the original files do not see this; fold it in, or allow it in the policy"),
+        );
+    }
+}
+
+/// The first line of a file (a finding about the file as a whole points there).
+fn first_line(cx: &Cx<'_>, id: usize) -> Span {
+    let text = &cx.m.files.get(id).text;
+    let start = usize::from(text.starts_with('\u{feff}')) * 3;
+    let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    Span::new(id, start, end.max(start))
+}

@@ -1,0 +1,73 @@
+//! `protected-attribute`: attributes a team says no override may touch. See [`RULE`].
+
+use super::{Cx, Finding, Level, Rule};
+use crate::policy::context::Node;
+use crate::terraform::{Block, Item};
+
+pub static RULE: Rule = Rule {
+    id: "protected-attribute",
+    level: Level::Deny,
+    summary: "an override changes an attribute the policy protects",
+    doc: "\
+What it checks
+  Every path an override file sets, against the `attributes` globs of the policy. Paths
+  are dotted addresses with the attribute or nested block at the end:
+  `resource.aws_s3_bucket.logs.acl`, `module.vpc.source`, `provider.aws.region`,
+  `local.env`, `terraform.backend`, `terraform.required_providers.aws`. `*` matches one
+  segment, `**` any number. Nothing is protected until the policy lists something.
+
+Why
+  Some settings are the reason a module exists (an ACL, a module's source, the backend).
+  Protecting them makes an override of them a review-blocking finding instead of a
+  surprise in production.
+
+Example
+  [rules.protected-attribute]
+  attributes = [\"resource.aws_s3_bucket.*.acl\", \"module.*.source\", \"terraform.backend\"]
+",
+    options: &[("attributes", "dotted attribute paths (globs) that overrides must not set")],
+    check: Some(check),
+};
+
+fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
+    let p = &cx.policy.protected;
+    if p.attributes.is_none() {
+        return;
+    }
+    for c in &cx.changes {
+        let mut paths = vec![(c.address.clone(), c.over.head())];
+        if let Node::Block(b) = c.over {
+            collect(&c.address, b, &mut paths);
+        }
+        for (path, span) in paths {
+            let Some(pattern) = p.matches(&path) else { continue };
+            let mut f = Finding::new(
+                RULE.id,
+                format!("{} overrides protected `{path}`", cx.name(c.file())),
+                cx.site(span, format!("protected by `{pattern}`")),
+            )
+            .address(path.clone())
+            .help("change it in the original file, where it is reviewed, or ask for an exception");
+            if let Some(b) = c.base {
+                f = f.related(cx.site(b.head(), "the original"));
+            }
+            out.push(f);
+            break;
+        }
+    }
+}
+
+fn collect(prefix: &str, b: &Block, out: &mut Vec<(String, crate::terraform::Span)>) {
+    for i in &b.body.items {
+        let (name, span) = match i {
+            Item::Attr(a) => (a.name.clone(), a.span),
+            Item::Block(n) => (i.merge_name().to_string(), n.def_span),
+            Item::Json(j) => (j.name.clone(), j.span),
+        };
+        let path = format!("{prefix}.{name}");
+        out.push((path.clone(), span));
+        if let Item::Block(n) = i {
+            collect(&path, n, out);
+        }
+    }
+}

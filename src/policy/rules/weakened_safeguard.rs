@@ -1,0 +1,187 @@
+//! `weakened-safeguard`: an override that switches a safety off. See [`RULE`].
+
+use super::{Cx, Finding, Level, Rule};
+use crate::terraform::discover::Engine;
+use crate::terraform::{Attr, Block};
+
+pub static RULE: Rule = Rule {
+    id: "weakened-safeguard",
+    level: Level::Deny,
+    summary: "an override turns a safeguard of the original off",
+    doc: "\
+What it checks
+  An override that, compared with the original:
+  - sets `prevent_destroy = false` where the original had `true`;
+  - sets `ignore_changes = all` where the original did not;
+  - sets a variable's or output's `sensitive = false` where the original had `true`;
+  - sets a variable's `nullable = true` where the original had `false`;
+  - relaxes `required_version` (a lower minimum or a dropped upper bound; Terraform
+    replaces the constraint, OpenTofu adds to it, so only Terraform is affected).
+
+Why
+  Safeguards are written into the original on purpose and reviewed there. An override
+  that removes one is a change to safety that no reviewer of the original sees.
+
+Example
+  # main.tf                              # override.tf
+  resource \"aws_db_instance\" \"main\" {    resource \"aws_db_instance\" \"main\" {
+    lifecycle { prevent_destroy = true }   lifecycle { prevent_destroy = false }
+  }                                      }
+",
+    options: &[],
+    check: Some(check),
+};
+
+fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
+    for c in &cx.changes {
+        let Some(base) = c.base else { continue };
+        let mut flag = |over: &Attr, orig: Option<&Attr>, what: String| {
+            let mut f = Finding::new(RULE.id, format!("{}: {what}", c.address), cx.site(over.span, "weakened here"))
+                .address(c.address.clone())
+                .help("keep the safeguard, or change it in the original where it is reviewed");
+            if let Some(o) = orig {
+                f = f.related(cx.site(o.span, "the original safeguard"));
+            }
+            out.push(f);
+        };
+        if c.address == "terraform.required_version" {
+            if let (Some(b), Some(o)) = (base.attr(), c.over.attr())
+                && cx.m.engine == Engine::Terraform
+                && let (Some(bs), Some(os)) = (b.expr.as_str(), o.expr.as_str())
+                && relaxes(&bs, &os)
+            {
+                flag(o, Some(b), format!("required_version \"{bs}\" is relaxed to \"{os}\""));
+            }
+            continue;
+        }
+        let (Some(b), Some(o)) = (base.block(), c.over.block()) else { continue };
+        match b.kind.as_str() {
+            "resource" | "data" => {
+                let (bl, ol) = (lifecycle(b), lifecycle(o));
+                if let Some(ol) = ol {
+                    if let Some(a) = ol.attr("prevent_destroy")
+                        && a.expr.as_bool() == Some(false)
+                        && let Some(orig) = bl.and_then(|l| l.attr("prevent_destroy"))
+                        && orig.expr.as_bool() == Some(true)
+                    {
+                        flag(a, Some(orig), "prevent_destroy is turned off".into());
+                    }
+                    if let Some(a) = ol.attr("ignore_changes")
+                        && a.expr.as_keyword() == Some("all")
+                    {
+                        let orig = bl.and_then(|l| l.attr("ignore_changes"));
+                        if orig.is_none_or(|o| o.expr.as_keyword() != Some("all")) {
+                            flag(a, orig, "ignore_changes = all stops Terraform correcting drift".into());
+                        }
+                    }
+                }
+            }
+            "variable" | "output" => {
+                if let Some(a) = o.attr("sensitive")
+                    && a.expr.as_bool() == Some(false)
+                    && let Some(orig) = b.attr("sensitive")
+                    && orig.expr.as_bool() == Some(true)
+                {
+                    flag(a, Some(orig), "sensitive is turned off".into());
+                }
+                if b.kind == "variable"
+                    && let Some(a) = o.attr("nullable")
+                    && a.expr.as_bool() == Some(true)
+                    && let Some(orig) = b.attr("nullable")
+                    && orig.expr.as_bool() == Some(false)
+                {
+                    flag(a, Some(orig), "nullable is turned on: null values are now accepted".into());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn lifecycle(b: &Block) -> Option<&Block> {
+    b.body.blocks_of("lifecycle").next()
+}
+
+/// Bounds of a version constraint (`>= 1.5, < 2.0`, `~> 1.6`): lowest allowed and the
+/// version everything must stay below (None when unbounded).
+fn bounds(s: &str) -> Option<(Vec<u64>, Option<Vec<u64>>)> {
+    let mut low: Vec<u64> = vec![0];
+    let mut high: Option<Vec<u64>> = None;
+    let mut tighten = |v: Vec<u64>| {
+        if high.as_ref().is_none_or(|h| cmp(&v, h).is_lt()) {
+            high = Some(v);
+        }
+    };
+    for clause in s.split(',') {
+        let c = clause.trim();
+        let (op, ver) = ["~>", ">=", "<=", "!=", ">", "<", "="]
+            .iter()
+            .find_map(|op| c.strip_prefix(op).map(|rest| (*op, rest.trim())))
+            .unwrap_or(("=", c));
+        let ver = ver.trim_start_matches('v');
+        let nums: Vec<u64> = ver.split(['.', '-']).take(3).map_while(|p| p.parse().ok()).collect();
+        if nums.is_empty() {
+            return None;
+        }
+        match op {
+            ">=" | ">" => low = max(low, nums),
+            "=" => {
+                low = max(low, nums.clone());
+                tighten(bump(&nums, nums.len()));
+            }
+            "<" | "<=" => tighten(nums),
+            "~>" => {
+                low = max(low, nums.clone());
+                let keep = nums.len().saturating_sub(1).max(1);
+                tighten(bump(&nums, keep));
+            }
+            _ => {}
+        }
+    }
+    Some((low, high))
+}
+
+fn bump(v: &[u64], keep: usize) -> Vec<u64> {
+    let mut out: Vec<u64> = v.iter().take(keep).copied().collect();
+    if let Some(last) = out.last_mut() {
+        *last += 1;
+    }
+    out
+}
+
+fn cmp(a: &[u64], b: &[u64]) -> std::cmp::Ordering {
+    let n = a.len().max(b.len());
+    (0..n).map(|i| a.get(i).unwrap_or(&0).cmp(b.get(i).unwrap_or(&0))).find(|o| o.is_ne()).unwrap_or(std::cmp::Ordering::Equal)
+}
+
+fn max(a: Vec<u64>, b: Vec<u64>) -> Vec<u64> {
+    if cmp(&a, &b).is_lt() { b } else { a }
+}
+
+/// Does `new` allow a version that `old` rejected at its edges?
+fn relaxes(old: &str, new: &str) -> bool {
+    let (Some((ol, oh)), Some((nl, nh))) = (bounds(old), bounds(new)) else { return false };
+    cmp(&nl, &ol).is_lt()
+        || match (oh, nh) {
+            (Some(_), None) => true,
+            (Some(o), Some(n)) => cmp(&n, &o).is_gt(),
+            _ => false,
+        }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::relaxes;
+
+    #[test]
+    fn version_constraints_relax_or_not() {
+        assert!(relaxes(">= 1.6", ">= 1.5"));
+        assert!(relaxes(">= 1.6, < 2.0", ">= 1.6"));
+        assert!(relaxes("~> 1.6", ">= 1.6"));
+        assert!(relaxes("~> 1.6.2", "~> 1.6"));
+        assert!(!relaxes(">= 1.5", ">= 1.6"));
+        assert!(!relaxes("~> 1.6", "~> 1.6.3"));
+        assert!(!relaxes(">= 1.5", "1.9.0"));
+        assert!(!relaxes("nonsense", ">= 1.0"));
+    }
+}

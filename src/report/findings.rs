@@ -1,0 +1,295 @@
+//! Policy findings for people (`human`: miette drawings of both places), for terminals
+//! and editors (`compact`), for GitHub workflow annotations (`github`) and for scripts
+//! (`json`, a documented and versioned schema). Pure: returns strings.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use miette::{Diagnostic, LabeledSpan, NamedSource, Severity};
+use serde_json::json;
+
+use super::{Style, clean, clean_source, handler};
+use crate::policy::rules::RULES;
+use crate::policy::{Finding, Level, Site, Tally};
+
+/// What a report says besides its findings.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub modules: usize,
+    pub files: usize,
+    pub override_files: usize,
+    /// The policy in force (a path, or "built-in default policy").
+    pub policy: String,
+    pub builtin_policy: bool,
+}
+
+/// A finding shaped for miette: one file's labels, other files as related reports.
+#[derive(Debug)]
+struct Shown {
+    message: String,
+    code: Option<String>,
+    severity: Option<Severity>,
+    help: Option<String>,
+    source: NamedSource<String>,
+    labels: Vec<LabeledSpan>,
+    related: Vec<Shown>,
+}
+
+impl fmt::Display for Shown {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Shown {}
+
+impl Diagnostic for Shown {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.code.as_ref().map(|c| Box::new(c) as Box<dyn fmt::Display>)
+    }
+    fn severity(&self) -> Option<Severity> {
+        self.severity
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.help.as_ref().map(|c| Box::new(c) as Box<dyn fmt::Display>)
+    }
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        Some(&self.source)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        Some(Box::new(self.labels.iter().cloned()))
+    }
+    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn Diagnostic> + 'a>> {
+        if self.related.is_empty() {
+            return None;
+        }
+        Some(Box::new(self.related.iter().map(|r| r as &dyn Diagnostic)))
+    }
+}
+
+fn label(site: &Site, primary: bool) -> LabeledSpan {
+    let text = Some(clean(&site.label));
+    let len = site.end.saturating_sub(site.start);
+    if primary {
+        LabeledSpan::new_primary_with_span(text, (site.start, len))
+    } else {
+        LabeledSpan::new_with_span(text, (site.start, len))
+    }
+}
+
+fn source(site: &Site) -> NamedSource<String> {
+    NamedSource::new(clean(&site.path), clean_source(&site.source))
+}
+
+fn shown(f: &Finding) -> Shown {
+    let mut labels = vec![label(&f.primary, true)];
+    let mut others: Vec<Vec<&Site>> = Vec::new();
+    for r in &f.related {
+        if r.path == f.primary.path {
+            labels.push(label(r, false));
+        } else if let Some(group) = others.iter_mut().find(|g| g[0].path == r.path) {
+            group.push(r);
+        } else {
+            others.push(vec![r]);
+        }
+    }
+    let related = others
+        .into_iter()
+        .map(|group| Shown {
+            message: format!("in {}", clean(&group[0].path)),
+            code: None,
+            severity: Some(Severity::Advice),
+            help: None,
+            source: source(group[0]),
+            labels: group.iter().map(|s| label(s, false)).collect(),
+            related: Vec::new(),
+        })
+        .collect();
+    Shown {
+        message: clean(&f.message),
+        code: Some(f.rule.to_string()),
+        severity: Some(match f.level {
+            Level::Deny => Severity::Error,
+            _ => Severity::Warning,
+        }),
+        help: f.help.as_deref().map(clean),
+        source: source(&f.primary),
+        labels,
+        related,
+    }
+}
+
+/// One finding drawn with the source lines of every place it names.
+pub fn human_one(f: &Finding, style: Style) -> String {
+    let mut out = String::new();
+    let _ = handler(style).render_report(&mut out, &shown(f));
+    out
+}
+
+/// The human report: every finding drawn, then the summary table.
+pub fn human(findings: &[Finding], s: &Summary, style: Style) -> String {
+    let mut out = String::new();
+    for f in findings {
+        out.push_str(&human_one(f, style));
+        out.push('\n');
+    }
+    out.push_str(&table(findings, s));
+    out
+}
+
+fn level_word(l: Level) -> &'static str {
+    match l {
+        Level::Deny => "error",
+        Level::Warn => "warning",
+        Level::Allow => "note",
+    }
+}
+
+/// `path:line:col: level[rule]: message`, one finding a line, then the summary line.
+pub fn compact(findings: &[Finding], s: &Summary) -> String {
+    let mut out = String::new();
+    for f in findings {
+        let (l, c) = f.primary.start_line_col();
+        out.push_str(&format!(
+            "{}:{l}:{c}: {}[{}]: {}\n",
+            clean(&f.primary.path),
+            level_word(f.level),
+            f.rule,
+            clean(&f.message).replace('\n', " ")
+        ));
+    }
+    out.push_str(&summary_line(findings, s));
+    out.push('\n');
+    out
+}
+
+/// GitHub Actions workflow commands: one annotation per finding.
+pub fn github(findings: &[Finding], s: &Summary) -> String {
+    let mut out = String::new();
+    for f in findings {
+        let (l, c) = f.primary.start_line_col();
+        let (el, ec) = f.primary.end_line_col();
+        let kind = if f.level == Level::Deny { "error" } else { "warning" };
+        let mut msg = f.message.clone();
+        if let Some(h) = &f.help {
+            msg.push('\n');
+            msg.push_str(h);
+        }
+        out.push_str(&format!(
+            "::{kind} file={},line={l},col={c},endLine={el},endColumn={ec},title={}::{}\n",
+            gh_property(&f.primary.path),
+            gh_property(f.rule),
+            gh_data(&msg)
+        ));
+    }
+    out.push_str(&summary_line(findings, s));
+    out.push('\n');
+    out
+}
+
+fn gh_data(s: &str) -> String {
+    clean(&s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A"))
+}
+
+fn gh_property(s: &str) -> String {
+    gh_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+fn location(site: &Site) -> serde_json::Value {
+    let (line, column) = site.start_line_col();
+    let (end_line, end_column) = site.end_line_col();
+    json!({
+        "path": site.path,
+        "line": line,
+        "column": column,
+        "end_line": end_line,
+        "end_column": end_column,
+        "byte_start": site.start,
+        "byte_end": site.end,
+        "label": site.label,
+    })
+}
+
+/// The JSON report (schema version 1, documented in the README).
+pub fn json(findings: &[Finding], s: &Summary) -> String {
+    let t = Tally::of(findings);
+    let doc = json!({
+        "version": 1,
+        "tool": {"name": "override-guard", "version": env!("CARGO_PKG_VERSION")},
+        "policy": if s.builtin_policy { serde_json::Value::Null } else { json!(s.policy) },
+        "findings": findings.iter().map(|f| json!({
+            "rule": f.rule,
+            "level": f.level,
+            "message": f.message,
+            "help": f.help,
+            "address": f.address,
+            "location": location(&f.primary),
+            "related": f.related.iter().map(location).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "summary": {
+            "modules": s.modules,
+            "files": s.files,
+            "override_files": s.override_files,
+            "deny": t.deny,
+            "warn": t.warn,
+            "by_rule": by_rule(findings).into_values().map(|(r, (d, w))| (r.to_string(), json!({"deny": d, "warn": w}))).collect::<serde_json::Map<_, _>>(),
+        },
+    });
+    let mut out = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    out.push('\n');
+    out
+}
+
+/// Counts per rule, in registry order: (deny, warn).
+fn by_rule(findings: &[Finding]) -> BTreeMap<usize, (&'static str, (usize, usize))> {
+    let mut m: BTreeMap<usize, (&'static str, (usize, usize))> = BTreeMap::new();
+    for f in findings {
+        let idx = RULES.iter().position(|r| r.id == f.rule).unwrap_or(usize::MAX);
+        let e = m.entry(idx).or_insert((f.rule, (0, 0)));
+        match f.level {
+            Level::Deny => e.1.0 += 1,
+            Level::Warn => e.1.1 += 1,
+            Level::Allow => {}
+        }
+    }
+    m
+}
+
+fn summary_line(findings: &[Finding], s: &Summary) -> String {
+    let t = Tally::of(findings);
+    format!(
+        "{} module{}, {} file{}, {} override file{}: {} error{}, {} warning{} ({})",
+        s.modules,
+        plural(s.modules),
+        s.files,
+        plural(s.files),
+        s.override_files,
+        plural(s.override_files),
+        t.deny,
+        plural(t.deny),
+        t.warn,
+        plural(t.warn),
+        clean(&s.policy)
+    )
+}
+
+/// The summary table of the human report.
+pub fn table(findings: &[Finding], s: &Summary) -> String {
+    let mut out = String::new();
+    let rows = by_rule(findings);
+    if !rows.is_empty() {
+        let w = rows.values().map(|(r, _)| r.len()).max().unwrap_or(4).max(5);
+        out.push_str(&format!("{:<w$}  {:>5}  {:>7}\n", "rule", "error", "warning"));
+        for (rule, (d, wn)) in rows.values() {
+            out.push_str(&format!("{rule:<w$}  {d:>5}  {wn:>7}\n"));
+        }
+        out.push('\n');
+    }
+    out.push_str(&summary_line(findings, s));
+    out.push('\n');
+    out
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}

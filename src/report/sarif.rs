@@ -1,0 +1,203 @@
+//! SARIF 2.1.0, the format GitHub code scanning (and most CI dashboards) ingest. Written
+//! with plain serde structs: the subset we emit is small and the schema is stable.
+
+use serde::Serialize;
+
+use super::findings::Summary;
+use crate::policy::rules::RULES;
+use crate::policy::{Finding, Level, Site};
+
+#[derive(Serialize)]
+struct Log {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    version: &'static str,
+    runs: Vec<Run>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Run {
+    tool: Tool,
+    column_kind: &'static str,
+    results: Vec<SarifResult>,
+}
+
+#[derive(Serialize)]
+struct Tool {
+    driver: Driver,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Driver {
+    name: &'static str,
+    version: &'static str,
+    rules: Vec<RuleDescriptor>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RuleDescriptor {
+    id: &'static str,
+    name: String,
+    short_description: Text,
+    full_description: Text,
+    help: Text,
+    default_configuration: Configuration,
+}
+
+#[derive(Serialize)]
+struct Configuration {
+    level: &'static str,
+}
+
+#[derive(Serialize)]
+struct Text {
+    text: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifResult {
+    rule_id: &'static str,
+    rule_index: usize,
+    level: &'static str,
+    message: Text,
+    locations: Vec<Location>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    related_locations: Vec<Location>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Location {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<usize>,
+    physical_location: PhysicalLocation,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<Text>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PhysicalLocation {
+    artifact_location: ArtifactLocation,
+    region: Region,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ArtifactLocation {
+    uri: String,
+    uri_base_id: &'static str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Region {
+    start_line: usize,
+    start_column: usize,
+    end_line: usize,
+    end_column: usize,
+}
+
+fn level(l: Level) -> &'static str {
+    match l {
+        Level::Deny => "error",
+        Level::Warn => "warning",
+        Level::Allow => "none",
+    }
+}
+
+/// `merge-error` → `MergeError`, SARIF's `name` convention.
+fn pascal(id: &str) -> String {
+    id.split('-')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+        })
+        .collect()
+}
+
+/// A relative URI reference: `/`-separated, with reserved characters percent-encoded.
+fn uri(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+fn location(site: &Site, id: Option<usize>, message: Option<String>) -> Location {
+    let (start_line, start_column) = site.start_line_col();
+    let (end_line, end_column) = site.end_line_col();
+    Location {
+        id,
+        physical_location: PhysicalLocation {
+            artifact_location: ArtifactLocation { uri: uri(&site.path), uri_base_id: "%SRCROOT%" },
+            region: Region { start_line, start_column, end_line, end_column },
+        },
+        message: message.map(|text| Text { text }),
+    }
+}
+
+/// The SARIF log of a run.
+pub fn render(findings: &[Finding], _summary: &Summary) -> String {
+    let rules = RULES
+        .iter()
+        .map(|r| RuleDescriptor {
+            id: r.id,
+            name: pascal(r.id),
+            short_description: Text { text: r.summary.to_string() },
+            full_description: Text { text: r.summary.to_string() },
+            help: Text { text: r.doc.to_string() },
+            default_configuration: Configuration { level: level(r.level) },
+        })
+        .collect();
+    let results = findings
+        .iter()
+        .map(|f| {
+            let mut text = f.message.clone();
+            if let Some(h) = &f.help {
+                text.push('\n');
+                text.push_str(h);
+            }
+            SarifResult {
+                rule_id: f.rule,
+                rule_index: RULES.iter().position(|r| r.id == f.rule).unwrap_or(0),
+                level: level(f.level),
+                message: Text { text },
+                locations: vec![location(&f.primary, None, None)],
+                related_locations: f
+                    .related
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| location(s, Some(i + 1), Some(s.label.clone())))
+                    .collect(),
+            }
+        })
+        .collect();
+    let log = Log {
+        schema: "https://json.schemastore.org/sarif-2.1.0.json",
+        version: "2.1.0",
+        runs: vec![Run {
+            tool: Tool {
+                driver: Driver {
+                    name: "override-guard",
+                    version: env!("CARGO_PKG_VERSION"),
+                    rules,
+                },
+            },
+            column_kind: "unicodeCodePoints",
+            results,
+        }],
+    };
+    let mut out = serde_json::to_string_pretty(&log).unwrap_or_default();
+    out.push('\n');
+    out
+}
