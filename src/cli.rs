@@ -34,9 +34,9 @@ pub enum Command {
         #[arg(long, value_enum)]
         engine: Option<Engine>,
     },
-    /// Report every override file and every merge error under a directory.
+    /// Evaluate the policy on every module under a directory: merge errors and findings.
     #[command(
-        after_help = "Examples:\n  override-guard audit\n  override-guard audit examples/ --format compact"
+        after_help = "Examples:\n  override-guard audit\n  override-guard audit examples/ --format compact\n  override-guard audit --deny override-file --format sarif > results.sarif\n\nExit status: 0 clean or warnings only, 1 deny-level findings, 2 usage, policy or I/O error."
     )]
     Audit {
         /// Where to start (modules are directories; .gitignore is honoured, .terraform/ skipped).
@@ -47,7 +47,43 @@ pub enum Command {
         format: Option<ReportFormat>,
         #[arg(long, value_enum)]
         engine: Option<Engine>,
+        #[command(flatten)]
+        policy: PolicyArgs,
     },
+    /// Write a commented starter policy (.override-guard.toml); never overwrites a file.
+    Init {
+        /// Where to write it.
+        #[arg(long, default_value = ".override-guard.toml")]
+        path: PathBuf,
+        /// Print the starter policy instead of writing it.
+        #[arg(long)]
+        stdout: bool,
+    },
+    /// Print what a rule checks, why, and an example; without RULE, list the rules.
+    Explain {
+        rule: Option<String>,
+    },
+}
+
+/// Options every policy-evaluating command shares.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct PolicyArgs {
+    /// The policy file (default: .override-guard.toml in the directory or the nearest
+    /// parent up to the repository root; else the built-in default).
+    #[arg(long, value_name = "PATH")]
+    pub policy: Option<PathBuf>,
+    /// Report RULE at deny level everywhere (repeatable).
+    #[arg(long, value_name = "RULE")]
+    pub deny: Vec<String>,
+    /// Report RULE at warn level everywhere (repeatable).
+    #[arg(long, value_name = "RULE")]
+    pub warn: Vec<String>,
+    /// Turn RULE off (repeatable).
+    #[arg(long, value_name = "RULE")]
+    pub allow: Vec<String>,
+    /// Exit 1 on warnings too.
+    #[arg(long)]
+    pub deny_warnings: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -62,9 +98,16 @@ pub enum ShowFormat {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
+    /// Drawings of the source lines each finding names (miette).
     Human,
+    /// `path:line:col: level[rule]: message`, one finding a line.
     Compact,
+    /// override-guard's JSON report (schema version 1, see README).
     Json,
+    /// SARIF 2.1.0, for code scanning.
+    Sarif,
+    /// GitHub Actions workflow annotations.
+    Github,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

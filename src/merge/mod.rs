@@ -38,10 +38,12 @@ pub struct Module {
     /// Every loaded file as parsed, before the merge: the policy compares originals with
     /// the override blocks that change them.
     pub parsed: Vec<ParsedFile>,
+    /// How many of `diagnostics` came from reading and parsing (the rest from the merge).
+    pub parse_diagnostics: usize,
 }
 
 /// The effective `terraform` block.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Settings {
     pub required_version: Vec<Attr>,
     /// One attribute per provider local name; the value is the requirement.
@@ -124,6 +126,7 @@ pub fn load<E: std::fmt::Display>(
         diagnostics: Vec::new(),
         ignored: Vec::new(),
         parsed: Vec::new(),
+        parse_diagnostics: 0,
     };
     let mut parsed = Vec::with_capacity(raw.len());
     for (id, (c, bytes)) in raw.into_iter().enumerate() {
@@ -161,9 +164,31 @@ pub fn load<E: std::fmt::Display>(
             }
         }
     }
+    m.parse_diagnostics = m.diagnostics.len();
     assemble(&mut m, &parsed);
     m.parsed = parsed;
     Ok(m)
+}
+
+/// The same module merged by another engine, reusing its parsed files. Only meaningful
+/// when discovery picks the same files for both engines, i.e. without `.tofu` files.
+/// The result carries no parsed files (it is for comparing effective configurations).
+pub fn reassemble(m: &Module, engine: Engine) -> Module {
+    let mut o = Module {
+        dir: m.dir.clone(),
+        engine,
+        files: m.files.clone(),
+        skipped: m.skipped.clone(),
+        blocks: Vec::new(),
+        locals: Vec::new(),
+        settings: Settings::default(),
+        diagnostics: m.diagnostics[..m.parse_diagnostics].to_vec(),
+        ignored: Vec::new(),
+        parsed: Vec::new(),
+        parse_diagnostics: m.parse_diagnostics,
+    };
+    assemble(&mut o, &m.parsed);
+    o
 }
 
 /// Loads a module from in-memory `(name, text)` pairs (tests, fixtures, re-parsing output).

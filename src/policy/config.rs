@@ -119,10 +119,31 @@ pub struct CommentOptions {
 }
 
 impl CommentOptions {
-    /// The regex for one override file name.
-    pub fn regex_for(&self, override_name: &str) -> Option<Regex> {
-        let p = self.pattern.as_deref().unwrap_or("{override}");
-        Regex::new(&p.replace("{override}", &regex::escape(override_name))).ok()
+    /// What a warning comment about one override file must match: the file's name, or
+    /// the policy's regex (compiled once per override file, not per block).
+    pub fn matcher_for(&self, override_name: &str) -> Option<CommentMatcher> {
+        match &self.pattern {
+            None => Some(CommentMatcher::Names(override_name.to_string())),
+            Some(p) => Regex::new(&p.replace("{override}", &regex::escape(override_name)))
+                .ok()
+                .map(CommentMatcher::Regex),
+        }
+    }
+}
+
+/// See [`CommentOptions::matcher_for`].
+#[derive(Clone, Debug)]
+pub enum CommentMatcher {
+    Names(String),
+    Regex(Regex),
+}
+
+impl CommentMatcher {
+    pub fn is_match(&self, comment: &str) -> bool {
+        match self {
+            CommentMatcher::Names(n) => comment.contains(n.as_str()),
+            CommentMatcher::Regex(r) => r.is_match(comment),
+        }
     }
 }
 

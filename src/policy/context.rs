@@ -327,15 +327,16 @@ mod tests {
             ],
             None,
         );
-        let cx = Cx::new(&m, None, &Policy::builtin(), "");
+        let policy = Policy::builtin();
+        let cx = Cx::new(&m, None, &policy, "");
         let got: Vec<(String, bool)> =
             cx.changes.iter().map(|c| (c.address.clone(), c.base.is_some())).collect();
         assert_eq!(
             got,
             [
                 ("local.a".to_string(), true),
-                ("terraform.backend".to_string(), true),
-                ("resource.x.y".to_string(), true)
+                ("resource.x.y".to_string(), true),
+                ("terraform.backend".to_string(), true)
             ]
         );
     }

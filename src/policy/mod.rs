@@ -140,37 +140,58 @@ pub struct Subject<'a> {
     pub other: Option<&'a Module>,
 }
 
-/// Evaluates the policy on modules. Findings come back in module order, then rule order,
-/// then position; `allow`-level findings are dropped; suppressions and exceptions applied.
+/// Evaluates the policy on modules (in parallel). Findings come back in module order,
+/// then rule order; `allow`-level findings are dropped; suppressions and exceptions applied.
 pub fn evaluate(policy: &Policy, subjects: &[Subject<'_>], prefix: &str, today: Date) -> Vec<Finding> {
+    use rayon::prelude::*;
+    let per_module: Vec<(Vec<Finding>, suppress::Ledger)> = subjects
+        .par_iter()
+        .map(|s| {
+            let mut ledger = suppress::Ledger::new(policy);
+            let found = evaluate_one(policy, s, prefix, today, &mut ledger);
+            (found, ledger)
+        })
+        .collect();
     let mut ledger = suppress::Ledger::new(policy);
     let mut out = Vec::new();
-    for s in subjects {
-        let cx = context::Cx::new(s.module, s.other, policy, prefix);
-        let mut found = Vec::new();
-        for rule in rules::RULES {
-            if let Some(check) = rule.check
-                && policy.may_fire(rule.id)
-            {
-                check(&cx, &mut found);
-            }
-        }
-        let mut comments = suppress::Inline::scan(s.module);
-        for mut f in found {
-            let path = join_prefix(prefix, &f.primary.path);
-            f.level = policy.level_for(f.rule, &path).min(f.level);
-            if f.level == Level::Allow {
-                continue;
-            }
-            if comments.suppresses(s.module, &f) || ledger.excepts(policy, &f, &path, today) {
-                continue;
-            }
-            out.push(f);
-        }
-        out.extend(comments.findings(s.module, policy, prefix));
+    for (found, l) in per_module {
+        ledger.absorb(&l);
+        out.extend(found);
     }
     out.extend(ledger.findings(policy, today));
-    out.retain(|f| f.level != Level::Allow);
+    out
+}
+
+fn evaluate_one(
+    policy: &Policy,
+    s: &Subject<'_>,
+    prefix: &str,
+    today: Date,
+    ledger: &mut suppress::Ledger,
+) -> Vec<Finding> {
+    let cx = context::Cx::new(s.module, s.other, policy, prefix);
+    let mut found = Vec::new();
+    for rule in rules::RULES {
+        if let Some(check) = rule.check
+            && policy.may_fire(rule.id)
+        {
+            check(&cx, &mut found);
+        }
+    }
+    let mut comments = suppress::Inline::scan(s.module);
+    let mut out = Vec::new();
+    for mut f in found {
+        let path = join_prefix(prefix, &f.primary.path);
+        f.level = policy.level_for(f.rule, &path).min(f.level);
+        if f.level == Level::Allow {
+            continue;
+        }
+        if comments.suppresses(s.module, &f) || ledger.excepts(policy, &f, &path, today) {
+            continue;
+        }
+        out.push(f);
+    }
+    out.extend(comments.findings(s.module, policy, prefix));
     out
 }
 

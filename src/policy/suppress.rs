@@ -183,6 +183,16 @@ impl Ledger {
         Ledger { used: vec![false; policy.exceptions.len()], expired_hit: vec![false; policy.exceptions.len()] }
     }
 
+    /// Adds what another ledger (of another module) saw.
+    pub fn absorb(&mut self, other: &Ledger) {
+        for (a, b) in self.used.iter_mut().zip(&other.used) {
+            *a |= *b;
+        }
+        for (a, b) in self.expired_hit.iter_mut().zip(&other.expired_hit) {
+            *a |= *b;
+        }
+    }
+
     /// Does an exception cover this finding (at `path`, relative to the policy)?
     pub fn excepts(&mut self, policy: &Policy, f: &Finding, path: &str, today: Date) -> bool {
         for (i, e) in policy.exceptions.iter().enumerate() {

@@ -126,3 +126,12 @@ fn is_unsafe(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t')
         || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
+
+/// A policy-file mistake, drawn on the policy file.
+pub fn policy_error(e: crate::policy::PolicyError, style: Style) -> String {
+    let src = NamedSource::new(clean(&e.path), clean_source(&e.text));
+    let report = miette::Report::new(e).with_source_code(src);
+    let mut out = String::new();
+    let _ = handler(style).render_report(&mut out, report.as_ref());
+    out
+}

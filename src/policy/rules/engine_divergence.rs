@@ -34,8 +34,31 @@ Example
 fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
     let Some(other) = cx.other else { return };
     let (a, b) = (cx.m, other);
+    // Same files, same merge result (provenance included): nothing to compare further.
+    if a.has_errors() == b.has_errors()
+        && a.blocks == b.blocks
+        && a.locals == b.locals
+        && a.settings == b.settings
+    {
+        return;
+    }
     let diff: Vec<String> = match (a.has_errors(), b.has_errors()) {
-        (false, false) => differences(&tfjson::document(a), &tfjson::document(b), "", 3),
+        (false, false) => {
+            // OpenTofu reads `required_version` only from `.tofu` files, so every module
+            // with one in a `.tf` file differs on it; that is not the override's doing
+            // unless an override file sets it.
+            let versioned = cx.changes.iter().any(|c| c.address == "terraform.required_version");
+            let doc = |m: &Module| {
+                let mut d = tfjson::document(m);
+                if !versioned
+                    && let Some(t) = d.get_mut("terraform").and_then(|t| t.as_object_mut())
+                {
+                    t.remove("required_version");
+                }
+                d
+            };
+            differences(&doc(a), &doc(b), "", 3)
+        }
         (x, y) if x != y => vec![format!(
             "{} rejects the module, {} accepts it",
             if x { a.engine.name() } else { b.engine.name() },

@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 
 use super::{Cx, Finding, Level, Rule};
+use crate::policy::config::CommentMatcher;
 use crate::policy::context::comments_around;
 use crate::terraform::Syntax;
 
@@ -37,6 +38,7 @@ Example
 
 fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
     let mut seen = HashSet::new();
+    let mut matchers: Vec<(usize, CommentMatcher)> = Vec::new();
     for c in &cx.changes {
         let Some(base) = c.base else { continue };
         let over_span = c.over.head();
@@ -47,7 +49,14 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
             continue;
         }
         let name = cx.name(c.file());
-        let Some(re) = cx.policy.comment.regex_for(name) else { continue };
+        let re = match matchers.iter().find(|(f, _)| *f == c.file()) {
+            Some((_, m)) => m,
+            None => {
+                let Some(m) = cx.policy.comment.matcher_for(name) else { continue };
+                matchers.push((c.file(), m));
+                &matchers[matchers.len() - 1].1
+            }
+        };
         if comments_around(cx.m, base.span()).iter().any(|k| re.is_match(&k.text)) {
             continue;
         }
