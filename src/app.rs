@@ -193,7 +193,11 @@ pub fn load_subjects(
 /// The policy in force: `--policy`, else the nearest `.override-guard.toml` from the
 /// audited directory up to the repository root, else the built-in default; then the
 /// command line's levels. `None` after printing the policy file's mistakes.
-fn load_policy(start: &Path, args: &PolicyArgs, style: Style) -> Result<Option<Policy>, SourceError> {
+fn load_policy(
+    start: &Path,
+    args: &PolicyArgs,
+    style: Style,
+) -> Result<Option<Policy>, SourceError> {
     let file = match &args.policy {
         Some(p) => Some(p.clone()),
         None => find_policy(start),
@@ -217,7 +221,8 @@ fn load_policy(start: &Path, args: &PolicyArgs, style: Style) -> Result<Option<P
             }
         }
     };
-    let levels = [(&args.deny, Level::Deny), (&args.warn, Level::Warn), (&args.allow, Level::Allow)];
+    let levels =
+        [(&args.deny, Level::Deny), (&args.warn, Level::Warn), (&args.allow, Level::Allow)];
     for (ids, level) in levels {
         for id in ids {
             match rules::find(id) {
@@ -274,9 +279,10 @@ fn display_root(p: &Path) -> String {
 /// written relative to the policy file.
 fn policy_prefix(root: &Path, policy: &Policy) -> String {
     let Origin::File { path, .. } = &policy.origin else { return String::new() };
-    let (Ok(root), Some(dir)) =
-        (std::fs::canonicalize(root), std::fs::canonicalize(path).ok().and_then(|p| p.parent().map(Path::to_path_buf)))
-    else {
+    let (Ok(root), Some(dir)) = (
+        std::fs::canonicalize(root),
+        std::fs::canonicalize(path).ok().and_then(|p| p.parent().map(Path::to_path_buf)),
+    ) else {
         return String::new();
     };
     root.strip_prefix(&dir)
@@ -301,7 +307,9 @@ fn init(path: &Path, stdout: bool) -> Result<Outcome, SourceError> {
     let mut file = match std::fs::OpenOptions::new().write(true).create_new(true).open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            write_err(&format!("error: {shown} already exists; not overwriting it (use --stdout to print the starter policy)\n"));
+            write_err(&format!(
+                "error: {shown} already exists; not overwriting it (use --stdout to print the starter policy)\n"
+            ));
             return Ok(Outcome::Error);
         }
         Err(e) => return Err(SourceError { path: shown, message: e.to_string() }),
@@ -319,13 +327,16 @@ fn explain(rule: Option<&str>) -> Outcome {
             for r in rules::RULES {
                 out.push_str(&format!("  {:<26} {:<5}  {}\n", r.id, r.level.as_str(), r.summary));
             }
-            out.push_str("\n`override-guard explain RULE` prints what a rule checks, why, and an example.\n");
+            out.push_str(
+                "\n`override-guard explain RULE` prints what a rule checks, why, and an example.\n",
+            );
             write_out(&out);
             Outcome::Clean
         }
         Some(id) => match rules::find(id) {
             Some(r) => {
-                let mut out = format!("{} (default: {})\n{}\n\n{}", r.id, r.level.as_str(), r.summary, r.doc);
+                let mut out =
+                    format!("{} (default: {})\n{}\n\n{}", r.id, r.level.as_str(), r.summary, r.doc);
                 if !r.options.is_empty() {
                     out.push_str("\nOptions\n");
                     for (name, what) in r.options {
@@ -359,7 +370,11 @@ impl Progress {
         let tty = std::io::stderr().is_terminal()
             && std::env::var_os("CI").is_none()
             && std::env::var("TERM").map_or(true, |t| t != "dumb");
-        Progress { bar: tty.then(ProgressBar::hidden), started: Instant::now(), shown: AtomicBool::new(false) }
+        Progress {
+            bar: tty.then(ProgressBar::hidden),
+            started: Instant::now(),
+            shown: AtomicBool::new(false),
+        }
     }
 
     /// No progress at all (tests, library use).
@@ -376,10 +391,13 @@ impl Progress {
     fn tick(&self) {
         let Some(b) = &self.bar else { return };
         b.inc(1);
-        if !self.shown.load(Ordering::Relaxed) && self.started.elapsed() > Duration::from_millis(300) {
+        if !self.shown.load(Ordering::Relaxed)
+            && self.started.elapsed() > Duration::from_millis(300)
+        {
             self.shown.store(true, Ordering::Relaxed);
             b.set_style(
-                ProgressStyle::with_template("{bar:30} {pos}/{len} modules").unwrap_or_else(|_| ProgressStyle::default_bar()),
+                ProgressStyle::with_template("{bar:30} {pos}/{len} modules")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
             b.set_draw_target(ProgressDrawTarget::stderr());
         }

@@ -6,7 +6,12 @@ use crate::policy::{self, Date, Finding, Policy, Subject};
 use crate::report::findings::Summary;
 
 /// Evaluates `policy` on every module; `prefix` maps module paths to policy-relative ones.
-pub fn run(policy: &Policy, loaded: &[Loaded], prefix: &str, today: Date) -> (Vec<Finding>, Summary) {
+pub fn run(
+    policy: &Policy,
+    loaded: &[Loaded],
+    prefix: &str,
+    today: Date,
+) -> (Vec<Finding>, Summary) {
     let subjects: Vec<Subject<'_>> = loaded.iter().map(Loaded::subject).collect();
     let findings = policy::evaluate(policy, &subjects, prefix, today);
     let mut summary = Summary {

@@ -60,9 +60,7 @@ pub enum Command {
         stdout: bool,
     },
     /// Print what a rule checks, why, and an example; without RULE, list the rules.
-    Explain {
-        rule: Option<String>,
-    },
+    Explain { rule: Option<String> },
 }
 
 /// Options every policy-evaluating command shares.

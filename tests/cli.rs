@@ -3,7 +3,7 @@
 use crate::util::bin;
 
 #[test]
-fn audit_of_the_examples_reports_override_files_and_the_one_broken_module() {
+fn audit_of_the_examples_shows_every_rule() {
     let out = bin()
         .args(["audit", "examples", "--format", "compact"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -11,15 +11,159 @@ fn audit_of_the_examples_reports_override_files_and_the_one_broken_module() {
         .expect("runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
-    assert!(stdout.contains("note[override-file]"), "{stdout}");
+    for rule in override_guard::policy::rules::RULES {
+        assert!(stdout.contains(&format!("[{}]: ", rule.id)), "{} missing:\n{stdout}", rule.id);
+    }
     assert!(stdout.contains("error[merge-error]: Invalid default value for variable"), "{stdout}");
     assert!(
-        stdout
-            .lines()
-            .last()
-            .is_some_and(|l| l.contains("override files") && l.ends_with("1 error")),
+        stdout.lines().last().is_some_and(|l| l.ends_with("(examples/.override-guard.toml)")),
         "{stdout}"
     );
+}
+
+/// A module whose override changes a block that has no warning comment.
+fn module_with_an_override() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir(dir.path().join(".git")).expect("mkdir");
+    std::fs::create_dir_all(dir.path().join("stack")).expect("mkdir");
+    std::fs::write(
+        dir.path().join("stack/main.tf"),
+        "resource \"aws_instance\" \"web\" {\n  instance_type = \"t3.micro\"\n}\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.path().join("stack/override.tf"),
+        "resource \"aws_instance\" \"web\" {\n  instance_type = \"m6i.large\"\n}\n",
+    )
+    .expect("write");
+    dir
+}
+
+fn audit(dir: &std::path::Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = bin().arg("audit").args(args).current_dir(dir).output().expect("runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn exit_codes_follow_the_levels() {
+    let dir = module_with_an_override();
+    let d = dir.path();
+    let (code, out, _) = audit(d, &["--format", "compact"]);
+    assert_eq!(code, Some(0), "warnings only: {out}");
+    assert!(out.contains("stack/main.tf:1:1: warning[missing-override-comment]"), "{out}");
+    assert!(out.contains("(built-in default policy)"), "{out}");
+    assert_eq!(audit(d, &["--format", "compact", "--deny-warnings"]).0, Some(1));
+    let (code, out, _) = audit(d, &["--format", "compact", "--deny", "override-file"]);
+    assert_eq!(code, Some(1));
+    assert!(
+        out.contains(
+            "error[override-file]: override file override.tf changes resource.aws_instance.web"
+        ),
+        "{out}"
+    );
+    let (code, out, _) = audit(d, &["--format", "compact", "--allow", "missing-override-comment"]);
+    assert_eq!(code, Some(0));
+    assert!(!out.contains("missing-override-comment"), "{out}");
+    let (code, _, err) = audit(d, &["--deny", "override-files"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("unknown rule `override-files` (did you mean `override-file`?)"), "{err}");
+}
+
+#[test]
+fn the_policy_is_found_above_the_audited_directory_and_its_mistakes_point_into_it() {
+    let dir = module_with_an_override();
+    let d = dir.path();
+    std::fs::write(
+        d.join(".override-guard.toml"),
+        "[rules.override-file]\nlevel = \"deny\"\nallow-paths = [\"stack/**\"]\n",
+    )
+    .expect("write");
+    let (code, out, _) = audit(&d.join("stack"), &["--format", "compact"]);
+    assert_eq!(code, Some(0), "allowed by the policy one level up: {out}");
+    assert!(
+        out.ends_with("(../.override-guard.toml)\n") || out.contains(".override-guard.toml)"),
+        "{out}"
+    );
+    std::fs::write(d.join(".override-guard.toml"), "[rules.override-file]\nlevel = \"denyy\"\n")
+        .expect("write");
+    let (code, _, err) = audit(d, &["--color", "never"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("unknown level `denyy`"), "{err}");
+    assert!(err.contains(".override-guard.toml:2:9"), "{err}");
+    assert!(err.contains("did you mean `deny`?"), "{err}");
+}
+
+#[test]
+fn every_report_format_is_well_formed() {
+    let dir = module_with_an_override();
+    let d = dir.path();
+    let (_, out, _) = audit(d, &["--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["version"], 1);
+    assert_eq!(v["findings"][0]["rule"], "missing-override-comment");
+    assert_eq!(v["findings"][0]["location"]["path"], "stack/main.tf");
+    assert_eq!(v["findings"][0]["related"][0]["path"], "stack/override.tf");
+    let (_, out, _) = audit(d, &["--format", "sarif"]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("sarif is json");
+    assert_eq!(v["version"], "2.1.0");
+    assert_eq!(v["runs"][0]["results"][0]["ruleId"], "missing-override-comment");
+    let (_, out, _) = audit(d, &["--format", "github"]);
+    assert!(out.starts_with("::warning file=stack/main.tf,line=1,col=1,"), "{out}");
+    let (_, out, _) = audit(d, &["--format", "human", "--color", "never"]);
+    assert!(
+        out.contains("╭─[stack/main.tf:1:1]") && out.contains("╭─[stack/override.tf:1:1]"),
+        "{out}"
+    );
+}
+
+#[test]
+fn control_characters_never_reach_the_terminal() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("main.tf"), "resource \"a\" \"b\" {\n  x = \"\x1b[2J\"\n}\n")
+        .expect("write");
+    std::fs::write(
+        dir.path().join("ev\x1b[31mil_override.tf"),
+        "resource \"a\" \"b\" {\n  x = \"\x1b]0;pwned\x07\"\n}\n",
+    )
+    .expect("write");
+    for format in ["human", "compact", "github"] {
+        let (_, out, err) =
+            audit(dir.path(), &["--format", format, "--color", "never", "--deny", "override-file"]);
+        assert!(out.contains("override-file"), "{format}: {out}");
+        assert!(!out.contains('\x1b') && !err.contains('\x1b'), "{format}: {out:?}");
+    }
+}
+
+#[test]
+fn init_writes_a_starter_policy_once_and_explain_documents_every_rule() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = |args: &[&str]| bin().args(args).current_dir(dir.path()).output().expect("runs");
+    assert_eq!(run(&["init"]).status.code(), Some(0));
+    let written =
+        std::fs::read_to_string(dir.path().join(".override-guard.toml")).expect("written");
+    assert!(override_guard::policy::Policy::parse("p", &written).is_ok());
+    std::fs::write(dir.path().join(".override-guard.toml"), "# mine\n").expect("write");
+    let again = run(&["init"]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already exists"));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(".override-guard.toml")).expect("kept"),
+        "# mine\n"
+    );
+    let list = String::from_utf8_lossy(&run(&["explain"]).stdout).into_owned();
+    for rule in override_guard::policy::rules::RULES {
+        assert!(list.contains(rule.id), "{}", rule.id);
+        let one = run(&["explain", rule.id]);
+        assert_eq!(one.status.code(), Some(0));
+        assert!(String::from_utf8_lossy(&one.stdout).contains("What it checks"));
+    }
+    let bad = run(&["explain", "backend-swp"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("did you mean `backend-swap`?"));
 }
 
 #[test]

@@ -3,4 +3,5 @@
 mod cli;
 mod merge;
 mod opentofu;
+mod policy;
 mod util;

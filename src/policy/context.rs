@@ -76,7 +76,12 @@ pub struct Cx<'a> {
 }
 
 impl<'a> Cx<'a> {
-    pub fn new(m: &'a Module, other: Option<&'a Module>, policy: &'a Policy, prefix: &str) -> Cx<'a> {
+    pub fn new(
+        m: &'a Module,
+        other: Option<&'a Module>,
+        policy: &'a Policy,
+        prefix: &str,
+    ) -> Cx<'a> {
         Cx { m, other, policy, prefix: prefix.to_string(), changes: changes(m) }
     }
 
@@ -322,8 +327,14 @@ mod tests {
         let m = load_texts(
             "",
             &[
-                ("main.tf", "locals {\n  a = 1\n}\nresource \"x\" \"y\" {}\nterraform {\n  backend \"s3\" {}\n}\n"),
-                ("override.tf", "locals {\n  a = 2\n}\nresource \"x\" \"y\" { z = 1 }\nterraform {\n  backend \"gcs\" {}\n}\n"),
+                (
+                    "main.tf",
+                    "locals {\n  a = 1\n}\nresource \"x\" \"y\" {}\nterraform {\n  backend \"s3\" {}\n}\n",
+                ),
+                (
+                    "override.tf",
+                    "locals {\n  a = 2\n}\nresource \"x\" \"y\" { z = 1 }\nterraform {\n  backend \"gcs\" {}\n}\n",
+                ),
             ],
             None,
         );

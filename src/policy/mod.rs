@@ -142,7 +142,12 @@ pub struct Subject<'a> {
 
 /// Evaluates the policy on modules (in parallel). Findings come back in module order,
 /// then rule order; `allow`-level findings are dropped; suppressions and exceptions applied.
-pub fn evaluate(policy: &Policy, subjects: &[Subject<'_>], prefix: &str, today: Date) -> Vec<Finding> {
+pub fn evaluate(
+    policy: &Policy,
+    subjects: &[Subject<'_>],
+    prefix: &str,
+    today: Date,
+) -> Vec<Finding> {
     use rayon::prelude::*;
     let per_module: Vec<(Vec<Finding>, suppress::Ledger)> = subjects
         .par_iter()

@@ -37,16 +37,15 @@ impl Inline {
             if !f.text.contains(MARKER) {
                 continue;
             }
-            let first_item = m
-                .parsed
-                .iter()
-                .find(|p| p.file == id)
-                .and_then(|p| p.body.items.first())
-                .map_or(f.text.len(), |i| match i {
-                    crate::terraform::Item::Attr(a) => a.span.start,
-                    crate::terraform::Item::Block(b) => b.span.start,
-                    crate::terraform::Item::Json(j) => j.span.start,
-                });
+            let first_item =
+                m.parsed.iter().find(|p| p.file == id).and_then(|p| p.body.items.first()).map_or(
+                    f.text.len(),
+                    |i| match i {
+                        crate::terraform::Item::Attr(a) => a.span.start,
+                        crate::terraform::Item::Block(b) => b.span.start,
+                        crate::terraform::Item::Json(j) => j.span.start,
+                    },
+                );
             match f.syntax {
                 Syntax::Hcl => {
                     let above_first: Vec<usize> = super::context::lines_above(&f.text, first_item)
@@ -71,7 +70,10 @@ impl Inline {
                     let root = m.parsed.iter().find(|p| p.file == id);
                     for n in root.map(|p| p.notes.as_slice()).unwrap_or_default() {
                         if n.text.contains(MARKER) {
-                            let file_wide = f.text[..n.covers.start].trim_start_matches('\u{feff}').trim().is_empty();
+                            let file_wide = f.text[..n.covers.start]
+                                .trim_start_matches('\u{feff}')
+                                .trim()
+                                .is_empty();
                             items.push(parse(n.span, &n.text, file_wide));
                         }
                     }
@@ -87,14 +89,17 @@ impl Inline {
             return false;
         }
         for site in std::iter::once(&f.primary).chain(&f.related) {
-            let Some(file) = m.files.files.iter().position(|x| x.path == site.path) else { continue };
+            let Some(file) = m.files.files.iter().position(|x| x.path == site.path) else {
+                continue;
+            };
             let span = Span::new(file, site.start, site.end);
             let comments = comments_around(m, span);
             for s in &mut self.items {
                 if s.malformed || !s.rules.iter().any(|r| r == f.rule || r == "all") {
                     continue;
                 }
-                if (s.file_wide && s.span.file == file) || comments.iter().any(|c| c.span == s.span) {
+                if (s.file_wide && s.span.file == file) || comments.iter().any(|c| c.span == s.span)
+                {
                     s.used = true;
                     return true;
                 }
@@ -127,21 +132,30 @@ impl Inline {
                 s.rules.iter().filter(|r| *r != "all" && rules::find(r).is_none()).collect();
             for r in &unknown {
                 let help = did_you_mean(r, RULES.iter().map(|r| r.id))
-                    .map_or("`override-guard explain` lists the rules".into(), |d| format!("did you mean `{d}`?"));
+                    .map_or("`override-guard explain` lists the rules".into(), |d| {
+                        format!("did you mean `{d}`?")
+                    });
                 push(
                     "bad-suppression",
-                    Finding::new("bad-suppression", format!("suppression names unknown rule `{r}`"), site("here"))
-                        .help(help),
+                    Finding::new(
+                        "bad-suppression",
+                        format!("suppression names unknown rule `{r}`"),
+                        site("here"),
+                    )
+                    .help(help),
                 );
             }
             if s.reason.is_empty() {
                 push(
                     "bad-suppression",
                     Finding::new("bad-suppression", "suppression without a reason", site("here"))
-                        .help("say why after the brackets: `# override-guard:ignore[rule-id] reason`"),
+                        .help(
+                            "say why after the brackets: `# override-guard:ignore[rule-id] reason`",
+                        ),
                 );
             }
-            let in_force = s.rules.iter().any(|r| r == "all" || policy.level_for(r, &path) != Level::Allow);
+            let in_force =
+                s.rules.iter().any(|r| r == "all" || policy.level_for(r, &path) != Level::Allow);
             if !s.used && unknown.is_empty() && in_force {
                 push(
                     "unused-suppression",
@@ -180,7 +194,10 @@ pub struct Ledger {
 
 impl Ledger {
     pub fn new(policy: &Policy) -> Ledger {
-        Ledger { used: vec![false; policy.exceptions.len()], expired_hit: vec![false; policy.exceptions.len()] }
+        Ledger {
+            used: vec![false; policy.exceptions.len()],
+            expired_hit: vec![false; policy.exceptions.len()],
+        }
     }
 
     /// Adds what another ledger (of another module) saw.

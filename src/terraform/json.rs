@@ -10,7 +10,8 @@ use jsonc_parser::{CollectOptions, ParseOptions};
 use super::expr::{Expr, ExprKind, ObjKey, TplPart};
 use super::schema::{Prop, Schema};
 use super::{
-    Attr, Block, Note, Body, FileId, Item, JsonNode, JsonProp, JsonValue, ParsedFile, SourceText, Span,
+    Attr, Block, Body, FileId, Item, JsonNode, JsonProp, JsonValue, Note, ParsedFile, SourceText,
+    Span,
 };
 use crate::diag::Diagnostic;
 

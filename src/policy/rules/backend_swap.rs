@@ -41,7 +41,11 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
         let Some(over) = c.over.block() else { continue };
         let base = c.base.and_then(|b| b.block());
         let message = match base {
-            None => format!("{} moves state from the local default to {}", cx.name(c.file()), name(over)),
+            None => format!(
+                "{} moves state from the local default to {}",
+                cx.name(c.file()),
+                name(over)
+            ),
             Some(b) if b.kind != over.kind || b.labels != over.labels => {
                 format!("{} replaces {} with {}", cx.name(c.file()), name(b), name(over))
             }
@@ -60,9 +64,10 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
             }
         };
         let was = base.map_or("local state (no backend)".to_string(), |b| describe(cx, b));
-        let mut f = Finding::new(RULE.id, message, cx.site(over.def_span, "new state configuration"))
-            .address(c.address.clone())
-            .help(format!("was:     {was}\nbecomes: {}", describe(cx, over)));
+        let mut f =
+            Finding::new(RULE.id, message, cx.site(over.def_span, "new state configuration"))
+                .address(c.address.clone())
+                .help(format!("was:     {was}\nbecomes: {}", describe(cx, over)));
         if let Some(b) = base {
             f = f.related(cx.site(b.def_span, "original state configuration"));
         }
@@ -100,10 +105,18 @@ fn describe(cx: &Cx<'_>, b: &Block) -> String {
             Item::Json(j) => format!("{} = {}", j.name, one_line(cx.m.files.text(j.value.span))),
         })
         .collect();
-    if parts.is_empty() { format!("{} {{}}", name(b)) } else { format!("{} {{ {} }}", name(b), parts.join(", ")) }
+    if parts.is_empty() {
+        format!("{} {{}}", name(b))
+    } else {
+        format!("{} {{ {} }}", name(b), parts.join(", "))
+    }
 }
 
 fn one_line(s: &str) -> String {
     let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if s.chars().count() > 60 { format!("{}…", s.chars().take(59).collect::<String>()) } else { s }
+    if s.chars().count() > 60 {
+        format!("{}…", s.chars().take(59).collect::<String>())
+    } else {
+        s
+    }
 }

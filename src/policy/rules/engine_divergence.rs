@@ -98,7 +98,12 @@ fn anchor(m: &Module) -> Span {
 }
 
 /// Dotted paths (down to `depth`) where two JSON documents differ.
-fn differences(a: &serde_json::Value, b: &serde_json::Value, at: &str, depth: usize) -> Vec<String> {
+fn differences(
+    a: &serde_json::Value,
+    b: &serde_json::Value,
+    at: &str,
+    depth: usize,
+) -> Vec<String> {
     use serde_json::Value::Object;
     if a == b {
         return Vec::new();

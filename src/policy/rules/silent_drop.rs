@@ -79,23 +79,17 @@ fn nested_blocks(cx: &Cx<'_>, address: &str, base: &Block, over: &Block, out: &m
             continue;
         }
         done.push(ty.clone());
-        let originals: Vec<&Block> = base
-            .body
-            .blocks()
-            .filter(|b| type_name(b) == ty)
-            .collect();
-        let replacements: Vec<&Block> = over
-            .body
-            .blocks()
-            .filter(|b| type_name(b) == ty)
-            .collect();
+        let originals: Vec<&Block> = base.body.blocks().filter(|b| type_name(b) == ty).collect();
+        let replacements: Vec<&Block> = over.body.blocks().filter(|b| type_name(b) == ty).collect();
         if originals.is_empty() {
             continue;
         }
         let lost: Vec<String> = originals
             .iter()
             .flat_map(|b| b.body.items.iter().map(Item::merge_name))
-            .filter(|n| !replacements.iter().any(|r| r.body.items.iter().any(|i| i.merge_name() == *n)))
+            .filter(|n| {
+                !replacements.iter().any(|r| r.body.items.iter().any(|i| i.merge_name() == *n))
+            })
             .map(|n| format!("`{n}`"))
             .fold(Vec::new(), |mut v, n| {
                 if !v.contains(&n) {
@@ -115,7 +109,8 @@ fn nested_blocks(cx: &Cx<'_>, address: &str, base: &Block, over: &Block, out: &m
                 replacements.len()
             )
         };
-        let lost = if lost.is_empty() { String::new() } else { format!("; lost: {}", lost.join(", ")) };
+        let lost =
+            if lost.is_empty() { String::new() } else { format!("; lost: {}", lost.join(", ")) };
         let mut f = Finding::new(
             RULE.id,
             format!("{address}: {what}{lost}"),

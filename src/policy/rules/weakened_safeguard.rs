@@ -36,9 +36,13 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
     for c in &cx.changes {
         let Some(base) = c.base else { continue };
         let mut flag = |over: &Attr, orig: Option<&Attr>, what: String| {
-            let mut f = Finding::new(RULE.id, format!("{}: {what}", c.address), cx.site(over.span, "weakened here"))
-                .address(c.address.clone())
-                .help("keep the safeguard, or change it in the original where it is reviewed");
+            let mut f = Finding::new(
+                RULE.id,
+                format!("{}: {what}", c.address),
+                cx.site(over.span, "weakened here"),
+            )
+            .address(c.address.clone())
+            .help("keep the safeguard, or change it in the original where it is reviewed");
             if let Some(o) = orig {
                 f = f.related(cx.site(o.span, "the original safeguard"));
             }
@@ -71,7 +75,11 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
                     {
                         let orig = bl.and_then(|l| l.attr("ignore_changes"));
                         if orig.is_none_or(|o| o.expr.as_keyword() != Some("all")) {
-                            flag(a, orig, "ignore_changes = all stops Terraform correcting drift".into());
+                            flag(
+                                a,
+                                orig,
+                                "ignore_changes = all stops Terraform correcting drift".into(),
+                            );
                         }
                     }
                 }
@@ -90,7 +98,11 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
                     && let Some(orig) = b.attr("nullable")
                     && orig.expr.as_bool() == Some(false)
                 {
-                    flag(a, Some(orig), "nullable is turned on: null values are now accepted".into());
+                    flag(
+                        a,
+                        Some(orig),
+                        "nullable is turned on: null values are now accepted".into(),
+                    );
                 }
             }
             _ => {}
@@ -151,7 +163,10 @@ fn bump(v: &[u64], keep: usize) -> Vec<u64> {
 
 fn cmp(a: &[u64], b: &[u64]) -> std::cmp::Ordering {
     let n = a.len().max(b.len());
-    (0..n).map(|i| a.get(i).unwrap_or(&0).cmp(b.get(i).unwrap_or(&0))).find(|o| o.is_ne()).unwrap_or(std::cmp::Ordering::Equal)
+    (0..n)
+        .map(|i| a.get(i).unwrap_or(&0).cmp(b.get(i).unwrap_or(&0)))
+        .find(|o| o.is_ne())
+        .unwrap_or(std::cmp::Ordering::Equal)
 }
 
 fn max(a: Vec<u64>, b: Vec<u64>) -> Vec<u64> {

@@ -1,0 +1,80 @@
+//! Policy fixtures: `tests/fixtures/policy/<case>/` holds `module/` (one or more module
+//! directories, read into an in-memory source), an optional `policy.toml` (the built-in
+//! policy without one) and an optional `case.toml` (`today = "YYYY-MM-DD"`, `engine`).
+//! The snapshot `report.snap` is the human report exactly as the CLI draws it without
+//! colour at width 100, then the compact lines; for a broken policy, its diagnostics.
+
+use std::path::Path;
+
+use override_guard::app::{Progress, load_subjects};
+use override_guard::audit;
+use override_guard::policy::{Date, Policy};
+use override_guard::report::{self, Style, findings};
+use override_guard::source::MemorySource;
+use override_guard::terraform::discover::Engine;
+
+use crate::util::fixtures;
+
+fn read_tree(root: &Path, rel: &str, src: &mut MemorySource) {
+    let mut entries: Vec<_> =
+        std::fs::read_dir(root.join(rel)).expect("module dir").map(|e| e.expect("entry")).collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let path = if rel.is_empty() { name } else { format!("{rel}/{name}") };
+        if e.file_type().expect("type").is_dir() {
+            read_tree(root, &path, src);
+        } else {
+            src.files.insert(path, std::fs::read(e.path()).expect("readable"));
+        }
+    }
+}
+
+fn case_value<'a>(toml: &'a str, key: &str) -> Option<&'a str> {
+    toml.lines()
+        .find_map(|l| l.strip_prefix(key)?.trim_start().strip_prefix('=')?.trim().strip_prefix('"'))
+        .and_then(|v| v.strip_suffix('"'))
+}
+
+/// Runs one case and renders what the CLI would print.
+pub fn run_case(case: &Path) -> String {
+    let case_toml = std::fs::read_to_string(case.join("case.toml")).unwrap_or_default();
+    let today = case_value(&case_toml, "today").unwrap_or("2026-11-22");
+    let parts: Vec<u16> = today.split('-').map(|p| p.parse().expect("date")).collect();
+    let today = Date { year: parts[0], month: parts[1] as u8, day: parts[2] as u8 };
+    let engine = case_value(&case_toml, "engine").map(|e| match e {
+        "opentofu" => Engine::OpenTofu,
+        _ => Engine::Terraform,
+    });
+    let policy = match std::fs::read_to_string(case.join("policy.toml")) {
+        Err(_) => Policy::builtin(),
+        Ok(text) => match Policy::parse("policy.toml", &text) {
+            Ok(p) => p,
+            Err(errors) => {
+                return errors
+                    .into_iter()
+                    .map(|e| report::policy_error(e, Style::plain()))
+                    .collect();
+            }
+        },
+    };
+    let mut src = MemorySource::new();
+    read_tree(&case.join("module"), "", &mut src);
+    let loaded = load_subjects(&src, engine, &Progress::none()).expect("in-memory source");
+    let (found, summary) = audit::run(&policy, &loaded, "", today);
+    let mut out = findings::human(&found, &summary, Style::plain());
+    out.push_str("\n---- compact ----\n");
+    out.push_str(&findings::compact(&found, &summary));
+    out
+}
+
+#[test]
+fn policy_reports() {
+    for case in fixtures("policy") {
+        let name = case.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        let text = run_case(&case);
+        insta::with_settings!({snapshot_path => case.clone(), prepend_module_to_snapshot => false, snapshot_suffix => "", input_file => case.join("module"), description => name.clone()}, {
+            insta::assert_snapshot!("report", text);
+        });
+    }
+}
