@@ -25,11 +25,11 @@ impl<'a> Node<'a> {
         }
     }
 
-    /// What a label points at: a block's header, an attribute whole.
+    /// What a label points at: a block's header, an attribute's name.
     pub fn head(self) -> Span {
         match self {
             Node::Block(b) => b.def_span,
-            Node::Attr(a) => a.span,
+            Node::Attr(a) => a.name_span,
         }
     }
 
@@ -94,10 +94,6 @@ impl<'a> Cx<'a> {
         self.m.files.get(file).name()
     }
 
-    /// `file:line` of a span.
-    pub fn at(&self, span: Span) -> String {
-        self.m.files.short(span)
-    }
 }
 
 /// Pairs every item of every override file with the primary item of the same address.

@@ -73,7 +73,7 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
                 cx.site(base.head(), "no warning comment above this"),
             )
             .address(c.address.clone())
-            .related(cx.site(over_span, format!("changed here ({})", cx.at(over_span))))
+            .related(cx.site(over_span, "changed here"))
             .help(help),
         );
     }
