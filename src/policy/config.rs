@@ -259,7 +259,12 @@ impl Policy {
                 other => v.unknown(key, other, &["rules", "exceptions"], "top-level key"),
             }
         }
-        if v.errors.is_empty() { Ok(policy) } else { Err(v.errors) }
+        if v.errors.is_empty() {
+            Ok(policy)
+        } else {
+            v.errors.sort_by_key(|e| e.span.start);
+            Err(v.errors)
+        }
     }
 
     /// The level of a rule for a path (relative to the policy's directory).
@@ -344,7 +349,14 @@ impl Validator<'_> {
             Some(s) => format!("did you mean `{s}`?"),
             None => format!("expected one of {}", list(known)),
         };
-        self.err(key.span(), format!("unknown {what} `{name}`"), Some(help));
+        // `what` may hold `{}` where the name goes (`key {} in a scope`).
+        let quoted = format!("`{name}`");
+        let message = if what.contains("{}") {
+            format!("unknown {}", what.replace("{}", &quoted))
+        } else {
+            format!("unknown {what} {quoted}")
+        };
+        self.err(key.span(), message, Some(help));
     }
 
     fn wrong_type(&mut self, v: &Value<'_>, key: &str, expected: &str) {
@@ -524,7 +536,9 @@ impl Validator<'_> {
                     name if rule.options.iter().any(|(o, _)| *o == name) => {
                         self.option(rule.id, name, val, policy)
                     }
-                    name => self.unknown(k, name, &known, &format!("key for rule `{}`", rule.id)),
+                    name => {
+                        self.unknown(k, name, &known, &format!("key {{}} in [rules.{}]", rule.id))
+                    }
                 }
             }
             policy.rules.insert(rule.id, rc);
@@ -542,7 +556,7 @@ impl Validator<'_> {
                 "paths" => paths = self.globs(v, "paths"),
                 "exclude" => exclude = self.globs(v, "exclude"),
                 "level" => level = self.level(v),
-                name => self.unknown(k, name, &["paths", "exclude", "level"], "key in a scope"),
+                name => self.unknown(k, name, &["paths", "exclude", "level"], "key {} in a scope"),
             }
         }
         match (paths, level) {
@@ -625,7 +639,7 @@ impl Validator<'_> {
                     k,
                     name,
                     &["rule", "paths", "address", "reason", "expires"],
-                    "key in an exception",
+                    "key {} in an exception",
                 ),
             }
         }
@@ -707,7 +721,7 @@ mod tests {
         assert_eq!(
             errors("[rules.override-file]\nallow-path = []\n"),
             [
-                "2:1: unknown key for rule `override-file` `allow-path` (did you mean `allow-paths`?)"
+                "2:1: unknown key `allow-path` in [rules.override-file] (did you mean `allow-paths`?)"
             ]
         );
         assert_eq!(

@@ -93,7 +93,6 @@ impl<'a> Cx<'a> {
     pub fn name(&self, file: FileId) -> &str {
         self.m.files.get(file).name()
     }
-
 }
 
 /// Pairs every item of every override file with the primary item of the same address.

@@ -26,7 +26,10 @@ impl Style {
 fn handler(style: Style) -> GraphicalReportHandler {
     let theme =
         if style.color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
-    GraphicalReportHandler::new_themed(theme).with_width(style.width).with_links(false)
+    GraphicalReportHandler::new_themed(theme)
+        .with_width(style.width)
+        .with_links(false)
+        .with_show_related_as_nested(true)
 }
 
 /// One diagnostic, drawn with the source lines it points at.
