@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use crate::cli::{Cli, Color, Command, PolicyArgs, ReportFormat, ShowFormat};
 use crate::merge::{self, Module};
-use crate::policy::config::{Origin, did_you_mean};
+use crate::policy::config::Origin;
 use crate::policy::{self, Date, Finding, Level, Policy, Subject, Tally, rules};
 use crate::report::{self, Style, findings};
 use crate::source::{Source, SourceError, WorktreeSource};
@@ -228,9 +228,7 @@ fn load_policy(
             match rules::find(id) {
                 Some(r) => policy.set_level(r.id, level),
                 None => {
-                    let hint = did_you_mean(id, rules::RULES.iter().map(|r| r.id))
-                        .map(|d| format!(" (did you mean `{d}`?)"))
-                        .unwrap_or_default();
+                    let hint = rules::suggestion(id);
                     write_err(&format!(
                         "error: unknown rule `{}`{hint}; `override-guard explain` lists the rules\n",
                         report::clean(id)
@@ -347,9 +345,7 @@ fn explain(rule: Option<&str>) -> Outcome {
                 Outcome::Clean
             }
             None => {
-                let hint = did_you_mean(id, rules::RULES.iter().map(|r| r.id))
-                    .map(|d| format!(" (did you mean `{d}`?)"))
-                    .unwrap_or_default();
+                let hint = rules::suggestion(id);
                 write_err(&format!("error: unknown rule `{}`{hint}\n", report::clean(id)));
                 Outcome::Error
             }

@@ -56,6 +56,13 @@ pub fn find(id: &str) -> Option<&'static Rule> {
     RULES.iter().copied().find(|r| r.id == id)
 }
 
+/// ` (did you mean `x`?)` for a misspelt rule id, or nothing.
+pub fn suggestion(id: &str) -> String {
+    crate::policy::config::did_you_mean(id, RULES.iter().map(|r| r.id))
+        .map(|d| format!(" (did you mean `{d}`?)"))
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
