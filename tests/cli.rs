@@ -19,6 +19,12 @@ fn audit_of_the_examples_shows_every_rule() {
         stdout.lines().last().is_some_and(|l| l.ends_with("(examples/.override-guard.toml)")),
         "{stdout}"
     );
+    let sarif = bin()
+        .args(["audit", "examples", "--format", "sarif"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("runs");
+    crate::sarif::validate(&String::from_utf8_lossy(&sarif.stdout)).expect("valid SARIF");
 }
 
 /// A module whose override changes a block that has no warning comment.
@@ -108,6 +114,7 @@ fn every_report_format_is_well_formed() {
     assert_eq!(v["findings"][0]["location"]["path"], "stack/main.tf");
     assert_eq!(v["findings"][0]["related"][0]["path"], "stack/override.tf");
     let (_, out, _) = audit(d, &["--format", "sarif"]);
+    crate::sarif::validate(&out).expect("the CLI's SARIF passes the official schema");
     let v: serde_json::Value = serde_json::from_str(&out).expect("sarif is json");
     assert_eq!(v["version"], "2.1.0");
     assert_eq!(v["runs"][0]["results"][0]["ruleId"], "missing-override-comment");

@@ -4,4 +4,5 @@ mod cli;
 mod merge;
 mod opentofu;
 mod policy;
+mod sarif;
 mod util;
