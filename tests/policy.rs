@@ -51,10 +51,9 @@ pub fn run_case(case: &Path) -> String {
         Ok(text) => match Policy::parse("policy.toml", &text) {
             Ok(p) => p,
             Err(errors) => {
-                return errors
-                    .into_iter()
-                    .map(|e| report::policy_error(e, Style::plain()))
-                    .collect();
+                let shown: Vec<String> =
+                    errors.into_iter().map(|e| report::policy_error(e, Style::plain())).collect();
+                return shown.join("\n");
             }
         },
     };

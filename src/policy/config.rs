@@ -141,7 +141,7 @@ pub enum CommentMatcher {
 impl CommentMatcher {
     pub fn is_match(&self, comment: &str) -> bool {
         match self {
-            CommentMatcher::Names(n) => comment.contains(n.as_str()),
+            CommentMatcher::Names(n) => names_file(comment, n),
             CommentMatcher::Regex(r) => r.is_match(comment),
         }
     }
@@ -306,6 +306,17 @@ impl Policy {
     }
 }
 
+/// Does `text` name the file `name` (not merely end with it, as `logs_override.tf` ends
+/// with `override.tf`)?
+fn names_file(text: &str, name: &str) -> bool {
+    let part = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.');
+    text.match_indices(name).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + name.len()..].chars().next();
+        !before.is_some_and(part) && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+    })
+}
+
 /// Suggests the closest of `candidates` to a misspelt `word`.
 pub fn did_you_mean<'c>(
     word: &str,
@@ -405,7 +416,13 @@ impl Validator<'_> {
             Some(s) => match Level::parse(s) {
                 Some(l) => Some(l),
                 None => {
-                    let help = did_you_mean(s, ["allow", "warn", "deny"])
+                    let guess = match s {
+                        "error" => Some("deny"),
+                        "warning" => Some("warn"),
+                        "off" | "none" | "ignore" => Some("allow"),
+                        _ => did_you_mean(s, ["allow", "warn", "deny"]),
+                    };
+                    let help = guess
                         .map_or("expected one of `allow`, `warn`, `deny`".into(), |d| {
                             format!("did you mean `{d}`?")
                         });
@@ -592,8 +609,11 @@ impl Validator<'_> {
                 }
             }
             ("protected-attribute", "attributes") => {
-                p.protected.raw = self.strings(v, name).into_iter().map(|(s, _)| s).collect();
-                p.protected.attributes = self.glob_set(v, name, |s| s.replace('.', "/"));
+                let set = self.glob_set(v, name, |s| s.replace('.', "/"));
+                if set.is_some() {
+                    p.protected.raw = self.strings(v, name).into_iter().map(|(s, _)| s).collect();
+                }
+                p.protected.attributes = set;
             }
             _ => {}
         }

@@ -12,8 +12,8 @@ What it checks
   An override file's `backend` or `cloud` block in a `terraform` block. Terraform replaces
   the whole state configuration with it, so this flags a different backend type, a
   `backend` <-> `cloud` swap, a backend where the originals keep state locally, and the
-  same type with arguments silently dropped. The finding shows the state configuration
-  before and after.
+  same type with arguments silently dropped or set to other values (another bucket or
+  key is another state). The finding shows the state configuration before and after.
 
 Why
   Where state lives decides what Terraform believes exists. An override that points a
@@ -52,15 +52,26 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
             Some(b) => {
                 let dropped = dropped(b, over);
                 if dropped.is_empty() {
-                    continue;
+                    let changed = changed(b, over);
+                    if changed.is_empty() {
+                        continue;
+                    }
+                    format!(
+                        "{} changes {}: {} {}",
+                        cx.name(c.file()),
+                        name(b),
+                        changed.join(", "),
+                        if changed.len() == 1 { "differs" } else { "differ" }
+                    )
+                } else {
+                    format!(
+                        "{} replaces {} whole: {} {} dropped",
+                        cx.name(c.file()),
+                        name(b),
+                        dropped.join(", "),
+                        if dropped.len() == 1 { "is" } else { "are" }
+                    )
                 }
-                format!(
-                    "{} replaces {} whole: {} {} dropped",
-                    cx.name(c.file()),
-                    name(b),
-                    dropped.join(", "),
-                    if dropped.len() == 1 { "is" } else { "are" }
-                )
             }
         };
         let was = base.map_or("local state (no backend)".to_string(), |b| describe(cx, b));
@@ -90,6 +101,15 @@ fn dropped(base: &Block, over: &Block) -> Vec<String> {
         .map(Item::merge_name)
         .filter(|n| !over.body.items.iter().any(|i| i.merge_name() == *n))
         .map(|n| format!("`{n}`"))
+        .collect()
+}
+
+/// Arguments both set, to different values: the state now lives somewhere else.
+fn changed(base: &Block, over: &Block) -> Vec<String> {
+    base.body
+        .attrs()
+        .filter(|a| over.attr(&a.name).is_some_and(|o| o.expr != a.expr))
+        .map(|a| format!("`{}`", a.name))
         .collect()
 }
 

@@ -16,7 +16,8 @@ What it checks
   Loads a module that has override files or `.tofu` files with both engines and compares
   the effective configurations: `.tofu` files that shadow `.tf` files for OpenTofu only,
   override blocks one engine ignores and the other merges (`ephemeral`, `removed`), a
-  `required_version` that Terraform replaces and OpenTofu adds to, an output `type` or
+  `required_version` that Terraform reads from any file and OpenTofu only from `.tofu`
+  files, an output `type` or
   `deprecated` only one engine knows, or a module one engine rejects.
 
 Why
@@ -34,6 +35,9 @@ Example
 fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
     let Some(other) = cx.other else { return };
     let (a, b) = (cx.m, other);
+    if a.files.files.is_empty() || b.files.files.is_empty() {
+        return; // only .tofu files: Terraform has nothing to run here
+    }
     // Same files, same merge result (provenance included): nothing to compare further.
     if a.has_errors() == b.has_errors()
         && a.blocks == b.blocks
@@ -122,6 +126,19 @@ fn differences(
                 match (x.get(k), y.get(k)) {
                     (Some(p), Some(q)) => out.extend(differences(p, q, &path, depth - 1)),
                     _ => out.push(path),
+                }
+            }
+            out
+        }
+        (serde_json::Value::Array(x), serde_json::Value::Array(y))
+            if depth > 0 && x.len() == y.len() =>
+        {
+            let mut out: Vec<String> = Vec::new();
+            for (p, q) in x.iter().zip(y) {
+                for d in differences(p, q, at, depth) {
+                    if !out.contains(&d) {
+                        out.push(d);
+                    }
                 }
             }
             out

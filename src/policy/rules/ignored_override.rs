@@ -32,7 +32,9 @@ Example
 };
 
 fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
-    for i in &cx.m.ignored {
+    let mut ignored: Vec<_> = cx.m.ignored.iter().collect();
+    ignored.sort_by_key(|i| (i.span.file, i.span.start));
+    for i in ignored {
         out.push(
             Finding::new(RULE.id, i.what.clone(), cx.site(i.span, "has no effect"))
                 .help("remove it, or move the change into the original file"),

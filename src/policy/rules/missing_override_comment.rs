@@ -61,7 +61,9 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
             continue;
         }
         let json = cx.m.files.get(base.span().file).syntax == Syntax::Json;
-        let help = if json {
+        let help = if let Some(p) = &cx.policy.comment.pattern {
+            format!("add a comment directly above it that matches the policy's pattern `{p}`")
+        } else if json {
             format!("add \"//\": \"NOTE: overridden by {name}\" to this block's object")
         } else {
             format!("add `# NOTE: overridden by {name}` directly above it")
@@ -70,7 +72,14 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
             Finding::new(
                 RULE.id,
                 format!("{} is changed by {name}, but nothing in the original says so", c.address),
-                cx.site(base.head(), "no warning comment above this"),
+                cx.site(
+                    base.head(),
+                    if json {
+                        "no \"//\" comment naming the override"
+                    } else {
+                        "no warning comment above this"
+                    },
+                ),
             )
             .address(c.address.clone())
             .related(cx.site(over_span, "changed here"))

@@ -87,8 +87,15 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
     }
 }
 
-/// The first line of a file (a finding about the file as a whole points there).
+/// Where a finding about a whole file points: its first block's header (so a comment
+/// above it can suppress the finding), else its first line.
 fn first_line(cx: &Cx<'_>, id: usize) -> Span {
+    let first = cx.m.parsed.iter().find(|p| p.file == id).and_then(|p| p.body.items.first());
+    match first {
+        Some(crate::terraform::Item::Block(b)) => return b.def_span,
+        Some(crate::terraform::Item::Attr(a)) => return a.name_span,
+        _ => {}
+    }
     let text = &cx.m.files.get(id).text;
     let start = usize::from(text.starts_with('\u{feff}')) * 3;
     let end = text[start..].find('\n').map_or(text.len(), |i| start + i);

@@ -39,8 +39,17 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
         if let Node::Block(b) = c.over {
             collect(&c.address, b, &mut paths);
         }
+        let mut originals = Vec::new();
+        if let Some(Node::Block(b)) = c.base {
+            collect(&c.address, b, &mut originals);
+        }
+        let mut reported: Vec<String> = Vec::new();
         for (path, span) in paths {
+            if reported.iter().any(|r| path.starts_with(&format!("{r}."))) {
+                continue;
+            }
             let Some(pattern) = p.matches(&path) else { continue };
+            reported.push(path.clone());
             let mut f = Finding::new(
                 RULE.id,
                 format!("{} overrides protected `{path}`", cx.name(c.file())),
@@ -48,11 +57,11 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
             )
             .address(path.clone())
             .help("change it in the original file, where it is reviewed, or ask for an exception");
-            if let Some(b) = c.base {
-                f = f.related(cx.site(b.head(), "the original"));
+            let original = originals.iter().find(|(p, _)| *p == path).map(|(_, s)| *s);
+            if let Some(s) = original.or(c.base.map(|b| b.head())) {
+                f = f.related(cx.site(s, "the original"));
             }
             out.push(f);
-            break;
         }
     }
 }

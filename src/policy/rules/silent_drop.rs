@@ -86,9 +86,9 @@ fn nested_blocks(cx: &Cx<'_>, address: &str, base: &Block, over: &Block, out: &m
         }
         let lost: Vec<String> = originals
             .iter()
-            .flat_map(|b| b.body.items.iter().map(Item::merge_name))
+            .flat_map(|b| content(b).items.iter().map(Item::merge_name))
             .filter(|n| {
-                !replacements.iter().any(|r| r.body.items.iter().any(|i| i.merge_name() == *n))
+                !replacements.iter().any(|r| content(r).items.iter().any(|i| i.merge_name() == *n))
             })
             .map(|n| format!("`{n}`"))
             .fold(Vec::new(), |mut v, n| {
@@ -97,7 +97,9 @@ fn nested_blocks(cx: &Cx<'_>, address: &str, base: &Block, over: &Block, out: &m
                 }
                 v
             });
-        if originals.len() <= replacements.len() && lost.is_empty() {
+        // A `dynamic` block stands for any number of blocks: only lost arguments count.
+        let dynamic = replacements.iter().any(|r| r.kind == "dynamic");
+        if (dynamic || originals.len() <= replacements.len()) && lost.is_empty() {
             continue;
         }
         let what = if ty == "provisioner" {
@@ -148,6 +150,15 @@ fn providers_map(cx: &Cx<'_>, address: &str, base: &Block, over: &Block, out: &m
         .related(cx.site(b.span, "original map"))
         .help("repeat every entry of the original providers map in the override"),
     );
+}
+
+/// What a nested block declares: a `dynamic` block's `content`, or the block's body.
+fn content(b: &Block) -> &crate::terraform::Body {
+    if b.kind == "dynamic" {
+        b.body.blocks_of("content").next().map_or(&b.body, |c| &c.body)
+    } else {
+        &b.body
+    }
 }
 
 /// A nested block's type for merging (`dynamic "x"` counts as `x`).

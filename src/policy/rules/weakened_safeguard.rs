@@ -15,8 +15,9 @@ What it checks
   - sets `ignore_changes = all` where the original did not;
   - sets a variable's or output's `sensitive = false` where the original had `true`;
   - sets a variable's `nullable = true` where the original had `false`;
-  - relaxes `required_version` (a lower minimum or a dropped upper bound; Terraform
-    replaces the constraint, OpenTofu adds to it, so only Terraform is affected).
+  - relaxes `required_version` (a lower minimum or a dropped upper bound). Terraform
+    replaces the constraint with the override's; OpenTofu checks each `.tofu` file's
+    constraint on its own, so an override cannot relax it there.
 
 Why
   Safeguards are written into the original on purpose and reviewed there. An override
@@ -64,9 +65,9 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
                 let (bl, ol) = (lifecycle(b), lifecycle(o));
                 if let Some(ol) = ol {
                     if let Some(a) = ol.attr("prevent_destroy")
-                        && a.expr.as_bool() == Some(false)
+                        && boolean(a) == Some(false)
                         && let Some(orig) = bl.and_then(|l| l.attr("prevent_destroy"))
-                        && orig.expr.as_bool() == Some(true)
+                        && boolean(orig) == Some(true)
                     {
                         flag(a, Some(orig), "prevent_destroy is turned off".into());
                     }
@@ -86,17 +87,17 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
             }
             "variable" | "output" => {
                 if let Some(a) = o.attr("sensitive")
-                    && a.expr.as_bool() == Some(false)
+                    && boolean(a) == Some(false)
                     && let Some(orig) = b.attr("sensitive")
-                    && orig.expr.as_bool() == Some(true)
+                    && boolean(orig) == Some(true)
                 {
                     flag(a, Some(orig), "sensitive is turned off".into());
                 }
                 if b.kind == "variable"
                     && let Some(a) = o.attr("nullable")
-                    && a.expr.as_bool() == Some(true)
+                    && boolean(a) == Some(true)
                     && let Some(orig) = b.attr("nullable")
-                    && orig.expr.as_bool() == Some(false)
+                    && boolean(orig) == Some(false)
                 {
                     flag(
                         a,
@@ -108,6 +109,15 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
             _ => {}
         }
     }
+}
+
+/// A literal boolean, as Terraform converts it: `false`, or the JSON string `"false"`.
+fn boolean(a: &Attr) -> Option<bool> {
+    a.expr.as_bool().or_else(|| match a.expr.as_str().as_deref() {
+        Some("true") => Some(true),
+        Some("false") => Some(false),
+        _ => None,
+    })
 }
 
 fn lifecycle(b: &Block) -> Option<&Block> {
