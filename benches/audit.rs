@@ -137,15 +137,6 @@ fn main() -> std::io::Result<()> {
         let (findings, summary) = override_guard::audit::run(&policy, &loaded, "", TODAY);
         let _ = findings::compact(&findings, &summary);
     });
-    let subjects_only = time(&|| {
-        let _ = load_subjects(&src, None, &Progress::none());
-    });
-    let loaded = load_subjects(&src, None, &Progress::none()).unwrap_or_default();
-    let eval_only = time(&|| {
-        let _ = override_guard::audit::run(&policy, &loaded, "", TODAY);
-    });
-    let (fs, _) = override_guard::audit::run(&policy, &loaded, "", TODAY);
-    println!("DEBUG subjects {:?} eval {:?} findings {}", subjects_only, eval_only, fs.len());
     let threads = rayon::current_num_threads();
     println!("hcl-edit parse_body, .tf files (1 thread):     {:>8.1} ms", raw.as_secs_f64() * 1e3);
     println!(

@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use crate::cli::{Cli, Color, Command, PolicyArgs, ReportFormat, ShowFormat};
 use crate::merge::{self, Module};
 use crate::policy::config::Origin;
+use crate::policy::rules::engine_divergence;
 use crate::policy::{self, Date, Finding, Level, Policy, Subject, Tally, rules};
 use crate::report::{self, Style, findings};
 use crate::source::{Source, SourceError, WorktreeSource};
@@ -168,7 +169,7 @@ pub fn load_subjects(
         .map(|(dir, names)| {
             let module = merge::load(dir, names, engine, |p| src.read(p))?;
             let tofu = names.iter().any(|n| n.ends_with(".tofu") || n.ends_with(".tofu.json"));
-            let other = if tofu || module.override_files().next().is_some() {
+            let other = if tofu || engine_divergence::may_diverge(&module) {
                 let e = match module.engine {
                     Engine::Terraform => Engine::OpenTofu,
                     Engine::OpenTofu => Engine::Terraform,

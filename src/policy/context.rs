@@ -97,6 +97,9 @@ impl<'a> Cx<'a> {
 
 /// Pairs every item of every override file with the primary item of the same address.
 fn changes(m: &Module) -> Vec<Change<'_>> {
+    if m.override_files().next().is_none() {
+        return Vec::new();
+    }
     let mut objects: HashMap<String, &Block> = HashMap::new();
     let mut locals: HashMap<&str, &Attr> = HashMap::new();
     let mut providers: HashMap<&str, &Attr> = HashMap::new();

@@ -86,6 +86,26 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
     );
 }
 
+/// Could the engines merge this module differently? Only constructs the engines treat
+/// differently in override files can make them diverge (spec §5.12), so modules without
+/// them skip the second merge. `.tofu` files are the caller's check.
+pub fn may_diverge(m: &Module) -> bool {
+    if m.has_errors() {
+        return true;
+    }
+    let overrides = m.parsed.iter().filter(|p| m.files.get(p.file).class == FileClass::Override);
+    overrides.flat_map(|p| p.body.blocks()).any(|b| match b.kind.as_str() {
+        "resource" | "data" => b.body.blocks_of("lifecycle").any(|l| {
+            l.attr("destroy").is_some() || l.body.blocks_of("action_trigger").next().is_some()
+        }),
+        "variable" => b.attr("deprecated").is_some() || b.attr("const").is_some(),
+        "output" => b.attr("type").is_some() || b.attr("deprecated").is_some(),
+        "module" => b.attr("ignore_nested_deprecations").is_some(),
+        "locals" | "provider" => false,
+        _ => true, // terraform, ephemeral, action, removed, language, …
+    })
+}
+
 /// Where to point: the first `.tofu` file that shadows another, else the first override
 /// file, else the first file.
 fn anchor(m: &Module) -> Span {

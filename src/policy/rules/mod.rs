@@ -2,7 +2,7 @@
 //! documentation (what `explain` prints) and its check. Ids are kebab-case and unique.
 
 mod backend_swap;
-mod engine_divergence;
+pub mod engine_divergence;
 mod ignored_override;
 mod merge_error;
 mod meta;
