@@ -70,7 +70,10 @@ impl Inline {
                     let root = m.parsed.iter().find(|p| p.file == id);
                     for n in root.map(|p| p.notes.as_slice()).unwrap_or_default() {
                         if n.text.contains(MARKER) {
-                            let file_wide = f.text[..n.covers.start]
+                            let file_wide = f
+                                .text
+                                .get(..n.covers.start)
+                                .unwrap_or("")
                                 .trim_start_matches('\u{feff}')
                                 .trim()
                                 .is_empty();
