@@ -130,7 +130,7 @@ fn audit_cmd(
         ReportFormat::Human => findings::human(&findings, &summary, style),
         ReportFormat::Compact => findings::compact(&findings, &summary),
         ReportFormat::Json => findings::json(&findings, &summary),
-        ReportFormat::Sarif => report::sarif::render(&findings, &summary),
+        ReportFormat::Sarif => report::sarif::render(&findings),
         ReportFormat::Github => findings::github(&findings, &summary),
     };
     write_out(&text);

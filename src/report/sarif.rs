@@ -3,7 +3,6 @@
 
 use serde::Serialize;
 
-use super::findings::Summary;
 use crate::policy::rules::RULES;
 use crate::policy::{Finding, Level, Site};
 
@@ -147,7 +146,7 @@ fn location(site: &Site, id: Option<usize>, message: Option<String>) -> Location
 }
 
 /// The SARIF log of a run.
-pub fn render(findings: &[Finding], _summary: &Summary) -> String {
+pub fn render(findings: &[Finding]) -> String {
     let rules = RULES
         .iter()
         .map(|r| RuleDescriptor {
