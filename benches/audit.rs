@@ -134,7 +134,13 @@ fn main() -> std::io::Result<()> {
     let policy = Policy::builtin();
     let audit = time(&|| {
         let loaded = load_subjects(&src, None, &Progress::none()).unwrap_or_default();
-        let (findings, summary) = override_guard::audit::run(&policy, &loaded, "", TODAY);
+        let (findings, summary) = override_guard::audit::run(
+            &policy,
+            &loaded,
+            "",
+            TODAY,
+            override_guard::policy::Scope::Whole,
+        );
         let _ = findings::compact(&findings, &summary);
     });
     let threads = rayon::current_num_threads();

@@ -9,15 +9,17 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
-use crate::cli::{Cli, Color, Command, PolicyArgs, ReportFormat, ShowFormat};
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::cli::{Cli, Color, Command, FromArgs, PolicyArgs, ReportFormat, ShowFormat};
 use crate::merge::{self, Module};
 use crate::policy::config::Origin;
 use crate::policy::rules::engine_divergence;
-use crate::policy::{self, Date, Finding, Level, Policy, Subject, Tally, rules};
+use crate::policy::{self, Date, Finding, Level, Policy, Scope, Subject, Tally, rules};
 use crate::report::{self, Style, findings};
-use crate::source::{Source, SourceError, WorktreeSource};
+use crate::source::{Git, GitSource, Scoped, Source, SourceError, View, WorktreeSource};
 use crate::terraform::discover::Engine;
-use crate::{audit, render};
+use crate::{audit, render, review};
 
 /// What a run ends with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,20 +33,37 @@ pub enum Outcome {
 pub fn run(cli: &Cli) -> Result<Outcome, SourceError> {
     let style = Style { color: use_color(cli.color), width: 100 };
     match &cli.command {
-        Command::Show { dir, format, engine } => {
-            show(&WorktreeSource::module(dir), *format, *engine, style)
-        }
-        Command::Audit { path, format, engine, policy } => {
-            let format = format.unwrap_or(if std::io::stdout().is_terminal() {
-                ReportFormat::Human
+        Command::Show { dir, format, engine, from } => {
+            if from.staged || from.rev.is_some() {
+                let git = Git::discover(existing_dir(dir))?;
+                let src = git_source(&git, from, git_view(&git, dir, false)?)?;
+                notes(&src);
+                show(&src, *format, *engine, style)
             } else {
-                ReportFormat::Compact
-            });
-            audit_cmd(path, format, *engine, policy, style)
+                show(&WorktreeSource::module(dir), *format, *engine, style)
+            }
+        }
+        Command::Audit { path, format, engine, from, policy } => {
+            audit_cmd(path, report_format(*format), *engine, from, policy, style)
+        }
+        Command::Check { files, new_only, format, engine, policy } => {
+            check(files, *new_only, report_format(*format), *engine, policy, style)
+        }
+        Command::Diff { revs, worktree, format, engine, policy } => {
+            diff(revs, *worktree, format.unwrap_or(ReportFormat::Human), *engine, policy, style)
         }
         Command::Init { path, stdout } => init(path, *stdout),
         Command::Explain { rule } => Ok(explain(rule.as_deref())),
     }
+}
+
+/// Human on a terminal, compact otherwise (pipes, hook runners, CI logs).
+fn report_format(f: Option<ReportFormat>) -> ReportFormat {
+    f.unwrap_or(if std::io::stdout().is_terminal() {
+        ReportFormat::Human
+    } else {
+        ReportFormat::Compact
+    })
 }
 
 fn use_color(c: Color) -> bool {
@@ -110,14 +129,38 @@ fn audit_cmd(
     path: &Path,
     format: ReportFormat,
     engine: Option<Engine>,
+    from: &FromArgs,
     args: &PolicyArgs,
     style: Style,
 ) -> Result<Outcome, SourceError> {
-    let Some(policy) = load_policy(path, args, style)? else { return Ok(Outcome::Error) };
-    let src = WorktreeSource::tree(path);
-    let subjects = load_subjects(&src, engine, &Progress::new())?;
-    let prefix = policy_prefix(path, &policy);
-    let (mut findings, summary) = audit::run(&policy, &subjects, &prefix, today());
+    let (policy, subjects, prefix) = if from.staged || from.rev.is_some() {
+        let git = Git::discover(existing_dir(path))?;
+        let view = git_view(&git, path, true)?;
+        let src = git_source(&git, from, view.clone())?;
+        notes(&src);
+        let found = match &args.policy {
+            Some(p) => Some(read_policy_file(p)?),
+            None => git.find_policy(&src)?,
+        };
+        let Some(policy) = load_policy(found, args, style)? else { return Ok(Outcome::Error) };
+        let prefix = match &args.policy {
+            Some(_) => git.workdir().map(|w| policy_prefix(&w.join(&view.base), &policy)),
+            None => git_policy_prefix(&view.base, &policy),
+        };
+        let subjects = load_subjects(&src, engine, &Progress::new())?;
+        (policy, subjects, prefix.unwrap_or_default())
+    } else {
+        let found = match &args.policy {
+            Some(p) => Some(read_policy_file(p)?),
+            None => find_policy(path).map(|p| read_policy_file(&p)).transpose()?,
+        };
+        let Some(policy) = load_policy(found, args, style)? else { return Ok(Outcome::Error) };
+        let src = WorktreeSource::tree(path);
+        let subjects = load_subjects(&src, engine, &Progress::new())?;
+        let prefix = policy_prefix(path, &policy);
+        (policy, subjects, prefix)
+    };
+    let (mut findings, summary) = audit::run(&policy, &subjects, &prefix, today(), Scope::Whole);
     let shown_root = display_root(path);
     for f in &mut findings {
         for site in std::iter::once(&mut f.primary).chain(f.related.iter_mut()) {
@@ -126,15 +169,288 @@ fn audit_cmd(
             }
         }
     }
+    write_out(&render_findings(&findings, &summary, format, style));
+    Ok(outcome(&findings, args.deny_warnings))
+}
+
+fn render_findings(
+    findings: &[Finding],
+    summary: &findings::Summary,
+    format: ReportFormat,
+    style: Style,
+) -> String {
+    match format {
+        ReportFormat::Human => findings::human(findings, summary, style),
+        ReportFormat::Compact => findings::compact(findings, summary),
+        ReportFormat::Json => findings::json(findings, summary),
+        ReportFormat::Sarif => report::sarif::render(findings),
+        ReportFormat::Github => findings::github(findings, summary),
+    }
+}
+
+/// The directory git discovery starts from: the path itself, or the working directory
+/// when the path does not exist (a module deleted since the revision asked for).
+fn existing_dir(p: &Path) -> &Path {
+    if p.is_dir() { p } else { Path::new(".") }
+}
+
+/// A user's directory as a view of the repository.
+fn git_view(git: &Git, dir: &Path, recursive: bool) -> Result<View, SourceError> {
+    let base = git.relative(dir).ok_or_else(|| SourceError {
+        path: shown_path(dir),
+        message: "outside the repository's working tree".into(),
+    })?;
+    Ok(View { base, recursive })
+}
+
+/// The index or a revision, per `--staged` / `--rev`, with every blob of the view read.
+fn git_source(git: &Git, from: &FromArgs, view: View) -> Result<GitSource, SourceError> {
+    let mut src = match &from.rev {
+        Some(rev) => git.rev(rev, view)?,
+        None => git.index(view)?,
+    };
+    git.load(&mut src, None)?;
+    Ok(src)
+}
+
+/// Prints what a git source skipped.
+fn notes(src: &GitSource) {
+    let mut err = String::new();
+    for n in src.notes() {
+        err.push_str(&format!("note: {}\n", report::clean(n)));
+    }
+    write_err(&err);
+}
+
+/// For a policy file read from git (repository-relative path): the view's base relative
+/// to the policy's directory.
+fn git_policy_prefix(base: &str, policy: &Policy) -> Option<String> {
+    let Origin::File { path, .. } = &policy.origin else { return Some(String::new()) };
+    let dir = crate::source::split(path).0;
+    if dir.is_empty() {
+        return Some(base.to_string());
+    }
+    base.strip_prefix(dir).map(|r| r.trim_start_matches('/').to_string())
+}
+
+/// The pre-commit hook: the modules the staged change touches (HEAD vs index, plus the
+/// modules of the files named), loaded whole from the index.
+fn check(
+    files: &[PathBuf],
+    new_only: bool,
+    format: ReportFormat,
+    engine: Option<Engine>,
+    args: &PolicyArgs,
+    style: Style,
+) -> Result<Outcome, SourceError> {
+    let git = Git::discover(Path::new("."))?;
+    let root = View { base: String::new(), recursive: true };
+    let mut head = git.rev("HEAD", root.clone())?;
+    let mut index = git.index(root)?;
+    let found = match &args.policy {
+        Some(p) => Some(read_policy_file(p)?),
+        None => git.find_policy(&index)?,
+    };
+    let Some(policy) = load_policy(found, args, style)? else { return Ok(Outcome::Error) };
+    let staged_modules = index.modules()?;
+    // A policy change can change the verdict on every module: check them all then.
+    let mut dirs: BTreeSet<String> = if args.policy.is_none() && !head.same_policies(&index) {
+        staged_modules.keys().cloned().collect()
+    } else {
+        crate::source::changed(&head, &index)?
+            .iter()
+            .map(|p| crate::source::split(p).0.to_string())
+            .collect()
+    };
+    for f in files {
+        let Some(rel) = git.relative(f) else { continue };
+        if staged_modules.contains_key(&rel) {
+            dirs.insert(rel);
+        } else {
+            dirs.insert(crate::source::split(&rel).0.to_string());
+        }
+    }
+    dirs.retain(|d| staged_modules.contains_key(d));
+    git.load(&mut index, Some(&dirs))?;
+    let scoped = Scoped { inner: &index, dirs: &dirs };
+    let subjects = load_subjects(&scoped, engine, &Progress::none())?;
+    let prefix = match &args.policy {
+        Some(_) => git.workdir().map(|w| policy_prefix(w, &policy)).unwrap_or_default(),
+        None => git_policy_prefix("", &policy).unwrap_or_default(),
+    };
+    let (mut findings, summary) = audit::run(&policy, &subjects, &prefix, today(), Scope::Part);
+    if new_only {
+        git.load(&mut head, Some(&dirs))?;
+        let before =
+            load_subjects(&Scoped { inner: &head, dirs: &dirs }, engine, &Progress::none())?;
+        let (old, _) = audit::run(&policy, &before, &prefix, today(), Scope::Part);
+        findings = review::introduced(&old, findings);
+    }
+    write_out(&render_findings(&findings, &summary, format, style));
+    Ok(outcome(&findings, args.deny_warnings))
+}
+
+/// One side of a `diff`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Side {
+    Rev(String),
+    Index,
+    Worktree,
+}
+
+impl Side {
+    fn label(&self) -> &str {
+        match self {
+            Side::Rev(r) => r,
+            Side::Index => "index",
+            Side::Worktree => "worktree",
+        }
+    }
+}
+
+/// `git diff`'s argument forms, turned into two sides.
+fn diff_sides(git: &Git, revs: &[String], worktree: bool) -> Result<(Side, Side), SourceError> {
+    let rev = |r: &str| Side::Rev(if r.is_empty() { "HEAD".to_string() } else { r.to_string() });
+    Ok(match revs {
+        [] if worktree => (Side::Index, Side::Worktree),
+        [] => (Side::Rev("HEAD".into()), Side::Index),
+        [one] => {
+            if let Some((a, b)) = one.split_once("...") {
+                let b = if b.is_empty() { "HEAD" } else { b };
+                let a = if a.is_empty() { "HEAD" } else { a };
+                (Side::Rev(git.merge_base(a, b)?), rev(b))
+            } else if let Some((a, b)) = one.split_once("..") {
+                (rev(a), rev(b))
+            } else {
+                (rev(one), Side::Worktree)
+            }
+        }
+        [a, b] => (rev(a), rev(b)),
+        _ => {
+            return Err(SourceError {
+                path: revs.join(" "),
+                message: "at most two revisions".into(),
+            });
+        }
+    })
+}
+
+enum Opened {
+    Git(GitSource),
+    Disk(WorktreeSource),
+}
+
+impl Opened {
+    fn source(&self) -> &dyn Source {
+        match self {
+            Opened::Git(g) => g,
+            Opened::Disk(w) => w,
+        }
+    }
+}
+
+fn open_side(git: &Git, side: &Side) -> Result<Opened, SourceError> {
+    let root = View { base: String::new(), recursive: true };
+    Ok(match side {
+        Side::Rev(r) => Opened::Git(git.rev(r, root)?),
+        Side::Index => Opened::Git(git.index(root)?),
+        Side::Worktree => {
+            let dir = git.workdir().ok_or_else(|| SourceError {
+                path: ".".into(),
+                message: "a bare repository has no worktree".into(),
+            })?;
+            Opened::Disk(WorktreeSource::tree(dir))
+        }
+    })
+}
+
+/// The review helper: for every module whose files differ between two states, the diff
+/// of its effective configuration and the findings that appear and disappear.
+fn diff(
+    revs: &[String],
+    worktree: bool,
+    format: ReportFormat,
+    engine: Option<Engine>,
+    args: &PolicyArgs,
+    style: Style,
+) -> Result<Outcome, SourceError> {
+    let git = Git::discover(Path::new("."))?;
+    let (old_side, new_side) = diff_sides(&git, revs, worktree)?;
+    let mut old = open_side(&git, &old_side)?;
+    let mut new = open_side(&git, &new_side)?;
+    // Without blob ids on one side (the worktree), files are compared by content.
+    let disk = matches!(old, Opened::Disk(_)) || matches!(new, Opened::Disk(_));
+    for o in [&mut old, &mut new] {
+        if let Opened::Git(g) = o
+            && disk
+        {
+            git.load(g, None)?;
+        }
+    }
+    let changed = crate::source::changed(old.source(), new.source())?;
+    let dirs: BTreeSet<String> =
+        changed.iter().map(|p| crate::source::split(p).0.to_string()).collect();
+    for o in [&mut old, &mut new] {
+        if let Opened::Git(g) = o {
+            git.load(g, Some(&dirs))?;
+        }
+    }
+    let found = match (&args.policy, &new) {
+        (Some(p), _) => Some(read_policy_file(p)?),
+        (None, Opened::Git(g)) => git.find_policy(g)?,
+        (None, Opened::Disk(w)) => {
+            find_policy(w.root()).map(|p| read_policy_file(&p)).transpose()?
+        }
+    };
+    let Some(policy) = load_policy(found, args, style)? else { return Ok(Outcome::Error) };
+    let prefix = match &args.policy {
+        Some(_) => git.workdir().map(|w| policy_prefix(w, &policy)).unwrap_or_default(),
+        None => git_policy_prefix("", &policy).unwrap_or_default(),
+    };
+    let side = |o: &Opened| -> Result<BTreeMap<String, Loaded>, SourceError> {
+        let scoped = Scoped { inner: o.source(), dirs: &dirs };
+        let loaded = load_subjects(&scoped, engine, &Progress::none())?;
+        Ok(loaded.into_iter().map(|l| (l.module.dir.clone(), l)).collect())
+    };
+    let (before, after) = (side(&old)?, side(&new)?);
+    let evaluate = |l: Option<&Loaded>| -> Vec<Finding> {
+        l.map(|l| policy::evaluate(&policy, &[l.subject()], &prefix, today(), Scope::Part))
+            .unwrap_or_default()
+    };
+    let mut changes = Vec::new();
+    for dir in &dirs {
+        let (b, a) = (before.get(dir), after.get(dir));
+        let (fb, fa) = (evaluate(b), evaluate(a));
+        changes.push(review::ModuleChange {
+            dir: dir.clone(),
+            files: changed
+                .iter()
+                .filter(|p| crate::source::split(p).0 == dir)
+                .map(|p| crate::source::split(p).1.to_string())
+                .collect(),
+            before: b.map(|l| review::effective_text(&l.module)),
+            after: a.map(|l| review::effective_text(&l.module)),
+            introduced: review::introduced(&fb, fa.clone()),
+            resolved: review::introduced(&fa, fb),
+        });
+    }
+    let labels = (old_side.label(), new_side.label());
+    let introduced: Vec<Finding> = changes.iter().flat_map(|c| c.introduced.clone()).collect();
     let text = match format {
-        ReportFormat::Human => findings::human(&findings, &summary, style),
-        ReportFormat::Compact => findings::compact(&findings, &summary),
-        ReportFormat::Json => findings::json(&findings, &summary),
-        ReportFormat::Sarif => report::sarif::render(&findings),
-        ReportFormat::Github => findings::github(&findings, &summary),
+        ReportFormat::Human => review::human(&changes, labels, style),
+        ReportFormat::Json => review::json(&changes, labels),
+        other => {
+            let summary = findings::Summary {
+                modules: changes.len(),
+                policy: policy.describe(),
+                builtin_policy: matches!(policy.origin, Origin::BuiltIn),
+                ..Default::default()
+            };
+            render_findings(&introduced, &summary, other, style)
+        }
     };
     write_out(&text);
-    Ok(outcome(&findings, args.deny_warnings))
+    Ok(outcome(&introduced, args.deny_warnings))
 }
 
 /// 1 when a finding is at deny level (or a warning, with `--deny-warnings`).
@@ -191,36 +507,36 @@ pub fn load_subjects(
     out
 }
 
-/// The policy in force: `--policy`, else the nearest `.override-guard.toml` from the
-/// audited directory up to the repository root, else the built-in default; then the
-/// command line's levels. `None` after printing the policy file's mistakes.
+/// A policy file's text, with its path as shown to the user.
+fn read_policy_file(file: &Path) -> Result<(String, String), SourceError> {
+    let shown = shown_path(file);
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| SourceError { path: shown.clone(), message: e.to_string() })?;
+    Ok((shown, text))
+}
+
+/// The policy in force: the file found (`--policy`, else the nearest
+/// `.override-guard.toml` up to the repository root, on disk or in git), else the
+/// built-in default; then the command line's levels. `None` after printing the policy
+/// file's mistakes.
 fn load_policy(
-    start: &Path,
+    found: Option<(String, String)>,
     args: &PolicyArgs,
     style: Style,
 ) -> Result<Option<Policy>, SourceError> {
-    let file = match &args.policy {
-        Some(p) => Some(p.clone()),
-        None => find_policy(start),
-    };
-    let mut policy = match file {
+    let mut policy = match found {
         None => Policy::builtin(),
-        Some(file) => {
-            let shown = shown_path(&file);
-            let text = std::fs::read_to_string(&file)
-                .map_err(|e| SourceError { path: shown.clone(), message: e.to_string() })?;
-            match Policy::parse(&shown, &text) {
-                Ok(p) => p,
-                Err(errors) => {
-                    let mut err = String::new();
-                    for e in errors {
-                        err.push_str(&report::policy_error(e, style));
-                    }
-                    write_err(&err);
-                    return Ok(None);
+        Some((shown, text)) => match Policy::parse(&shown, &text) {
+            Ok(p) => p,
+            Err(errors) => {
+                let mut err = String::new();
+                for e in errors {
+                    err.push_str(&report::policy_error(e, style));
                 }
+                write_err(&err);
+                return Ok(None);
             }
-        }
+        },
     };
     let levels =
         [(&args.deny, Level::Deny), (&args.warn, Level::Warn), (&args.allow, Level::Allow)];

@@ -2,7 +2,7 @@
 //! the report's summary shows. Pure: loaded modules in, findings out.
 
 use crate::app::Loaded;
-use crate::policy::{self, Date, Finding, Policy, Subject};
+use crate::policy::{self, Date, Finding, Policy, Scope, Subject};
 use crate::report::findings::Summary;
 
 /// Evaluates `policy` on every module; `prefix` maps module paths to policy-relative ones.
@@ -11,9 +11,10 @@ pub fn run(
     loaded: &[Loaded],
     prefix: &str,
     today: Date,
+    scope: Scope,
 ) -> (Vec<Finding>, Summary) {
     let subjects: Vec<Subject<'_>> = loaded.iter().map(Loaded::subject).collect();
-    let findings = policy::evaluate(policy, &subjects, prefix, today);
+    let findings = policy::evaluate(policy, &subjects, prefix, today, scope);
     let mut summary = Summary {
         modules: loaded.len(),
         policy: policy.describe(),

@@ -33,6 +33,8 @@ pub enum Command {
         /// Whose rules apply (default: terraform, or opentofu when the module has .tofu files).
         #[arg(long, value_enum)]
         engine: Option<Engine>,
+        #[command(flatten)]
+        from: FromArgs,
     },
     /// Evaluate the policy on every module under a directory: merge errors and findings.
     #[command(
@@ -43,6 +45,45 @@ pub enum Command {
         #[arg(default_value = ".")]
         path: PathBuf,
         /// Output format (default: human on a terminal, compact otherwise).
+        #[arg(long, value_enum)]
+        format: Option<ReportFormat>,
+        #[arg(long, value_enum)]
+        engine: Option<Engine>,
+        #[command(flatten)]
+        from: FromArgs,
+        #[command(flatten)]
+        policy: PolicyArgs,
+    },
+    /// The pre-commit hook: judge the modules the staged change touches, as staged.
+    #[command(
+        after_help = "Reads the git index (or the temporary index git names in GIT_INDEX_FILE during\n`git commit -a` and `git commit PATHS`), never the worktree, and writes nothing.\nFILES are hints of touched modules; every file of each module is read from the index.\n\nExamples:\n  override-guard check\n  override-guard check --new-only\n\nExit status: 0 clean or warnings only, 1 deny-level findings, 2 usage, policy or git error."
+    )]
+    Check {
+        /// Files the hook runner passes (optional): their modules are checked too.
+        files: Vec<PathBuf>,
+        /// Report only findings the staged change introduces (compared with HEAD).
+        #[arg(long)]
+        new_only: bool,
+        /// Output format (default: human on a terminal, compact otherwise).
+        #[arg(long, value_enum)]
+        format: Option<ReportFormat>,
+        #[arg(long, value_enum)]
+        engine: Option<Engine>,
+        #[command(flatten)]
+        policy: PolicyArgs,
+    },
+    /// What a change does to the effective configuration, and the findings it adds or removes.
+    #[command(
+        after_help = "Sides, as in `git diff`:\n  override-guard diff              HEAD -> index (what is staged)\n  override-guard diff --worktree   index -> worktree (what is not staged yet)\n  override-guard diff A            A -> worktree\n  override-guard diff A B          A -> B  (also A..B)\n  override-guard diff A...B        merge base of A and B -> B (a branch's own change)\n\nFormats: human (default) and json show the whole review; compact, sarif and github\nlist the findings the change introduces.\nExit status: 0, or 1 when the change introduces deny-level findings; 2 on errors."
+    )]
+    Diff {
+        /// Revisions: none, `A`, `A B`, `A..B` or `A...B`.
+        #[arg(value_name = "REV", num_args = 0..=2)]
+        revs: Vec<String>,
+        /// Compare the index with the worktree (unstaged changes).
+        #[arg(long, conflicts_with = "revs")]
+        worktree: bool,
+        /// Output format (default: human).
         #[arg(long, value_enum)]
         format: Option<ReportFormat>,
         #[arg(long, value_enum)]
@@ -61,6 +102,17 @@ pub enum Command {
     },
     /// Print what a rule checks, why, and an example; without RULE, list the rules.
     Explain { rule: Option<String> },
+}
+
+/// Where `show` and `audit` read from: the worktree unless told otherwise.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct FromArgs {
+    /// Read the staged content (the git index) instead of the worktree.
+    #[arg(long, conflicts_with = "rev")]
+    pub staged: bool,
+    /// Read a revision (a commit, branch, tag or tree) instead of the worktree.
+    #[arg(long, value_name = "REV")]
+    pub rev: Option<String>,
 }
 
 /// Options every policy-evaluating command shares.

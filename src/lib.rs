@@ -14,5 +14,6 @@ pub mod merge;
 pub mod policy;
 pub mod render;
 pub mod report;
+pub mod review;
 pub mod source;
 pub mod terraform;

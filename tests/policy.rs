@@ -60,7 +60,8 @@ pub fn run_case(case: &Path) -> String {
     let mut src = MemorySource::new();
     read_tree(&case.join("module"), "", &mut src);
     let loaded = load_subjects(&src, engine, &Progress::none()).expect("in-memory source");
-    let (found, summary) = audit::run(&policy, &loaded, "", today);
+    let (found, summary) =
+        audit::run(&policy, &loaded, "", today, override_guard::policy::Scope::Whole);
     let mut out = findings::human(&found, &summary, Style::plain());
     out.push_str("\n---- compact ----\n");
     out.push_str(&findings::compact(&found, &summary));

@@ -147,6 +147,7 @@ pub fn evaluate(
     subjects: &[Subject<'_>],
     prefix: &str,
     today: Date,
+    scope: Scope,
 ) -> Vec<Finding> {
     use rayon::prelude::*;
     let per_module: Vec<(Vec<Finding>, suppress::Ledger)> = subjects
@@ -163,7 +164,7 @@ pub fn evaluate(
         ledger.absorb(&l);
         out.extend(found);
     }
-    out.extend(ledger.findings(policy, today));
+    out.extend(ledger.findings(policy, today, scope));
     out
 }
 
@@ -198,6 +199,15 @@ fn evaluate_one(
     }
     out.extend(comments.findings(s.module, policy, prefix));
     out
+}
+
+/// How much of the repository an evaluation sees. An exception that matched nothing is
+/// only known to be unused when every module was evaluated; the pre-commit hook sees
+/// the modules a change touches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    Whole,
+    Part,
 }
 
 /// `prefix/path`, or `path` when there is no prefix.

@@ -4,7 +4,7 @@
 use super::config::{Origin, did_you_mean};
 use super::context::comments_around;
 use super::rules::{self, RULES};
-use super::{Date, Finding, Level, Policy, Site, join_prefix};
+use super::{Date, Finding, Level, Policy, Scope, Site, join_prefix};
 use crate::merge::Module;
 use crate::terraform::{Span, Syntax};
 
@@ -235,10 +235,15 @@ impl Ledger {
     }
 
     /// Expired and unused exceptions, pointing into the policy file.
-    pub fn findings(&self, policy: &Policy, today: Date) -> Vec<Finding> {
+    /// With [`Scope::Part`], only exceptions that met a finding of the evaluated modules
+    /// (an expired one that no longer hides it) are reported.
+    pub fn findings(&self, policy: &Policy, today: Date, scope: Scope) -> Vec<Finding> {
         let Origin::File { path, text } = &policy.origin else { return Vec::new() };
         let mut out = Vec::new();
         for (i, e) in policy.exceptions.iter().enumerate() {
+            if scope == Scope::Part && !self.expired_hit[i] {
+                continue;
+            }
             let site = |label: &str| Site {
                 path: path.clone(),
                 source: text.clone(),

@@ -1,0 +1,412 @@
+//! Content as git has it: the index (what is about to be committed) or any tree-ish (a
+//! commit, a branch, `HEAD`). Every gix type stays in this file, so a gix upgrade touches
+//! nothing else. Nothing here writes: no index refresh, no lock file, no object.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use gix::bstr::ByteSlice;
+use gix::index::entry::{Mode, Stage};
+
+use super::{Source, SourceError, split};
+use crate::terraform::discover;
+
+const POLICY_FILE: &str = ".override-guard.toml";
+
+/// An open repository.
+pub struct Git {
+    repo: gix::Repository,
+}
+
+fn err(path: impl Into<String>, e: impl std::fmt::Display) -> SourceError {
+    SourceError { path: path.into(), message: e.to_string() }
+}
+
+/// The first line of a gix error: its chain repeats the context, which reads badly.
+fn brief(e: impl std::fmt::Display) -> String {
+    let s = e.to_string();
+    s.lines().next().unwrap_or_default().to_string()
+}
+
+impl Git {
+    /// The repository containing `start`, as git itself would find it: `GIT_DIR`,
+    /// `GIT_WORK_TREE`, `GIT_INDEX_FILE` (set by `git commit -a` / `git commit PATHS` for
+    /// their temporary index) and `GIT_CEILING_DIRECTORIES` are honoured.
+    pub fn discover(start: &Path) -> Result<Git, SourceError> {
+        let repo = gix::discover_with_environment_overrides(start).map_err(|e| {
+            err(start.display().to_string(), format!("not in a git repository ({})", brief(e)))
+        })?;
+        Ok(Git { repo })
+    }
+
+    /// The working tree's root, `None` in a bare repository.
+    pub fn workdir(&self) -> Option<&Path> {
+        self.repo.workdir()
+    }
+
+    pub fn is_bare(&self) -> bool {
+        self.repo.is_bare()
+    }
+
+    /// A user's path (relative to the working directory) as a repository-relative one,
+    /// `/`-separated; `None` when it lies outside the working tree. In a bare repository
+    /// paths are taken as repository-relative already.
+    pub fn relative(&self, path: &Path) -> Option<String> {
+        let Some(workdir) = self.workdir() else {
+            return Some(normalize(&path.to_string_lossy())).flatten();
+        };
+        let root = std::fs::canonicalize(workdir).ok()?;
+        let cwd = std::env::current_dir().ok()?;
+        let joined = lexical(&cwd.join(path))?;
+        // Canonicalize the longest existing ancestor: the path may have been deleted.
+        let mut existing = joined.clone();
+        let mut rest = Vec::new();
+        while !existing.exists() {
+            rest.push(existing.file_name()?.to_os_string());
+            if !existing.pop() {
+                return None;
+            }
+        }
+        let mut full = std::fs::canonicalize(&existing).ok()?;
+        full.extend(rest.iter().rev());
+        let rel = full.strip_prefix(&root).ok()?;
+        Some(rel.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/"))
+    }
+
+    /// What is staged: the index (or the temporary one `GIT_INDEX_FILE` names).
+    /// Unmerged entries of configuration files are an error naming them.
+    pub fn index(&self, view: View) -> Result<GitSource, SourceError> {
+        if self.is_bare() {
+            return Err(err(
+                self.repo.git_dir().display().to_string(),
+                "a bare repository has no index; use --rev",
+            ));
+        }
+        let index = self
+            .repo
+            .index_or_empty()
+            .map_err(|e| err(self.repo.index_path().display().to_string(), brief(e)))?;
+        let mut conflicts = Vec::new();
+        let mut entries = Vec::with_capacity(index.entries().len());
+        for e in index.entries() {
+            let path = e.path(&index);
+            if e.stage() != Stage::Unconflicted {
+                if let Ok(p) = path.to_str()
+                    && interesting(p)
+                    && conflicts.last() != Some(&p)
+                {
+                    conflicts.push(p);
+                }
+                continue;
+            }
+            entries.push(Entry { path: path.as_bytes(), mode: e.mode, id: e.id });
+        }
+        if !conflicts.is_empty() {
+            return Err(err(
+                conflicts.join(", "),
+                "unmerged (a merge or rebase is in progress): resolve the conflict and stage the result first",
+            ));
+        }
+        GitSource::new(&self.repo, "the index".into(), view, &entries)
+    }
+
+    /// A tree-ish (`HEAD`, `main`, `v1.2`, a commit id, `HEAD~2`). `HEAD` in a repository
+    /// without a commit yet is the empty tree.
+    pub fn rev(&self, spec: &str, view: View) -> Result<GitSource, SourceError> {
+        let tree = self.tree_id(spec)?;
+        let index = self.repo.index_from_tree(&tree).map_err(|e| err(spec, brief(e)))?;
+        let entries: Vec<Entry<'_>> = index
+            .entries()
+            .iter()
+            .map(|e| Entry { path: e.path(&index).as_bytes(), mode: e.mode, id: e.id })
+            .collect();
+        GitSource::new(&self.repo, spec.to_string(), view, &entries)
+    }
+
+    /// The best common ancestor of two revisions, as a commit id (for `A...B`).
+    pub fn merge_base(&self, a: &str, b: &str) -> Result<String, SourceError> {
+        let one = self.commit_id(a)?;
+        let two = self.commit_id(b)?;
+        match self.repo.merge_base(one, two) {
+            Ok(Some(id)) => Ok(id.to_string()),
+            Ok(None) => Err(err(format!("{a}...{b}"), "no common ancestor")),
+            Err(e) => Err(err(format!("{a}...{b}"), brief(e))),
+        }
+    }
+
+    /// Reads the blobs of the modules in `dirs` (view-relative; `None`: every module).
+    pub fn load(
+        &self,
+        src: &mut GitSource,
+        dirs: Option<&std::collections::BTreeSet<String>>,
+    ) -> Result<(), SourceError> {
+        for (path, (id, data)) in src.files.iter_mut() {
+            if data.is_none() && dirs.is_none_or(|d| d.contains(split(path).0)) {
+                *data = Some(self.blob(path, *id)?);
+            }
+        }
+        Ok(())
+    }
+
+    /// The nearest policy file at or above the source's base directory, as
+    /// (repository-relative path, text).
+    pub fn find_policy(&self, src: &GitSource) -> Result<Option<(String, String)>, SourceError> {
+        let mut dir = src.view.base.as_str();
+        loop {
+            let path = super::join(dir, POLICY_FILE);
+            if let Some(id) = src.policies.get(&path) {
+                let bytes = self.blob(&path, *id)?;
+                let text = String::from_utf8(bytes).map_err(|_| err(&path, "not UTF-8"))?;
+                return Ok(Some((path, text)));
+            }
+            if dir.is_empty() {
+                return Ok(None);
+            }
+            dir = split(dir).0;
+        }
+    }
+
+    fn blob(&self, path: &str, id: gix::ObjectId) -> Result<Vec<u8>, SourceError> {
+        let blob = self.repo.find_blob(id).map_err(|e| err(path, brief(e)))?;
+        Ok(blob.data.clone())
+    }
+
+    fn commit_id(&self, spec: &str) -> Result<gix::ObjectId, SourceError> {
+        let id = self.repo.rev_parse_single(spec).map_err(|e| bad_rev(spec, e))?;
+        let obj = id.object().map_err(|e| err(spec, brief(e)))?;
+        let commit =
+            obj.peel_to_kind(gix::object::Kind::Commit).map_err(|_| err(spec, "not a commit"))?;
+        Ok(commit.id)
+    }
+
+    fn tree_id(&self, spec: &str) -> Result<gix::ObjectId, SourceError> {
+        if spec == "HEAD" {
+            return self
+                .repo
+                .head_tree_id_or_empty()
+                .map(|id| id.detach())
+                .map_err(|e| err(spec, brief(e)));
+        }
+        let id = self.repo.rev_parse_single(spec).map_err(|e| bad_rev(spec, e))?;
+        let obj = id.object().map_err(|e| err(spec, brief(e)))?;
+        let tree = obj.peel_to_tree().map_err(|_| err(spec, "not a tree, commit or tag"))?;
+        Ok(tree.id)
+    }
+}
+
+fn bad_rev(spec: &str, e: impl std::fmt::Display) -> SourceError {
+    err(spec, format!("unknown revision ({})", brief(e)))
+}
+
+/// Which part of the repository a source shows.
+#[derive(Clone, Debug, Default)]
+pub struct View {
+    /// Repository-relative directory the source is rooted at (`""` = the whole repository).
+    pub base: String,
+    /// Subdirectories too (`audit`), or only `base` itself (`show`).
+    pub recursive: bool,
+}
+
+struct Entry<'a> {
+    path: &'a [u8],
+    mode: Mode,
+    id: gix::ObjectId,
+}
+
+/// Configuration files and policy files, by name; everything else is left out when the
+/// source is built, so a large monorepo costs one pass over its entries.
+fn interesting(path: &str) -> bool {
+    let name = split(path).1;
+    name == POLICY_FILE || discover::config_ext(name, discover::Engine::OpenTofu).is_some()
+}
+
+/// The blobs of one git state, seen from a directory of the repository.
+///
+/// It is built from ids only (cheap: no blob is read), so two states can be compared
+/// before anything is parsed; [`Git::load`] then reads the blobs of the modules wanted.
+/// (gix's repository handle is not `Send` without its `parallel` feature, so the bytes
+/// are read up front rather than on demand from worker threads.)
+pub struct GitSource {
+    label: String,
+    view: View,
+    /// View-relative configuration file paths, with their bytes once loaded.
+    files: BTreeMap<String, (gix::ObjectId, Option<Vec<u8>>)>,
+    /// Repository-relative paths of every policy file.
+    policies: BTreeMap<String, gix::ObjectId>,
+    notes: Vec<String>,
+}
+
+impl GitSource {
+    fn new(
+        repo: &gix::Repository,
+        label: String,
+        view: View,
+        entries: &[Entry<'_>],
+    ) -> Result<GitSource, SourceError> {
+        let mut files = BTreeMap::new();
+        let mut policies = BTreeMap::new();
+        let mut notes = Vec::new();
+        let prefix = if view.base.is_empty() { String::new() } else { format!("{}/", view.base) };
+        for e in entries {
+            let Ok(path) = e.path.to_str() else { continue };
+            let Some(rel) = path.strip_prefix(prefix.as_str()) else { continue };
+            if !view.recursive && rel.contains('/') {
+                continue;
+            }
+            if e.mode == Mode::COMMIT {
+                notes.push(format!("{path}: submodule skipped (audit it in its own repository)"));
+                continue;
+            }
+            let name = split(path).1;
+            if name == POLICY_FILE && (e.mode == Mode::FILE || e.mode == Mode::FILE_EXECUTABLE) {
+                policies.insert(path.to_string(), e.id);
+            }
+            if discover::config_ext(name, discover::Engine::OpenTofu).is_none() {
+                continue;
+            }
+            if rel.split('/').any(|c| c == ".terraform") {
+                continue;
+            }
+            let id = if e.mode == Mode::SYMLINK {
+                match resolve_link(repo, entries, path, e.id) {
+                    Ok(id) => id,
+                    Err(why) => {
+                        notes.push(format!("{path}: {why}; not read"));
+                        continue;
+                    }
+                }
+            } else if e.mode == Mode::FILE || e.mode == Mode::FILE_EXECUTABLE {
+                e.id
+            } else {
+                continue;
+            };
+            files.insert(rel.to_string(), (id, None));
+        }
+        Ok(GitSource { label, view, files, policies, notes })
+    }
+
+    /// Where the content comes from, for messages: `the index`, `HEAD`, `main`.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// Do both states have the same policy files, with the same contents?
+    pub fn same_policies(&self, other: &GitSource) -> bool {
+        self.policies == other.policies
+    }
+
+    /// Things skipped (submodules, symbolic links leading out of the repository).
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+}
+
+impl Source for GitSource {
+    fn modules(&self) -> Result<BTreeMap<String, Vec<String>>, SourceError> {
+        let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for path in self.files.keys() {
+            let (dir, name) = split(path);
+            out.entry(dir.to_string()).or_default().push(name.to_string());
+        }
+        Ok(out)
+    }
+
+    fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {
+        match self.files.get(path) {
+            Some((_, Some(data))) => Ok(data.clone()),
+            Some((_, None)) => Err(err(path, format!("not loaded from {}", self.label))),
+            None => Err(err(path, format!("not in {}", self.label))),
+        }
+    }
+
+    fn blob_id(&self, path: &str) -> Option<String> {
+        self.files.get(path).map(|(id, _)| id.to_string())
+    }
+}
+
+/// Follows a symbolic link the way the checkout would, but only inside the same tree:
+/// git stores the target as text, and a target outside the repository is not ours to read.
+fn resolve_link(
+    repo: &gix::Repository,
+    entries: &[Entry<'_>],
+    path: &str,
+    id: gix::ObjectId,
+) -> Result<gix::ObjectId, &'static str> {
+    let (mut path, mut id) = (path.to_string(), id);
+    for _ in 0..8 {
+        let blob = repo.find_blob(id).map_err(|_| "symbolic link target unreadable")?;
+        let target = blob.data.to_str().map_err(|_| "symbolic link target is not UTF-8")?;
+        if target.starts_with('/') {
+            return Err("symbolic link to an absolute path, outside the repository");
+        }
+        let joined = super::join(split(&path).0, target);
+        let Some(resolved) = normalize(&joined) else {
+            return Err("symbolic link leading out of the repository");
+        };
+        let Some(e) = entries.iter().find(|e| e.path == resolved.as_bytes()) else {
+            return Err("symbolic link to a path the repository does not have");
+        };
+        if e.mode == Mode::SYMLINK {
+            (path, id) = (resolved, e.id);
+            continue;
+        }
+        if e.mode == Mode::FILE || e.mode == Mode::FILE_EXECUTABLE {
+            return Ok(e.id);
+        }
+        return Err("symbolic link to something that is not a file");
+    }
+    Err("too many levels of symbolic links")
+}
+
+/// `a/./b/../c` → `a/c`; `None` when `..` climbs above the start.
+fn normalize(path: &str) -> Option<String> {
+    let mut out: Vec<&str> = Vec::new();
+    for c in path.split(['/', '\\']) {
+        match c {
+            "" | "." => {}
+            ".." => {
+                out.pop()?;
+            }
+            c => out.push(c),
+        }
+    }
+    Some(out.join("/"))
+}
+
+/// `..` and `.` removed without touching the filesystem.
+fn lexical(p: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            std::path::Component::CurDir => {}
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize_stays_inside() {
+        assert_eq!(normalize("a/./b/../c.tf").as_deref(), Some("a/c.tf"));
+        assert_eq!(normalize("a/../../c.tf"), None);
+        assert_eq!(normalize("../x"), None);
+    }
+
+    #[test]
+    fn interesting_names() {
+        assert!(interesting("a/override.tf"));
+        assert!(interesting("b/x.tofu.json"));
+        assert!(interesting(".override-guard.toml"));
+        assert!(!interesting("README.md"));
+        assert!(!interesting("x.tfvars"));
+    }
+}
