@@ -17,7 +17,7 @@ use crate::policy::config::Origin;
 use crate::policy::rules::engine_divergence;
 use crate::policy::{self, Date, Finding, Level, Policy, Scope, Subject, Tally, rules};
 use crate::report::{self, Style, findings};
-use crate::source::{Git, GitSource, Scoped, Source, SourceError, View, WorktreeSource};
+use crate::source::{Git, GitSource, Scoped, Source, SourceError, View, WorktreeSource, split};
 use crate::terraform::discover::Engine;
 use crate::{audit, render, review};
 
@@ -217,7 +217,7 @@ fn git_source(git: &Git, from: &FromArgs, view: View) -> Result<GitSource, Sourc
 fn notes(src: &GitSource) {
     let mut err = String::new();
     for n in src.notes() {
-        err.push_str(&format!("note: {}\n", report::clean(n)));
+        err.push_str(&format!("note: {}\n", report::clean(&n)));
     }
     write_err(&err);
 }
@@ -226,7 +226,7 @@ fn notes(src: &GitSource) {
 /// to the policy's directory.
 fn git_policy_prefix(base: &str, policy: &Policy) -> Option<String> {
     let Origin::File { path, .. } = &policy.origin else { return Some(String::new()) };
-    let dir = crate::source::split(path).0;
+    let dir = split(path).0;
     if dir.is_empty() {
         return Some(base.to_string());
     }
@@ -244,50 +244,48 @@ fn check(
     style: Style,
 ) -> Result<Outcome, SourceError> {
     let git = Git::discover(Path::new("."))?;
-    let root = View { base: String::new(), recursive: true };
-    let mut head = git.rev("HEAD", root.clone())?;
-    let mut index = git.index(root)?;
+    let mut staged = git.staged()?;
     let found = match &args.policy {
         Some(p) => Some(read_policy_file(p)?),
-        None => git.find_policy(&index)?,
+        None => git.find_policy(&staged.index)?,
     };
     let Some(policy) = load_policy(found, args, style)? else { return Ok(Outcome::Error) };
-    let staged_modules = index.modules()?;
     // A policy change can change the verdict on every module: check them all then.
-    let mut dirs: BTreeSet<String> = if args.policy.is_none() && !head.same_policies(&index) {
-        staged_modules.keys().cloned().collect()
+    let mut dirs: BTreeSet<String> = if args.policy.is_none() && staged.policy_changed {
+        staged.index.modules()?.into_keys().collect()
     } else {
-        crate::source::changed(&head, &index)?
-            .iter()
-            .map(|p| crate::source::split(p).0.to_string())
-            .collect()
+        dirs_of(&staged.changed)
     };
     for f in files {
         let Some(rel) = git.relative(f) else { continue };
-        if staged_modules.contains_key(&rel) {
-            dirs.insert(rel);
-        } else {
-            dirs.insert(crate::source::split(&rel).0.to_string());
-        }
+        let dir = if staged.index.has_module(&rel) { rel } else { split(&rel).0.to_string() };
+        dirs.insert(dir);
     }
-    dirs.retain(|d| staged_modules.contains_key(d));
-    git.load(&mut index, Some(&dirs))?;
-    let scoped = Scoped { inner: &index, dirs: &dirs };
-    let subjects = load_subjects(&scoped, engine, &Progress::none())?;
+    // Modules whose files were all deleted have nothing left to check.
+    dirs.retain(|d| staged.index.has_module(d));
+    git.load(&mut staged.index, Some(&dirs))?;
+    let subjects =
+        load_subjects(&Scoped { inner: &staged.index, dirs: &dirs }, engine, &Progress::none())?;
     let prefix = match &args.policy {
         Some(_) => git.workdir().map(|w| policy_prefix(w, &policy)).unwrap_or_default(),
         None => git_policy_prefix("", &policy).unwrap_or_default(),
     };
     let (mut findings, summary) = audit::run(&policy, &subjects, &prefix, today(), Scope::Part);
     if new_only {
-        git.load(&mut head, Some(&dirs))?;
+        let head = staged.head_for(&dirs);
+        git.load(head, Some(&dirs))?;
         let before =
-            load_subjects(&Scoped { inner: &head, dirs: &dirs }, engine, &Progress::none())?;
+            load_subjects(&Scoped { inner: &*head, dirs: &dirs }, engine, &Progress::none())?;
         let (old, _) = audit::run(&policy, &before, &prefix, today(), Scope::Part);
         findings = review::introduced(&old, findings);
     }
     write_out(&render_findings(&findings, &summary, format, style));
     Ok(outcome(&findings, args.deny_warnings))
+}
+
+/// The module directories of some paths.
+fn dirs_of(paths: &BTreeSet<String>) -> BTreeSet<String> {
+    paths.iter().map(|p| split(p).0.to_string()).collect()
 }
 
 /// One side of a `diff`.
@@ -376,20 +374,31 @@ fn diff(
 ) -> Result<Outcome, SourceError> {
     let git = Git::discover(Path::new("."))?;
     let (old_side, new_side) = diff_sides(&git, revs, worktree)?;
-    let mut old = open_side(&git, &old_side)?;
-    let mut new = open_side(&git, &new_side)?;
-    // Without blob ids on one side (the worktree), files are compared by content.
-    let disk = matches!(old, Opened::Disk(_)) || matches!(new, Opened::Disk(_));
-    for o in [&mut old, &mut new] {
-        if let Opened::Git(g) = o
-            && disk
-        {
-            git.load(g, None)?;
-        }
-    }
-    let changed = crate::source::changed(old.source(), new.source())?;
-    let dirs: BTreeSet<String> =
-        changed.iter().map(|p| crate::source::split(p).0.to_string()).collect();
+    let (mut old, mut new, changed) =
+        if old_side == Side::Rev("HEAD".into()) && new_side == Side::Index {
+            // The common case, fast: only the trees the index does not vouch for are read.
+            let staged = git.staged()?;
+            let changed = staged.changed.clone();
+            let (head, index) = staged.into_sides(&dirs_of(&changed));
+            (Opened::Git(head), Opened::Git(index), changed)
+        } else {
+            let mut old = open_side(&git, &old_side)?;
+            let mut new = open_side(&git, &new_side)?;
+            let changed = match (&old, &new) {
+                (Opened::Git(a), Opened::Git(b)) => a.changed(b),
+                _ => {
+                    // The worktree has no blob ids: compare contents.
+                    for o in [&mut old, &mut new] {
+                        if let Opened::Git(g) = o {
+                            git.load(g, None)?;
+                        }
+                    }
+                    crate::source::changed(old.source(), new.source())?
+                }
+            };
+            (old, new, changed)
+        };
+    let dirs = dirs_of(&changed);
     for o in [&mut old, &mut new] {
         if let Opened::Git(g) = o {
             git.load(g, Some(&dirs))?;
@@ -425,8 +434,8 @@ fn diff(
             dir: dir.clone(),
             files: changed
                 .iter()
-                .filter(|p| crate::source::split(p).0 == dir)
-                .map(|p| crate::source::split(p).1.to_string())
+                .filter(|p| split(p).0 == dir)
+                .map(|p| split(p).1.to_string())
                 .collect(),
             before: b.map(|l| review::effective_text(&l.module)),
             after: a.map(|l| review::effective_text(&l.module)),

@@ -2,7 +2,7 @@
 //! commit, a branch, `HEAD`). Every gix type stays in this file, so a gix upgrade touches
 //! nothing else. Nothing here writes: no index refresh, no lock file, no object.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use gix::bstr::ByteSlice;
@@ -76,20 +76,110 @@ impl Git {
     /// What is staged: the index (or the temporary one `GIT_INDEX_FILE` names).
     /// Unmerged entries of configuration files are an error naming them.
     pub fn index(&self, view: View) -> Result<GitSource, SourceError> {
+        let index = self.open_index()?;
+        let all = self.index_source(&index)?;
+        Ok(all.narrow(view))
+    }
+
+    /// HEAD against the index, for the pre-commit hook. Reads only the parts of HEAD's
+    /// tree that the index's cache of tree ids (git's `TREE` extension, kept by `git add`
+    /// and `git commit`) does not already show to be unchanged: in a large repository
+    /// with one module staged, that is a handful of trees instead of all of them.
+    pub fn staged(&self) -> Result<Staged, SourceError> {
+        let index_file = self.open_index()?;
+        let index = self.index_source(&index_file)?;
+        let tree = self.tree_id("HEAD")?;
+        let mut owned = Vec::new();
+        let mut pruned = Vec::new();
+        self.walk(tree, "", index_file.tree(), &mut owned, &mut pruned)?;
+        let entries: Vec<Entry<'_>> = owned
+            .iter()
+            .map(|(p, mode, id)| Entry { path: p.as_slice(), mode: *mode, id: *id })
+            .collect();
+        let head = GitSource::new(
+            &self.repo,
+            "HEAD".into(),
+            View { base: String::new(), recursive: true },
+            &entries,
+        )?;
+        let same = |p: &str| is_under(&pruned, p);
+        let mut changed = BTreeSet::new();
+        for (path, (id, _)) in &index.files {
+            if !same(path) && head.files.get(path).is_none_or(|(h, _)| h != id) {
+                changed.insert(path.clone());
+            }
+        }
+        for path in head.files.keys() {
+            if !index.files.contains_key(path) {
+                changed.insert(path.clone());
+            }
+        }
+        let policy_changed =
+            index.policies.iter().any(|(p, id)| !same(p) && head.policies.get(p) != Some(id))
+                || head.policies.keys().any(|p| !index.policies.contains_key(p));
+        Ok(Staged { head, index, changed, policy_changed, pruned })
+    }
+
+    /// Collects the blobs of `tree` (at `prefix`), skipping subtrees the cache shows equal.
+    fn walk(
+        &self,
+        tree: gix::ObjectId,
+        prefix: &str,
+        cache: Option<&gix::index::extension::Tree>,
+        out: &mut Vec<(Vec<u8>, Mode, gix::ObjectId)>,
+        pruned: &mut Vec<String>,
+    ) -> Result<(), SourceError> {
+        if let Some(c) = cache
+            && c.num_entries.is_some()
+            && c.id == tree
+        {
+            pruned.push(prefix.to_string());
+            return Ok(());
+        }
+        let shown = if prefix.is_empty() { "HEAD" } else { prefix };
+        let t = self.repo.find_tree(tree).map_err(|e| err(shown, brief(e)))?;
+        let decoded = t.decode().map_err(|e| err(shown, brief(e)))?;
+        for e in &decoded.entries {
+            let Ok(name) = e.filename.to_str() else { continue };
+            let path = super::join(prefix, name);
+            if e.mode.is_tree() {
+                let child = cache
+                    .and_then(|c| c.children.iter().find(|k| k.name.as_slice() == name.as_bytes()));
+                self.walk(e.oid.to_owned(), &path, child, out, pruned)?;
+                continue;
+            }
+            let mode = if e.mode.is_commit() {
+                Mode::COMMIT
+            } else if e.mode.is_link() {
+                Mode::SYMLINK
+            } else if e.mode.is_executable() {
+                Mode::FILE_EXECUTABLE
+            } else {
+                Mode::FILE
+            };
+            // Every blob: a symbolic link may point at any file.
+            out.push((path.into_bytes(), mode, e.oid.to_owned()));
+        }
+        Ok(())
+    }
+
+    fn open_index(&self) -> Result<gix::worktree::Index, SourceError> {
         if self.is_bare() {
             return Err(err(
                 self.repo.git_dir().display().to_string(),
                 "a bare repository has no index; use --rev",
             ));
         }
-        let index = self
-            .repo
+        self.repo
             .index_or_empty()
-            .map_err(|e| err(self.repo.index_path().display().to_string(), brief(e)))?;
+            .map_err(|e| err(self.repo.index_path().display().to_string(), brief(e)))
+    }
+
+    fn index_source(&self, index: &gix::index::File) -> Result<GitSource, SourceError> {
         let mut conflicts = Vec::new();
         let mut entries = Vec::with_capacity(index.entries().len());
         for e in index.entries() {
-            let path = e.path(&index);
+            let path = e.path(index);
             if e.stage() != Stage::Unconflicted {
                 if let Ok(p) = path.to_str()
                     && interesting(p)
@@ -107,7 +197,12 @@ impl Git {
                 "unmerged (a merge or rebase is in progress): resolve the conflict and stage the result first",
             ));
         }
-        GitSource::new(&self.repo, "the index".into(), view, &entries)
+        GitSource::new(
+            &self.repo,
+            "the index".into(),
+            View { base: String::new(), recursive: true },
+            &entries,
+        )
     }
 
     /// A tree-ish (`HEAD`, `main`, `v1.2`, a commit id, `HEAD~2`). `HEAD` in a repository
@@ -233,10 +328,101 @@ pub struct GitSource {
     files: BTreeMap<String, (gix::ObjectId, Option<Vec<u8>>)>,
     /// Repository-relative paths of every policy file.
     policies: BTreeMap<String, gix::ObjectId>,
-    notes: Vec<String>,
+    /// (repository-relative path, what was skipped and why).
+    notes: Vec<(String, String)>,
+}
+
+/// HEAD and the index, and what differs between them (see [`Git::staged`]).
+pub struct Staged {
+    /// HEAD, read only where it may differ from the index: see [`Staged::head_for`].
+    head: GitSource,
+    pub index: GitSource,
+    /// Configuration files added, deleted or modified by the staged change.
+    pub changed: BTreeSet<String>,
+    /// Is a policy file added, deleted or modified?
+    pub policy_changed: bool,
+    /// Directories whose staged content equals HEAD's.
+    pruned: Vec<String>,
+}
+
+impl Staged {
+    /// HEAD as a source that is complete for `dirs`: where the walk skipped a directory
+    /// because the index equals HEAD there, the index's blob ids stand in.
+    pub fn head_for(&mut self, dirs: &BTreeSet<String>) -> &mut GitSource {
+        for (path, (id, _)) in &self.index.files {
+            if dirs.contains(split(path).0) && is_under(&self.pruned, path) {
+                self.head.files.entry(path.clone()).or_insert((*id, None));
+            }
+        }
+        &mut self.head
+    }
+}
+
+impl Staged {
+    /// HEAD (complete for `dirs`) and the index, as two sources.
+    pub fn into_sides(mut self, dirs: &BTreeSet<String>) -> (GitSource, GitSource) {
+        self.head_for(dirs);
+        (self.head, self.index)
+    }
+}
+
+/// Is `path` inside one of `dirs` (`""` is the whole repository)?
+fn is_under(dirs: &[String], path: &str) -> bool {
+    dirs.iter().any(|d| {
+        d.is_empty()
+            || (path.len() > d.len()
+                && path.starts_with(d.as_str())
+                && path.as_bytes()[d.len()] == b'/')
+    })
 }
 
 impl GitSource {
+    /// The same state seen from another directory (the source was built for the root).
+    fn narrow(self, view: View) -> GitSource {
+        if view.base.is_empty() && view.recursive {
+            return GitSource { view, ..self };
+        }
+        let prefix = if view.base.is_empty() { String::new() } else { format!("{}/", view.base) };
+        let files = self
+            .files
+            .into_iter()
+            .filter_map(|(p, v)| {
+                let rel = p.strip_prefix(prefix.as_str())?;
+                (view.recursive || !rel.contains('/')).then(|| (rel.to_string(), v))
+            })
+            .collect();
+        let mut notes = self.notes;
+        notes.retain(|(p, _)| {
+            p.strip_prefix(prefix.as_str()).is_some_and(|r| view.recursive || !r.contains('/'))
+        });
+        GitSource { files, notes, view, ..self }
+    }
+
+    /// Does the directory hold configuration files (of its own, not only below it)?
+    pub fn has_module(&self, dir: &str) -> bool {
+        let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
+        self.files
+            .range(prefix.clone()..)
+            .take_while(|(p, _)| p.starts_with(prefix.as_str()))
+            .any(|(p, _)| !p[prefix.len()..].contains('/'))
+    }
+
+    /// Configuration files whose blob differs between two states of the same view.
+    pub fn changed(&self, other: &GitSource) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        for (p, (id, _)) in &self.files {
+            if other.files.get(p).is_none_or(|(o, _)| o != id) {
+                out.insert(p.clone());
+            }
+        }
+        for p in other.files.keys() {
+            if !self.files.contains_key(p) {
+                out.insert(p.clone());
+            }
+        }
+        out
+    }
+
     fn new(
         repo: &gix::Repository,
         label: String,
@@ -254,7 +440,10 @@ impl GitSource {
                 continue;
             }
             if e.mode == Mode::COMMIT {
-                notes.push(format!("{path}: submodule skipped (audit it in its own repository)"));
+                notes.push((
+                    path.to_string(),
+                    "submodule skipped (audit it in its own repository)".into(),
+                ));
                 continue;
             }
             let name = split(path).1;
@@ -271,7 +460,7 @@ impl GitSource {
                 match resolve_link(repo, entries, path, e.id) {
                     Ok(id) => id,
                     Err(why) => {
-                        notes.push(format!("{path}: {why}; not read"));
+                        notes.push((path.to_string(), format!("{why}; not read")));
                         continue;
                     }
                 }
@@ -296,8 +485,8 @@ impl GitSource {
     }
 
     /// Things skipped (submodules, symbolic links leading out of the repository).
-    pub fn notes(&self) -> &[String] {
-        &self.notes
+    pub fn notes(&self) -> Vec<String> {
+        self.notes.iter().map(|(p, n)| format!("{p}: {n}")).collect()
     }
 }
 
