@@ -27,9 +27,15 @@ pub struct ModuleChange {
 }
 
 impl ModuleChange {
-    /// Did the effective configuration change (not just the files)?
+    /// Did the effective configuration change (not just the files)? Provenance comments
+    /// that only moved (`# ← override.tf:5` → `:6`) are no change.
     pub fn effective_changed(&self) -> bool {
-        self.before != self.after
+        match (&self.before, &self.after) {
+            (Some(a), Some(b)) => {
+                a.lines().map(without_line_numbers).ne(b.lines().map(without_line_numbers))
+            }
+            (a, b) => a.is_some() != b.is_some(),
+        }
     }
 
     fn status(&self) -> &'static str {
@@ -89,16 +95,72 @@ pub fn introduced(before: &[Finding], after: Vec<Finding>) -> Vec<Finding> {
         .collect()
 }
 
-/// A unified diff of two texts (empty when equal), headed with the two sides' names.
+/// A line of the `show` rendering without the line numbers of its provenance comment
+/// (`# ← override.tf:5`, `# overridden by override.tf:4`), which move whenever a line is
+/// added above them.
+fn without_line_numbers(line: &str) -> std::borrow::Cow<'_, str> {
+    let cut = if line.starts_with("# overridden by ") { Some(0) } else { line.rfind("# ← ") };
+    let Some(at) = cut else { return line.into() };
+    let (head, comment) = line.split_at(at);
+    let mut out = String::with_capacity(line.len());
+    out.push_str(head);
+    let mut chars = comment.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == ':' && chars.peek().is_some_and(char::is_ascii_digit) {
+            while chars.peek().is_some_and(char::is_ascii_digit) {
+                chars.next();
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out.into()
+}
+
+/// A unified diff of two renderings (empty when equal), headed with the two sides'
+/// names. Lines are matched without their provenance line numbers, so a comment added at
+/// the top of an override file does not mark every overridden value as changed; the
+/// lines printed are the real ones.
 pub fn unified(before: &str, after: &str, old: &str, new: &str) -> String {
-    if before == after {
+    let a: Vec<&str> = before.lines().collect();
+    let b: Vec<&str> = after.lines().collect();
+    let na: Vec<_> = a.iter().map(|l| without_line_numbers(l)).collect();
+    let nb: Vec<_> = b.iter().map(|l| without_line_numbers(l)).collect();
+    if na == nb {
         return String::new();
     }
-    similar::TextDiff::from_lines(before, after)
-        .unified_diff()
-        .context_radius(3)
-        .header(old, new)
-        .to_string()
+    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &na, &nb);
+    let mut out = format!("--- {old}\n+++ {new}\n");
+    for group in similar::group_diff_ops(ops, 3) {
+        let (Some(first), Some(last)) = (group.first(), group.last()) else { continue };
+        let (o0, n0) = (first.old_range().start, first.new_range().start);
+        let (o1, n1) = (last.old_range().end, last.new_range().end);
+        let range = |start: usize, end: usize| {
+            let len = end - start;
+            let shown = if len == 0 { start } else { start + 1 };
+            if len == 1 { format!("{shown}") } else { format!("{shown},{len}") }
+        };
+        out.push_str(&format!("@@ -{} +{} @@\n", range(o0, o1), range(n0, n1)));
+        for op in &group {
+            let (tag, old_r, new_r) = op.as_tag_tuple();
+            match tag {
+                similar::DiffTag::Equal => {
+                    for line in &b[new_r] {
+                        out.push_str(&format!(" {line}\n"));
+                    }
+                }
+                _ => {
+                    for line in &a[old_r] {
+                        out.push_str(&format!("-{line}\n"));
+                    }
+                    for line in &b[new_r] {
+                        out.push_str(&format!("+{line}\n"));
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 const RED: &str = "\x1b[31m";
@@ -250,4 +312,87 @@ pub fn json(changes: &[ModuleChange], sides: (&str, &str)) -> String {
     let mut out = serde_json::to_string_pretty(&doc).unwrap_or_default();
     out.push('\n');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::Site;
+
+    fn finding(rule: &'static str, path: &str, message: &str, at: usize) -> Finding {
+        let site = Site {
+            path: path.into(),
+            source: "a\nb\nc\nd\n".into(),
+            start: at,
+            end: at + 1,
+            label: String::new(),
+        };
+        Finding::new(rule, message, site).address("resource.x.y")
+    }
+
+    #[test]
+    fn a_finding_that_only_moved_is_not_new() {
+        let before = vec![finding("backend-swap", "m/override.tf", "at line 2", 2)];
+        let after = vec![finding("backend-swap", "m/override.tf", "at line 3", 4)];
+        assert!(introduced(&before, after).is_empty());
+    }
+
+    #[test]
+    fn a_second_identical_finding_is_new() {
+        let f = || finding("silent-drop", "m/main.tf", "drops tags", 0);
+        let new = introduced(&[f()], vec![f(), f()]);
+        assert_eq!(new.len(), 1);
+        let other = introduced(&[f()], vec![finding("silent-drop", "n/main.tf", "drops tags", 0)]);
+        assert_eq!(other.len(), 1, "another file is another finding");
+    }
+
+    #[test]
+    fn unified_diff_is_empty_for_equal_texts_and_headed_otherwise() {
+        assert_eq!(unified("a\n", "a\n", "x", "y"), "");
+        let d = unified("a\nb\n", "a\nc\n", "HEAD:m", "index:m");
+        assert!(d.starts_with("--- HEAD:m\n+++ index:m\n@@ "), "{d}");
+        assert!(d.contains("-b\n+c\n"), "{d}");
+        assert_eq!(d, "--- HEAD:m\n+++ index:m\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n");
+    }
+
+    #[test]
+    fn provenance_that_only_moved_is_no_change() {
+        let before = "# overridden by override.tf:4\nresource \"a\" \"b\" {\n  x = 1 # ← override.tf:5\n  y = 2\n}\n";
+        let after = "# overridden by override.tf:6\nresource \"a\" \"b\" {\n  x = 1 # ← override.tf:7\n  y = 3\n}\n";
+        let d = unified(before, after, "a", "b");
+        assert_eq!(
+            d,
+            "--- a\n+++ b\n@@ -1,5 +1,5 @@\n # overridden by override.tf:6\n resource \"a\" \"b\" {\n   x = 1 # ← override.tf:7\n-  y = 2\n+  y = 3\n }\n"
+        );
+        assert_eq!(unified(before, &before.replace(":5", ":9"), "a", "b"), "");
+        assert_eq!(without_line_numbers("  s = \"a:1\" # ← x.tf:12"), "  s = \"a:1\" # ← x.tf");
+    }
+
+    #[test]
+    fn modules_with_equal_effective_configurations_are_listed_apart() {
+        let same = ModuleChange {
+            dir: "m".into(),
+            files: vec!["main.tf".into()],
+            before: Some("x\n".into()),
+            after: Some("x\n".into()),
+            introduced: vec![],
+            resolved: vec![],
+        };
+        let added = ModuleChange {
+            dir: "n".into(),
+            files: vec!["main.tf".into()],
+            before: None,
+            after: Some("y\n".into()),
+            introduced: vec![finding("merge-error", "n/main.tf", "bad", 0)],
+            resolved: vec![],
+        };
+        let text = human(&[same, added], ("HEAD", "index"), Style::plain());
+        assert!(text.starts_with("module n (added)\n--- HEAD:n\n+++ index:n\n"), "{text}");
+        assert!(
+            text.contains("Files changed, effective configuration unchanged:\n  m (main.tf)\n")
+        );
+        assert!(text.ends_with(
+            "2 modules with changed files, 1 with a changed effective configuration; findings: 1 introduced (1 error, 0 warnings), 0 resolved\n"
+        ));
+    }
 }
