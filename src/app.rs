@@ -263,6 +263,13 @@ fn check(
     }
     // Modules whose files were all deleted have nothing left to check.
     dirs.retain(|d| staged.index.has_module(d));
+    let mut err = String::new();
+    for (path, note) in
+        staged.index.notes_for(|p| staged.changed.contains(p) || dirs.contains(split(p).0))
+    {
+        err.push_str(&format!("note: {}: {}\n", report::clean(path), report::clean(note)));
+    }
+    write_err(&err);
     git.load(&mut staged.index, Some(&dirs))?;
     let subjects =
         load_subjects(&Scoped { inner: &staged.index, dirs: &dirs }, engine, &Progress::none())?;
@@ -272,15 +279,38 @@ fn check(
     };
     let (mut findings, summary) = audit::run(&policy, &subjects, &prefix, today(), Scope::Part);
     if new_only {
+        // Introduced by the staged change, policy included: HEAD is judged by HEAD's policy.
+        let old_policy = if args.policy.is_none() && staged.policy_changed {
+            let found = git.find_policy(staged.head_for(&dirs))?;
+            let Some(p) = load_policy(found, args, style)? else { return Ok(Outcome::Error) };
+            Some(p)
+        } else {
+            None
+        };
+        let old_policy = old_policy.as_ref().unwrap_or(&policy);
+        let old_prefix = git_policy_prefix("", old_policy).unwrap_or_default();
         let head = staged.head_for(&dirs);
         git.load(head, Some(&dirs))?;
         let before =
             load_subjects(&Scoped { inner: &*head, dirs: &dirs }, engine, &Progress::none())?;
-        let (old, _) = audit::run(&policy, &before, &prefix, today(), Scope::Part);
+        let prefix = if args.policy.is_some() { prefix } else { old_prefix };
+        let (old, _) = audit::run(old_policy, &before, &prefix, today(), Scope::Part);
         findings = review::introduced(&old, findings);
     }
     write_out(&render_findings(&findings, &summary, format, style));
     Ok(outcome(&findings, args.deny_warnings))
+}
+
+/// The text of the policy file a side has at its root (or nearest above, on disk).
+fn side_policy(git: &Git, o: &Opened) -> Result<Option<(String, String)>, SourceError> {
+    match o {
+        Opened::Git(g) => git.find_policy(g),
+        Opened::Disk(w) => find_policy(w.root()).map(|p| read_policy_file(&p)).transpose(),
+    }
+}
+
+fn policy_text(git: &Git, o: &Opened) -> Result<Option<String>, SourceError> {
+    Ok(side_policy(git, o)?.map(|(_, text)| text))
 }
 
 /// The module directories of some paths.
@@ -374,13 +404,20 @@ fn diff(
 ) -> Result<Outcome, SourceError> {
     let git = Git::discover(Path::new("."))?;
     let (old_side, new_side) = diff_sides(&git, revs, worktree)?;
-    let (mut old, mut new, changed) =
+    // Sources, changed files, and whether the policy file itself changed (then every
+    // module is judged again, each side by its own policy).
+    let (mut old, mut new, changed, policy_changed, dirs) =
         if old_side == Side::Rev("HEAD".into()) && new_side == Side::Index {
             // The common case, fast: only the trees the index does not vouch for are read.
             let staged = git.staged()?;
             let changed = staged.changed.clone();
-            let (head, index) = staged.into_sides(&dirs_of(&changed));
-            (Opened::Git(head), Opened::Git(index), changed)
+            let policy_changed = args.policy.is_none() && staged.policy_changed;
+            let mut dirs = dirs_of(&changed);
+            if policy_changed {
+                dirs.extend(staged.index.modules()?.into_keys());
+            }
+            let (head, index) = staged.into_sides(&dirs);
+            (Opened::Git(head), Opened::Git(index), changed, policy_changed, dirs)
         } else {
             let mut old = open_side(&git, &old_side)?;
             let mut new = open_side(&git, &new_side)?;
@@ -396,25 +433,36 @@ fn diff(
                     crate::source::changed(old.source(), new.source())?
                 }
             };
-            (old, new, changed)
+            let policy_changed =
+                args.policy.is_none() && policy_text(&git, &old)? != policy_text(&git, &new)?;
+            let mut dirs = dirs_of(&changed);
+            if policy_changed {
+                dirs.extend(old.source().modules()?.into_keys());
+                dirs.extend(new.source().modules()?.into_keys());
+            }
+            (old, new, changed, policy_changed, dirs)
         };
-    let dirs = dirs_of(&changed);
     for o in [&mut old, &mut new] {
         if let Opened::Git(g) = o {
             git.load(g, Some(&dirs))?;
         }
     }
-    let found = match (&args.policy, &new) {
-        (Some(p), _) => Some(read_policy_file(p)?),
-        (None, Opened::Git(g)) => git.find_policy(g)?,
-        (None, Opened::Disk(w)) => {
-            find_policy(w.root()).map(|p| read_policy_file(&p)).transpose()?
-        }
+    let found = match &args.policy {
+        Some(p) => Some(read_policy_file(p)?),
+        None => side_policy(&git, &new)?,
     };
     let Some(policy) = load_policy(found, args, style)? else { return Ok(Outcome::Error) };
-    let prefix = match &args.policy {
-        Some(_) => git.workdir().map(|w| policy_prefix(w, &policy)).unwrap_or_default(),
-        None => git_policy_prefix("", &policy).unwrap_or_default(),
+    let old_policy = if policy_changed {
+        let Some(p) = load_policy(side_policy(&git, &old)?, args, style)? else {
+            return Ok(Outcome::Error);
+        };
+        Some(p)
+    } else {
+        None
+    };
+    let prefix = |policy: &Policy| match &args.policy {
+        Some(_) => git.workdir().map(|w| policy_prefix(w, policy)).unwrap_or_default(),
+        None => git_policy_prefix("", policy).unwrap_or_default(),
     };
     let side = |o: &Opened| -> Result<BTreeMap<String, Loaded>, SourceError> {
         let scoped = Scoped { inner: o.source(), dirs: &dirs };
@@ -422,15 +470,16 @@ fn diff(
         Ok(loaded.into_iter().map(|l| (l.module.dir.clone(), l)).collect())
     };
     let (before, after) = (side(&old)?, side(&new)?);
-    let evaluate = |l: Option<&Loaded>| -> Vec<Finding> {
-        l.map(|l| policy::evaluate(&policy, &[l.subject()], &prefix, today(), Scope::Part))
+    let evaluate = |policy: &Policy, l: Option<&Loaded>| -> Vec<Finding> {
+        let prefix = prefix(policy);
+        l.map(|l| policy::evaluate(policy, &[l.subject()], &prefix, today(), Scope::Part))
             .unwrap_or_default()
     };
     let mut changes = Vec::new();
     for dir in &dirs {
         let (b, a) = (before.get(dir), after.get(dir));
-        let (fb, fa) = (evaluate(b), evaluate(a));
-        changes.push(review::ModuleChange {
+        let (fb, fa) = (evaluate(old_policy.as_ref().unwrap_or(&policy), b), evaluate(&policy, a));
+        let change = review::ModuleChange {
             dir: dir.clone(),
             files: changed
                 .iter()
@@ -441,7 +490,17 @@ fn diff(
             after: a.map(|l| review::effective_text(&l.module)),
             introduced: review::introduced(&fb, fa.clone()),
             resolved: review::introduced(&fa, fb),
-        });
+        };
+        // Judged again only for the policy's sake, and nothing changed: not news.
+        if !change.files.is_empty() || !change.introduced.is_empty() || !change.resolved.is_empty()
+        {
+            changes.push(change);
+        }
+    }
+    if policy_changed {
+        write_err(
+            "note: the policy file changed: each side is judged by its own policy, every module again\n",
+        );
     }
     let labels = (old_side.label(), new_side.label());
     let introduced: Vec<Finding> = changes.iter().flat_map(|c| c.introduced.clone()).collect();

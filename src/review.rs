@@ -213,7 +213,8 @@ pub fn human(changes: &[ModuleChange], sides: (&str, &str), style: Style) -> Str
     if !same.is_empty() {
         out.push_str("Files changed, effective configuration unchanged:\n");
         for c in &same {
-            out.push_str(&format!("  {} ({})\n", clean(&c.dir_or_root()), c.files.join(", ")));
+            let why = if c.files.is_empty() { "policy change".into() } else { c.files.join(", ") };
+            out.push_str(&format!("  {} ({})\n", clean(&c.dir_or_root()), clean(&why)));
             findings_block(&mut out, c, style);
         }
         out.push('\n');

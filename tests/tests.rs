@@ -1,8 +1,10 @@
 //! One integration-test binary (see Cargo.toml `[[test]]`).
 
 mod cli;
+mod git;
 mod merge;
 mod opentofu;
 mod policy;
+mod precommit;
 mod sarif;
 mod util;

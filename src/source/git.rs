@@ -114,6 +114,13 @@ impl Git {
                 changed.insert(path.clone());
             }
         }
+        // A file skipped with a note (a link out of the repository) still touches its
+        // module: the note must reach the user.
+        for (path, note) in &index.notes {
+            if !same(path) && !head.notes.iter().any(|(p, n)| p == path && n == note) {
+                changed.insert(path.clone());
+            }
+        }
         let policy_changed =
             index.policies.iter().any(|(p, id)| !same(p) && head.policies.get(p) != Some(id))
                 || head.policies.keys().any(|p| !index.policies.contains_key(p));
@@ -163,21 +170,38 @@ impl Git {
         Ok(())
     }
 
-    fn open_index(&self) -> Result<gix::worktree::Index, SourceError> {
-        if self.is_bare() {
+    /// The index git would use. A relative `GIT_INDEX_FILE` is relative to the top of
+    /// the working tree, as git resolves it (git moves there before reading it), not to
+    /// the directory the hook runner happens to start us in.
+    fn open_index(&self) -> Result<gix::index::File, SourceError> {
+        let Some(workdir) = self.workdir() else {
             return Err(err(
                 self.repo.git_dir().display().to_string(),
-                "a bare repository has no index; use --rev",
+                "a bare repository has no index or worktree; read a revision instead (`audit --rev REV`, `show --rev REV`, `diff A B`)",
             ));
+        };
+        let relative = std::env::var_os("GIT_INDEX_FILE")
+            .map(PathBuf::from)
+            .filter(|p| !p.as_os_str().is_empty() && p.is_relative());
+        let path = relative.map_or_else(|| self.repo.index_path(), |p| workdir.join(p));
+        let shown = path.display().to_string();
+        if !path.exists() {
+            // A repository where nothing was ever staged.
+            let empty = gix::index::State::new(self.repo.object_hash());
+            return Ok(gix::index::File::from_state(empty, path));
         }
-        self.repo
-            .index_or_empty()
-            .map_err(|e| err(self.repo.index_path().display().to_string(), brief(e)))
+        if path == self.repo.index_path() {
+            return self.repo.open_index().map_err(|e| err(shown, brief(e)));
+        }
+        gix::index::File::at(&path, self.repo.object_hash(), false, Default::default())
+            .map_err(|e| err(shown, brief(e)))
     }
 
     fn index_source(&self, index: &gix::index::File) -> Result<GitSource, SourceError> {
         let mut conflicts = Vec::new();
-        let mut entries = Vec::with_capacity(index.entries().len());
+        // A sparse index keeps whole directories outside the sparse cone as one tree
+        // entry: their files are still part of the next commit, so read them from there.
+        let mut sparse = Vec::new();
         for e in index.entries() {
             let path = e.path(index);
             if e.stage() != Stage::Unconflicted {
@@ -187,9 +211,11 @@ impl Git {
                 {
                     conflicts.push(p);
                 }
-                continue;
+            } else if e.mode == Mode::DIR
+                && let Ok(p) = path.to_str()
+            {
+                self.walk(e.id, p.trim_end_matches('/'), None, &mut sparse, &mut Vec::new())?;
             }
-            entries.push(Entry { path: path.as_bytes(), mode: e.mode, id: e.id });
         }
         if !conflicts.is_empty() {
             return Err(err(
@@ -197,6 +223,18 @@ impl Git {
                 "unmerged (a merge or rebase is in progress): resolve the conflict and stage the result first",
             ));
         }
+        let mut entries: Vec<Entry<'_>> = index
+            .entries()
+            .iter()
+            .filter(|e| {
+                e.stage() == Stage::Unconflicted
+                    && e.mode != Mode::DIR
+                    // `git add -N`: announced, but not part of the next commit.
+                    && !e.flags.contains(gix::index::entry::Flags::INTENT_TO_ADD)
+            })
+            .map(|e| Entry { path: e.path(index).as_bytes(), mode: e.mode, id: e.id })
+            .collect();
+        entries.extend(sparse.iter().map(|(p, mode, id)| Entry { path: p, mode: *mode, id: *id }));
         GitSource::new(
             &self.repo,
             "the index".into(),
@@ -482,6 +520,11 @@ impl GitSource {
     /// Do both states have the same policy files, with the same contents?
     pub fn same_policies(&self, other: &GitSource) -> bool {
         self.policies == other.policies
+    }
+
+    /// The notes about paths `keep` accepts, as (path, note).
+    pub fn notes_for(&self, keep: impl Fn(&str) -> bool) -> Vec<(&str, &str)> {
+        self.notes.iter().filter(|(p, _)| keep(p)).map(|(p, n)| (p.as_str(), n.as_str())).collect()
     }
 
     /// Things skipped (submodules, symbolic links leading out of the repository).
