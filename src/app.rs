@@ -297,6 +297,10 @@ fn check(
         let (old, _) = audit::run(old_policy, &before, &prefix, today(), Scope::Part);
         findings = review::introduced(&old, findings);
     }
+    if subjects.is_empty() && matches!(format, ReportFormat::Human | ReportFormat::Compact) {
+        write_out("no staged change to a Terraform or OpenTofu module: nothing to check\n");
+        return Ok(Outcome::Clean);
+    }
     write_out(&render_findings(&findings, &summary, format, style));
     Ok(outcome(&findings, args.deny_warnings))
 }
