@@ -230,7 +230,12 @@ fn git_policy_prefix(base: &str, policy: &Policy) -> Option<String> {
     if dir.is_empty() {
         return Some(base.to_string());
     }
-    base.strip_prefix(dir).map(|r| r.trim_start_matches('/').to_string())
+    let rest = base.strip_prefix(dir)?;
+    if rest.is_empty() || rest.starts_with('/') {
+        Some(rest.trim_start_matches('/').to_string())
+    } else {
+        None
+    }
 }
 
 /// The pre-commit hook: the modules the staged change touches (HEAD vs index, plus the
@@ -512,11 +517,15 @@ fn diff(
         ReportFormat::Human => review::human(&changes, labels, style),
         ReportFormat::Json => review::json(&changes, labels),
         other => {
+            // The files of the changed modules as they are after the change.
+            let now: Vec<&Module> =
+                changes.iter().filter_map(|c| after.get(&c.dir)).map(|l| &l.module).collect();
             let summary = findings::Summary {
                 modules: changes.len(),
+                files: now.iter().map(|m| m.files.files.len()).sum(),
+                override_files: now.iter().map(|m| m.override_files().count()).sum(),
                 policy: policy.describe(),
                 builtin_policy: matches!(policy.origin, Origin::BuiltIn),
-                ..Default::default()
             };
             render_findings(&introduced, &summary, other, style)
         }
@@ -808,4 +817,26 @@ fn write_out(s: &str) {
 
 fn write_err(s: &str) {
     let _ = std::io::stderr().lock().write_all(s.as_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn policy_globs_are_relative_to_the_policy_files_directory() {
+        let at = |path: &str| Policy::parse(path, "").map_err(|_| ()).unwrap();
+        assert_eq!(git_policy_prefix("envs/dev", &at(".override-guard.toml")).unwrap(), "envs/dev");
+        assert_eq!(git_policy_prefix("envs/dev", &at("envs/.override-guard.toml")).unwrap(), "dev");
+        assert_eq!(git_policy_prefix("envs", &at("envs/.override-guard.toml")).unwrap(), "");
+        assert_eq!(git_policy_prefix("", &Policy::builtin()).unwrap(), "");
+        assert_eq!(git_policy_prefix("envsx/dev", &at("envs/.override-guard.toml")), None);
+    }
+
+    #[test]
+    fn dirs_of_paths() {
+        let paths: BTreeSet<String> =
+            ["a/b/main.tf", "a/b/override.tf", "main.tf"].into_iter().map(String::from).collect();
+        assert_eq!(dirs_of(&paths).into_iter().collect::<Vec<_>>(), ["", "a/b"]);
+    }
 }
