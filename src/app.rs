@@ -138,17 +138,11 @@ fn audit_cmd(
         let view = git_view(&git, path, true)?;
         let src = git_source(&git, from, view.clone())?;
         notes(&src);
-        let found = match &args.policy {
-            Some(p) => Some(read_policy_file(p)?),
-            None => git.find_policy(&src)?,
-        };
+        let found = git_policy(&git, &src, args)?;
         let Some(policy) = load_policy(found, args, style)? else { return Ok(Outcome::Error) };
-        let prefix = match &args.policy {
-            Some(_) => git.workdir().map(|w| policy_prefix(&w.join(&view.base), &policy)),
-            None => git_policy_prefix(&view.base, &policy),
-        };
+        let prefix = git_prefix(&git, &view.base, args, &policy);
         let subjects = load_subjects(&src, engine, &Progress::new())?;
-        (policy, subjects, prefix.unwrap_or_default())
+        (policy, subjects, prefix)
     } else {
         let found = match &args.policy {
             Some(p) => Some(read_policy_file(p)?),
@@ -222,6 +216,28 @@ fn notes(src: &GitSource) {
     write_err(&err);
 }
 
+/// The policy file for a git source: `--policy` (on disk), else the nearest one in it.
+fn git_policy(
+    git: &Git,
+    src: &GitSource,
+    args: &PolicyArgs,
+) -> Result<Option<(String, String)>, SourceError> {
+    match &args.policy {
+        Some(p) => Some(read_policy_file(p)).transpose(),
+        None => git.find_policy(src),
+    }
+}
+
+/// The prefix that makes module paths of a git view at `base` relative to the policy's
+/// directory (see [`policy_prefix`]).
+fn git_prefix(git: &Git, base: &str, args: &PolicyArgs, policy: &Policy) -> String {
+    let prefix = match &args.policy {
+        Some(_) => git.workdir().map(|w| policy_prefix(&w.join(base), policy)),
+        None => git_policy_prefix(base, policy),
+    };
+    prefix.unwrap_or_default()
+}
+
 /// For a policy file read from git (repository-relative path): the view's base relative
 /// to the policy's directory.
 fn git_policy_prefix(base: &str, policy: &Policy) -> Option<String> {
@@ -250,10 +266,7 @@ fn check(
 ) -> Result<Outcome, SourceError> {
     let git = Git::discover(Path::new("."))?;
     let mut staged = git.staged()?;
-    let found = match &args.policy {
-        Some(p) => Some(read_policy_file(p)?),
-        None => git.find_policy(&staged.index)?,
-    };
+    let found = git_policy(&git, &staged.index, args)?;
     let Some(policy) = load_policy(found, args, style)? else { return Ok(Outcome::Error) };
     // A policy change can change the verdict on every module: check them all then.
     let mut dirs: BTreeSet<String> = if args.policy.is_none() && staged.policy_changed {
@@ -278,10 +291,7 @@ fn check(
     git.load(&mut staged.index, Some(&dirs))?;
     let subjects =
         load_subjects(&Scoped { inner: &staged.index, dirs: &dirs }, engine, &Progress::none())?;
-    let prefix = match &args.policy {
-        Some(_) => git.workdir().map(|w| policy_prefix(w, &policy)).unwrap_or_default(),
-        None => git_policy_prefix("", &policy).unwrap_or_default(),
-    };
+    let prefix = git_prefix(&git, "", args, &policy);
     let (mut findings, summary) = audit::run(&policy, &subjects, &prefix, today(), Scope::Part);
     if new_only {
         // Introduced by the staged change, policy included: HEAD is judged by HEAD's policy.
@@ -293,12 +303,11 @@ fn check(
             None
         };
         let old_policy = old_policy.as_ref().unwrap_or(&policy);
-        let old_prefix = git_policy_prefix("", old_policy).unwrap_or_default();
+        let prefix = git_prefix(&git, "", args, old_policy);
         let head = staged.head_for(&dirs);
         git.load(head, Some(&dirs))?;
         let before =
             load_subjects(&Scoped { inner: &*head, dirs: &dirs }, engine, &Progress::none())?;
-        let prefix = if args.policy.is_some() { prefix } else { old_prefix };
         let (old, _) = audit::run(old_policy, &before, &prefix, today(), Scope::Part);
         findings = review::introduced(&old, findings);
     }
@@ -469,10 +478,6 @@ fn diff(
     } else {
         None
     };
-    let prefix = |policy: &Policy| match &args.policy {
-        Some(_) => git.workdir().map(|w| policy_prefix(w, policy)).unwrap_or_default(),
-        None => git_policy_prefix("", policy).unwrap_or_default(),
-    };
     let side = |o: &Opened| -> Result<BTreeMap<String, Loaded>, SourceError> {
         let scoped = Scoped { inner: o.source(), dirs: &dirs };
         let loaded = load_subjects(&scoped, engine, &Progress::none())?;
@@ -480,7 +485,7 @@ fn diff(
     };
     let (before, after) = (side(&old)?, side(&new)?);
     let evaluate = |policy: &Policy, l: Option<&Loaded>| -> Vec<Finding> {
-        let prefix = prefix(policy);
+        let prefix = git_prefix(&git, "", args, policy);
         l.map(|l| policy::evaluate(policy, &[l.subject()], &prefix, today(), Scope::Part))
             .unwrap_or_default()
     };
