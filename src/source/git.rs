@@ -2,7 +2,7 @@
 //! commit, a branch, `HEAD`). Every gix type stays in this file, so a gix upgrade touches
 //! nothing else. Nothing here writes: no index refresh, no lock file, no object.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
 use gix::bstr::ByteSlice;
@@ -90,7 +90,7 @@ impl Git {
         let index = self.index_source(&index_file)?;
         let tree = self.tree_id("HEAD")?;
         let mut owned = Vec::new();
-        let mut pruned = Vec::new();
+        let mut pruned = HashSet::new();
         self.walk(tree, "", index_file.tree(), &mut owned, &mut pruned)?;
         let entries: Vec<Entry<'_>> = owned
             .iter()
@@ -134,13 +134,13 @@ impl Git {
         prefix: &str,
         cache: Option<&gix::index::extension::Tree>,
         out: &mut Vec<(Vec<u8>, Mode, gix::ObjectId)>,
-        pruned: &mut Vec<String>,
+        pruned: &mut HashSet<String>,
     ) -> Result<(), SourceError> {
         if let Some(c) = cache
             && c.num_entries.is_some()
             && c.id == tree
         {
-            pruned.push(prefix.to_string());
+            pruned.insert(prefix.to_string());
             return Ok(());
         }
         let shown = if prefix.is_empty() { "HEAD" } else { prefix };
@@ -214,7 +214,7 @@ impl Git {
             } else if e.mode == Mode::DIR
                 && let Ok(p) = path.to_str()
             {
-                self.walk(e.id, p.trim_end_matches('/'), None, &mut sparse, &mut Vec::new())?;
+                self.walk(e.id, p.trim_end_matches('/'), None, &mut sparse, &mut HashSet::new())?;
             }
         }
         if !conflicts.is_empty() {
@@ -380,7 +380,7 @@ pub struct Staged {
     /// Is a policy file added, deleted or modified?
     pub policy_changed: bool,
     /// Directories whose staged content equals HEAD's.
-    pruned: Vec<String>,
+    pruned: HashSet<String>,
 }
 
 impl Staged {
@@ -404,14 +404,22 @@ impl Staged {
     }
 }
 
-/// Is `path` inside one of `dirs` (`""` is the whole repository)?
-fn is_under(dirs: &[String], path: &str) -> bool {
-    dirs.iter().any(|d| {
-        d.is_empty()
-            || (path.len() > d.len()
-                && path.starts_with(d.as_str())
-                && path.as_bytes()[d.len()] == b'/')
-    })
+/// Is `path` inside one of `dirs` (`""` is the whole repository)? Looks up each
+/// ancestor directory, so the cost does not grow with the number of directories.
+fn is_under(dirs: &HashSet<String>, path: &str) -> bool {
+    if dirs.is_empty() {
+        return false;
+    }
+    let mut dir = path;
+    loop {
+        dir = split(dir).0;
+        if dirs.contains(dir) {
+            return true;
+        }
+        if dir.is_empty() {
+            return false;
+        }
+    }
 }
 
 impl GitSource {
@@ -631,6 +639,17 @@ mod tests {
         assert_eq!(normalize("a/./b/../c.tf").as_deref(), Some("a/c.tf"));
         assert_eq!(normalize("a/../../c.tf"), None);
         assert_eq!(normalize("../x"), None);
+    }
+
+    #[test]
+    fn is_under_matches_whole_directories() {
+        let dirs: HashSet<String> = ["team0".to_string(), "a/b".to_string()].into();
+        assert!(is_under(&dirs, "team0/svc1/main.tf"));
+        assert!(is_under(&dirs, "a/b/main.tf"));
+        assert!(!is_under(&dirs, "team01/main.tf"));
+        assert!(!is_under(&dirs, "a/main.tf"));
+        assert!(!is_under(&HashSet::new(), "main.tf"));
+        assert!(is_under(&[String::new()].into(), "x/main.tf"));
     }
 
     #[test]
