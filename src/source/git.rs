@@ -394,9 +394,7 @@ impl Staged {
         }
         &mut self.head
     }
-}
 
-impl Staged {
     /// HEAD (complete for `dirs`) and the index, as two sources.
     pub fn into_sides(mut self, dirs: &BTreeSet<String>) -> (GitSource, GitSource) {
         self.head_for(dirs);
@@ -518,16 +516,6 @@ impl GitSource {
             files.insert(rel.to_string(), (id, None));
         }
         Ok(GitSource { label, view, files, policies, notes })
-    }
-
-    /// Where the content comes from, for messages: `the index`, `HEAD`, `main`.
-    pub fn label(&self) -> &str {
-        &self.label
-    }
-
-    /// Do both states have the same policy files, with the same contents?
-    pub fn same_policies(&self, other: &GitSource) -> bool {
-        self.policies == other.policies
     }
 
     /// The notes about paths `keep` accepts, as (path, note).
