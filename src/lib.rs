@@ -9,6 +9,7 @@
 pub mod app;
 pub mod audit;
 pub mod cli;
+pub mod cty;
 pub mod diag;
 pub mod merge;
 pub mod policy;

@@ -7,4 +7,5 @@ mod opentofu;
 mod policy;
 mod precommit;
 mod sarif;
+mod types;
 mod util;

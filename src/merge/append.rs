@@ -142,6 +142,10 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
                 ));
                 return;
             };
+            if b.kind == "variable" {
+                let errors = super::types::variable_errors(b, false);
+                m.diagnostics.extend(errors);
+            }
             if b.kind == "check" {
                 for (j, inner) in b.body.items.iter().enumerate() {
                     if let Item::Block(d) = inner

@@ -113,7 +113,8 @@ fn decode_errors(m: &mut Module, f: &ParsedFile) {
             )),
             "variable" => {
                 forbid_nested(m, o, &["validation"]);
-                types::check_declared_default(m, o);
+                let errors = types::variable_errors(o, true);
+                m.diagnostics.extend(errors);
             }
             "output" => forbid_nested(m, o, &["precondition", "postcondition"]),
             "resource" | "data" => {
@@ -435,8 +436,7 @@ fn set_attr(b: &mut Block, a: &Attr) {
 
 fn merge_variable(m: &mut Module, base: &mut Block, o: &Block) {
     let tofu = m.engine == Engine::OpenTofu;
-    let base_type = base.attr("type").cloned();
-    let base_default = base.attr("default").cloned();
+    let original = base.clone();
     for a in o.body.attrs() {
         match a.name.as_str() {
             "description" | "sensitive" | "ephemeral" | "const" | "nullable" | "default"
@@ -451,11 +451,9 @@ fn merge_variable(m: &mut Module, base: &mut Block, o: &Block) {
             ),
         }
     }
-    if !(o.attr("type").is_some()
-        && o.attr("default").is_some()
-        && types::declared_default_error(o).is_some())
-    {
-        types::check_variable(m, base, o, base_type.as_ref(), base_default.as_ref());
+    // An override Terraform already rejected while decoding is not judged again.
+    if types::variable_errors(o, true).is_empty() {
+        types::check_variable(m, base, o, &original);
     }
 }
 

@@ -1,0 +1,395 @@
+//! Type constraint expressions (`typeexpr.TypeConstraintWithDefaults` and Terraform's
+//! `decodeVariableType`): keywords, constructor calls, `optional(T, default)` with its
+//! defaults tree, the legacy quoted forms (errors since Terraform 1.x) and the bare
+//! `list` / `map` shorthands. Error summaries and details are Terraform's.
+
+use super::eval::{Scope, eval};
+use super::{Type, Value, convert};
+use hcl_edit::expr::{Expression, ObjectKey};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A type expression Terraform rejects, with its diagnostic texts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypeError {
+    pub summary: String,
+    pub detail: String,
+}
+
+/// A parsed `type` argument.
+#[derive(Clone, Debug)]
+pub struct TypeSpec {
+    pub ty: Type,
+    /// Defaults of `optional(T, default)` attributes, applied before conversion.
+    pub defaults: Option<Defaults>,
+    /// Whether `-var` / `TF_VAR_` values are taken as literal strings (primitive types and
+    /// no type) rather than parsed as HCL expressions.
+    pub literal: bool,
+}
+
+impl TypeSpec {
+    /// A variable without `type`: any value, set from the command line as a literal string.
+    pub fn unset() -> TypeSpec {
+        TypeSpec { ty: Type::Dynamic, defaults: None, literal: true }
+    }
+}
+
+/// The defaults of the optional attributes of a type constraint (`typeexpr.Defaults`):
+/// values by attribute name, and the defaults of nested types (by attribute name, by
+/// tuple index, or `""` for a collection's elements).
+#[derive(Clone, Debug)]
+pub struct Defaults {
+    ty: Type,
+    values: BTreeMap<String, Value>,
+    children: BTreeMap<String, Defaults>,
+}
+
+impl Defaults {
+    fn child(&self, key: &str) -> Option<&Defaults> {
+        match &self.ty {
+            Type::List(_) | Type::Set(_) | Type::Map(_) => self.children.get(""),
+            Type::Tuple(_) | Type::Object(..) => self.children.get(key),
+            _ => None,
+        }
+    }
+
+    /// Fills missing or null optional attributes with their defaults, all the way down.
+    pub fn apply(&self, v: &Value) -> Value {
+        match v {
+            Value::Null(_) => v.clone(),
+            Value::Tuple(items) => Value::Tuple(self.apply_items(items)),
+            Value::List(ety, items) => Value::List(ety.clone(), self.apply_items(items)),
+            Value::Set(ety, items) => Value::set(ety.clone(), self.apply_items(items)),
+            Value::Object(attrs) => Value::Object(self.apply_attrs(attrs)),
+            Value::Map(ety, attrs) => Value::Map(ety.clone(), self.apply_attrs(attrs)),
+            _ => v.clone(),
+        }
+    }
+
+    fn apply_items(&self, items: &[Value]) -> Vec<Value> {
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, e)| match self.child(&i.to_string()) {
+                Some(d) => d.apply(e),
+                None => e.clone(),
+            })
+            .collect()
+    }
+
+    fn apply_attrs(&self, attrs: &BTreeMap<String, Value>) -> BTreeMap<String, Value> {
+        let mut out: BTreeMap<String, Value> = attrs
+            .iter()
+            .map(|(k, e)| {
+                let v = match self.child(k) {
+                    Some(d) => d.apply(e),
+                    None => e.clone(),
+                };
+                (k.clone(), v)
+            })
+            .collect();
+        for (k, dv) in &self.values {
+            if out.get(k).is_none_or(Value::is_null) {
+                let v = match self.children.get(k) {
+                    Some(d) => d.apply(dv),
+                    None => dv.clone(),
+                };
+                out.insert(k.clone(), v);
+            }
+        }
+        out
+    }
+}
+
+fn err(summary: &str, detail: impl Into<String>) -> TypeError {
+    TypeError { summary: summary.into(), detail: detail.into() }
+}
+
+const INVALID: &str = "Invalid type specification";
+const EITHER: &str = "A type specification is either a primitive type keyword (bool, number, string) or a complex type constructor call, like list(string).";
+
+/// Parses a `type` argument written in native syntax (its source text).
+pub fn parse_type_source(src: &str) -> Result<TypeSpec, TypeError> {
+    let expr: Expression = src.trim().parse().map_err(|e: hcl_edit::parser::Error| {
+        err(INVALID, format!("The type expression is not valid HCL: {}", e.message()))
+    })?;
+    parse_type(&expr, src.trim(), true)
+}
+
+/// Parses a `type` argument. `native` is false for JSON syntax, where the expression is the
+/// content of a JSON string and quotes are not a legacy form.
+pub fn parse_type(expr: &Expression, src: &str, native: bool) -> Result<TypeSpec, TypeError> {
+    if native && let Some(text) = quoted_literal(expr) {
+        let remove = "Terraform 0.11 and earlier required type constraints to be given in quotes, but that form is now deprecated and will be removed in a future version of Terraform. Remove the quotes around";
+        return Err(match text.as_str() {
+            "string" => err("Invalid quoted type constraints", format!("{remove} \"string\".")),
+            "list" | "map" => err(
+                "Invalid quoted type constraints",
+                format!(
+                    "{remove} \"{text}\" and write {text}(string) instead to explicitly indicate that the {text} elements are strings."
+                ),
+            ),
+            _ => err(
+                "Invalid legacy variable type hint",
+                "To provide a full type expression, remove the surrounding quotes and give the type expression directly.",
+            ),
+        });
+    }
+    match keyword(expr) {
+        Some("list") => {
+            return Ok(TypeSpec {
+                ty: Type::List(Box::new(Type::Dynamic)),
+                defaults: None,
+                literal: false,
+            });
+        }
+        Some("map") => {
+            return Ok(TypeSpec {
+                ty: Type::Map(Box::new(Type::Dynamic)),
+                defaults: None,
+                literal: false,
+            });
+        }
+        _ => {}
+    }
+    let (ty, defaults) = get_type(expr, src)?;
+    let literal = ty.is_primitive();
+    Ok(TypeSpec { ty, defaults, literal })
+}
+
+/// A quoted string or heredoc without interpolations: the pre-0.12 type form.
+fn quoted_literal(expr: &Expression) -> Option<String> {
+    match expr {
+        Expression::String(s) => Some(s.value().clone()),
+        Expression::HeredocTemplate(h) => {
+            let mut out = String::new();
+            for e in h.template.iter() {
+                out.push_str(e.as_literal()?.value());
+            }
+            Some(out)
+        }
+        _ => None,
+    }
+}
+
+fn keyword(expr: &Expression) -> Option<&str> {
+    match expr {
+        Expression::Variable(v) => Some(v.value().as_str()),
+        _ => None,
+    }
+}
+
+fn get_type(expr: &Expression, src: &str) -> Result<(Type, Option<Defaults>), TypeError> {
+    if let Some(kw) = keyword(expr) {
+        return match kw {
+            "bool" => Ok((Type::Bool, None)),
+            "string" => Ok((Type::String, None)),
+            "number" => Ok((Type::Number, None)),
+            "any" => Ok((Type::Dynamic, None)),
+            "list" | "map" | "set" => Err(err(
+                INVALID,
+                format!(
+                    "The {kw} type constructor requires one argument specifying the element type."
+                ),
+            )),
+            "object" => Err(err(
+                INVALID,
+                "The object type constructor requires one argument specifying the attribute types and values as a map.",
+            )),
+            "tuple" => Err(err(
+                INVALID,
+                "The tuple type constructor requires one argument specifying the element types as a list.",
+            )),
+            _ => Err(err(
+                INVALID,
+                format!("The keyword \"{kw}\" is not a valid type specification."),
+            )),
+        };
+    }
+    let Expression::FuncCall(call) = expr else {
+        return Err(err(INVALID, EITHER));
+    };
+    if !call.name.namespace.is_empty() {
+        return Err(err(INVALID, EITHER));
+    }
+    let name = call.name.name.value().as_str();
+    let args: Vec<&Expression> = call.args.iter().collect();
+    match name {
+        "bool" | "string" | "number" => Err(err(
+            INVALID,
+            format!("Primitive type keyword \"{name}\" does not expect arguments."),
+        )),
+        "any" => Err(err(
+            INVALID,
+            format!("Type constraint keyword \"{name}\" does not expect arguments."),
+        )),
+        "list" | "set" | "map" => {
+            let [arg] = args.as_slice() else {
+                return Err(err(
+                    INVALID,
+                    format!(
+                        "The {name} type constructor requires one argument specifying the element type."
+                    ),
+                ));
+            };
+            let (ety, d) = get_type(arg, src)?;
+            let ty = match name {
+                "list" => Type::List(Box::new(ety)),
+                "set" => Type::Set(Box::new(ety)),
+                _ => Type::Map(Box::new(ety)),
+            };
+            let defaults = d.map(|d| Defaults {
+                ty: ty.clone(),
+                values: BTreeMap::new(),
+                children: [(String::new(), d)].into(),
+            });
+            Ok((ty, defaults))
+        }
+        "tuple" => {
+            let [arg] = args.as_slice() else {
+                return Err(err(
+                    INVALID,
+                    "The tuple type constructor requires one argument specifying the element types as a list.",
+                ));
+            };
+            let Expression::Array(items) = arg else {
+                return Err(err(
+                    INVALID,
+                    "Tuple type constructor requires a list of element types.",
+                ));
+            };
+            let mut etys = Vec::new();
+            let mut children = BTreeMap::new();
+            for (i, e) in items.iter().enumerate() {
+                let (t, d) = get_type(e, src)?;
+                etys.push(t);
+                if let Some(d) = d {
+                    children.insert(i.to_string(), d);
+                }
+            }
+            let ty = Type::Tuple(etys);
+            let defaults = (!children.is_empty()).then(|| Defaults {
+                ty: ty.clone(),
+                values: BTreeMap::new(),
+                children,
+            });
+            Ok((ty, defaults))
+        }
+        "object" => object_type(&args, src),
+        "optional" => Err(err(
+            INVALID,
+            "Keyword \"optional\" is valid only as a modifier for object type attributes.",
+        )),
+        _ => Err(err(INVALID, format!("Keyword \"{name}\" is not a valid type constructor."))),
+    }
+}
+
+fn object_type(args: &[&Expression], src: &str) -> Result<(Type, Option<Defaults>), TypeError> {
+    let [arg] = args else {
+        return Err(err(
+            INVALID,
+            "The object type constructor requires one argument specifying the attribute types and values as a map.",
+        ));
+    };
+    let Expression::Object(obj) = arg else {
+        return Err(err(
+            INVALID,
+            "Object type constructor requires a map whose keys are attribute names and whose values are the corresponding attribute types.",
+        ));
+    };
+    let mut attrs = BTreeMap::new();
+    let mut optional = BTreeSet::new();
+    let mut values = BTreeMap::new();
+    let mut children = BTreeMap::new();
+    for (key, value) in obj.iter() {
+        let name = match key {
+            ObjectKey::Ident(i) => i.value().to_string(),
+            ObjectKey::Expression(e) => match keyword(e) {
+                Some(k) => k.to_string(),
+                None => {
+                    return Err(err(
+                        INVALID,
+                        "Object constructor map keys must be attribute names.",
+                    ));
+                }
+            },
+        };
+        if attrs.contains_key(&name) {
+            return Err(err(INVALID, "Object constructor map keys must be unique."));
+        }
+        let mut aexpr = value.expr();
+        let mut default = None;
+        if let Expression::FuncCall(call) = aexpr
+            && call.name.namespace.is_empty()
+            && call.name.name.value().as_str() == "optional"
+        {
+            let oargs: Vec<&Expression> = call.args.iter().collect();
+            match oargs.as_slice() {
+                [] => {
+                    return Err(err(
+                        INVALID,
+                        "Optional attribute modifier requires the attribute type as its argument.",
+                    ));
+                }
+                [t] => aexpr = t,
+                [t, d] => {
+                    aexpr = t;
+                    let v = eval(d, src, &mut Scope::default())
+                        .map_err(|e| err(&e.summary, e.detail))?;
+                    default = Some(v);
+                }
+                _ => {
+                    return Err(err(
+                        INVALID,
+                        "Optional attribute modifier expects at most two arguments: the attribute type, and a default value.",
+                    ));
+                }
+            }
+            optional.insert(name.clone());
+        }
+        let (aty, adefaults) = get_type(aexpr, src)?;
+        if let Some(d) = default {
+            let converted = convert(&d, &aty).map_err(|e| {
+                err(
+                    "Invalid default value for optional attribute",
+                    format!("This default value is not compatible with the attribute's type constraint: {e}."),
+                )
+            })?;
+            values.insert(name.clone(), converted);
+        }
+        if let Some(d) = adefaults {
+            children.insert(name.clone(), d);
+        }
+        attrs.insert(name, aty);
+    }
+    let ty = Type::Object(attrs, optional);
+    let defaults = (!values.is_empty() || !children.is_empty()).then(|| Defaults {
+        ty: ty.clone(),
+        values,
+        children,
+    });
+    Ok((ty, defaults))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_constraints() {
+        let t = |s: &str| parse_type_source(s).map(|t| t.ty.to_json().to_string());
+        assert_eq!(t("list(string)"), Ok(r#"["list","string"]"#.into()));
+        assert_eq!(t("map"), Ok(r#"["map","dynamic"]"#.into()));
+        assert_eq!(
+            t("object({ a = string, b = optional(number, 3) })"),
+            Ok(r#"["object",{"a":"string","b":"number"},["b"]]"#.into())
+        );
+        assert_eq!(t("tuple([string, bool])"), Ok(r#"["tuple",["string","bool"]]"#.into()));
+        assert_eq!(
+            t("lisst(string)").unwrap_err().detail,
+            "Keyword \"lisst\" is not a valid type constructor."
+        );
+        assert_eq!(t("\"string\"").unwrap_err().summary, "Invalid quoted type constraints");
+        assert!(parse_type_source("string").is_ok_and(|t| t.literal));
+        assert!(parse_type_source("any").is_ok_and(|t| !t.literal));
+    }
+}
