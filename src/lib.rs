@@ -18,3 +18,4 @@ pub mod report;
 pub mod review;
 pub mod source;
 pub mod terraform;
+pub mod vars;

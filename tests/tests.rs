@@ -9,3 +9,4 @@ mod precommit;
 mod sarif;
 mod types;
 mod util;
+mod vars;

@@ -20,10 +20,7 @@ struct RunError {
 }
 
 impl RunError {
-    fn text(&self) -> String {
-        if self.path.is_empty() {
-            return self.msg.clone();
-        }
+    fn path_text(&self) -> String {
         let mut p = String::new();
         for s in &self.path {
             match s {
@@ -32,7 +29,7 @@ impl RunError {
                 Step::Attr(a) => p.push_str(&format!(".{a}")),
             }
         }
-        format!("{p}: {}", self.msg)
+        p
     }
 }
 
@@ -49,18 +46,37 @@ pub fn convert_with_defaults(
     }
 }
 
+/// [`convert_with_defaults`] with the error's path and message apart.
+pub fn convert_error_with_defaults(
+    v: &Value,
+    want: &Type,
+    defaults: Option<&Defaults>,
+) -> Result<Value, (String, String)> {
+    match defaults {
+        Some(d) if !v.is_null() => convert_error(&d.apply(v), want),
+        _ => convert_error(v, want),
+    }
+}
+
 /// go-cty's `convert.Convert`: the converted value, or the error text Terraform prints after
-/// "…type constraint: ".
+/// "…type constraint: " (with the cty path where the value failed).
 pub fn convert(v: &Value, want: &Type) -> Result<Value, String> {
+    convert_error(v, want)
+        .map_err(|(path, msg)| if path.is_empty() { msg } else { format!("{path}: {msg}") })
+}
+
+/// [`convert`] with the error's cty path and message apart: Terraform prints input-variable
+/// errors without the path.
+pub fn convert_error(v: &Value, want: &Type) -> Result<Value, (String, String)> {
     let got = v.ty();
     if got == *want {
         return Ok(v.clone());
     }
     if !convertible(&got, want) {
-        return Err(mismatch_message(&got, want));
+        return Err((String::new(), mismatch_message(&got, want)));
     }
     let mut path = Vec::new();
-    run(v, want, &mut path).map_err(|e| e.text())
+    run(v, want, &mut path).map_err(|e| (e.path_text(), e.msg))
 }
 
 /// Whether go-cty finds a conversion (`getConversion(in, out, unsafe=true) != nil`).

@@ -40,7 +40,18 @@ pub fn eval_source(src: &str) -> Result<Value, EvalError> {
     // hcl-edit wants nothing after an expression, not even a heredoc's final newline.
     let src = src.trim();
     let expr: Expression = src.parse().map_err(|e: hcl_edit::parser::Error| {
-        error("Invalid expression", e.message().to_string())
+        // hcl-edit's line and column are reliable where its offset is not.
+        let (line, col) = (e.location().line(), e.location().column());
+        let line_start: usize =
+            src.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
+        if line_start + col.saturating_sub(1) >= src.len() {
+            error(
+                "Missing expression",
+                "Expected the start of an expression, but found the end of the file.",
+            )
+        } else {
+            error("Invalid expression", e.message().to_string())
+        }
     })?;
     eval(&expr, src, &mut Scope::default())
 }

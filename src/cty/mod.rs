@@ -13,7 +13,7 @@ mod typeexpr;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-pub use convert::{convert, convert_with_defaults};
+pub use convert::{convert, convert_error, convert_error_with_defaults, convert_with_defaults};
 pub use eval::{EvalError, eval_expr, eval_source};
 pub use number::Number;
 pub use typeexpr::{Defaults, TypeError, TypeSpec, parse_type, parse_type_source};

@@ -17,6 +17,11 @@ const MAX_DEPTH: usize = 256;
 
 /// Parses one native-syntax file.
 pub fn parse(file: FileId, text: &str) -> Result<ParsedFile, Diagnostic> {
+    parse_named(file, "", text)
+}
+
+/// [`parse`], with the file's shown path for messages that name an earlier location.
+pub fn parse_named(file: FileId, path: &str, text: &str) -> Result<ParsedFile, Diagnostic> {
     let offset = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let input = &text[offset..];
     if let Some(pos) = nesting_too_deep(input) {
@@ -29,11 +34,52 @@ pub fn parse(file: FileId, text: &str) -> Result<ParsedFile, Diagnostic> {
     let body = hcl_edit::parser::parse_body(input).map_err(|e| {
         let at = (e.location().offset() + offset).min(text.len());
         let end = text.get(at..).and_then(|r| r.chars().next()).map_or(at, |c| at + c.len_utf8());
+        if e.message().contains("redefined attribute")
+            && let Some((name, prev)) = earlier_attribute(text, at)
+        {
+            let f = super::SourceText::new(
+                path.to_string(),
+                super::FileClass::Primary,
+                super::Syntax::Hcl,
+                text.into(),
+            );
+            return Diagnostic::error(
+                "Attribute redefined",
+                format!(
+                    "The argument \"{name}\" was already set at {}. Each argument may be set only once.",
+                    f.range_string(prev, prev + name.len())
+                ),
+                Span::new(file, at, at + name.len()),
+            );
+        }
         let (summary, detail) = describe(e.message());
         Diagnostic::error(summary, detail, Span::new(file, at, end))
     })?;
     let cx = Cx { file, text: input, offset };
     Ok(ParsedFile { file, body: cx.body(&body), notes: Vec::new() })
+}
+
+/// For hcl-edit's "redefined attribute" error at `at`: the attribute's name and where it
+/// was first set (the first line before `at` that starts with `name =`).
+fn earlier_attribute(text: &str, at: usize) -> Option<(String, usize)> {
+    let rest = text.get(at..)?;
+    let name: String =
+        rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '-').collect();
+    if name.is_empty() {
+        return None;
+    }
+    let mut start = 0;
+    for line in text[..at].split_inclusive('\n') {
+        let indent = line.len() - line.trim_start().len();
+        if let Some(after) = line.trim_start().strip_prefix(name.as_str())
+            && after.trim_start().starts_with('=')
+            && !after.trim_start().starts_with("==")
+        {
+            return Some((name, start + indent));
+        }
+        start += line.len();
+    }
+    None
 }
 
 /// Quick bracket-depth scan so pathological nesting never reaches the recursive parser.

@@ -19,7 +19,15 @@ const MAX_DEPTH: usize = 256;
 
 /// Parses one JSON-syntax file. Errors that still leave a usable body are returned with it.
 pub fn parse(file: FileId, src: &SourceText) -> Result<(ParsedFile, Vec<Diagnostic>), Diagnostic> {
-    let text: &str = &src.text;
+    let root = parse_value(file, &src.text)?;
+    let mut cx = Decoder { file, src: Some(src), diags: Vec::new(), notes: Vec::new() };
+    let body = cx.body(&root, Schema::Top);
+    Ok((ParsedFile { file, body, notes: cx.notes }, cx.diags))
+}
+
+/// Parses a JSON document (strict JSON, as Terraform reads it) into a value tree with spans:
+/// configuration files and `.tfvars.json` files alike.
+pub fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Diagnostic> {
     let offset = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let input = &text[offset..];
     if let Some(pos) = too_deep(input) {
@@ -57,10 +65,7 @@ pub fn parse(file: FileId, src: &SourceText) -> Result<(ParsedFile, Vec<Diagnost
             Span::new(file, offset, offset),
         ));
     };
-    let root = node(file, offset, &root);
-    let mut cx = Decoder { file, src: Some(src), diags: Vec::new(), notes: Vec::new() };
-    let body = cx.body(&root, Schema::Top);
-    Ok((ParsedFile { file, body, notes: cx.notes }, cx.diags))
+    Ok(node(file, offset, &root))
 }
 
 /// Nested blocks of type `kind` from a JSON value whose meaning a native-syntax layer settled.
