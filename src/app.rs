@@ -11,7 +11,9 @@ use rayon::prelude::*;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::cli::{Cli, Color, Command, FromArgs, PolicyArgs, ReportFormat, ShowFormat};
+use crate::cli::{
+    Cli, Color, Command, FromArgs, PolicyArgs, ReportFormat, ShowFormat, VarArg, VarsFormat,
+};
 use crate::merge::{self, Module};
 use crate::policy::config::Origin;
 use crate::policy::rules::engine_divergence;
@@ -51,6 +53,9 @@ pub fn run(cli: &Cli) -> Result<Outcome, SourceError> {
         }
         Command::Diff { revs, worktree, format, engine, policy } => {
             diff(revs, *worktree, format.unwrap_or(ReportFormat::Human), *engine, policy, style)
+        }
+        Command::Vars { dir, format, show_sensitive, engine, order, .. } => {
+            vars_cmd(dir, order, *format, *show_sensitive, *engine, style)
         }
         Command::Init { path, stdout } => init(path, *stdout),
         Command::Explain { rule } => Ok(explain(rule.as_deref())),
@@ -123,6 +128,76 @@ fn show(
     };
     write_out(&text);
     Ok(Outcome::Clean)
+}
+
+/// `vars`: the module's variables with every value the files, flags and environment give
+/// them. Reads the module, its auto-loaded variables files, the `--var-file`s and
+/// `TF_VAR_*`; everything after that is pure.
+fn vars_cmd(
+    dir: &Path,
+    order: &[VarArg],
+    format: VarsFormat,
+    reveal: bool,
+    engine: Option<Engine>,
+    style: Style,
+) -> Result<Outcome, SourceError> {
+    use crate::vars::{CliArg, Inputs, VarFile};
+    let src = WorktreeSource::module(dir);
+    let mut dirs = src.modules()?;
+    let names = dirs.remove("").unwrap_or_default();
+    let m = merge::load("", &names, engine, |p| src.read(p))?;
+    if m.files.files.is_empty() {
+        return Err(SourceError {
+            path: shown_path(dir),
+            message: "no Terraform or OpenTofu configuration files here".into(),
+        });
+    }
+    if m.has_errors() {
+        let mut err = String::new();
+        for d in m.diagnostics.iter().filter(|d| d.is_error()) {
+            err.push_str(&report::human(&m.files, d, "merge-error", style));
+        }
+        err.push_str(&format!("{} would reject this module\n", m.engine.name()));
+        write_err(&err);
+        return Ok(Outcome::Error);
+    }
+    let io =
+        |p: &Path, e: std::io::Error| SourceError { path: shown_path(p), message: e.to_string() };
+    let entries: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| io(dir, e))?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .collect();
+    let mut auto = Vec::new();
+    for name in crate::vars::auto_files(entries.iter().map(String::as_str)) {
+        let path = dir.join(&name);
+        let text = std::fs::read(&path).map_err(|e| io(&path, e))?;
+        auto.push(VarFile { path: name, text: String::from_utf8_lossy(&text).into() });
+    }
+    let mut cli = Vec::new();
+    for arg in order {
+        cli.push(match arg {
+            VarArg::Var(v) => CliArg::Var(v.clone()),
+            VarArg::File(p) => {
+                let shown = p.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/");
+                match std::fs::read(p) {
+                    Ok(t) => CliArg::File(Ok(VarFile {
+                        path: shown,
+                        text: String::from_utf8_lossy(&t).into(),
+                    })),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => CliArg::File(Err(shown)),
+                    Err(e) => return Err(io(p, e)),
+                }
+            }
+        });
+    }
+    let env = std::env::vars().filter(|(k, _)| k.starts_with("TF_VAR_")).collect();
+    let r = crate::vars::collect(&m, &Inputs { auto, cli, env });
+    let module = display_root(dir);
+    match format {
+        VarsFormat::Human => write_out(&report::vars::human(&r, &module, reveal, style)),
+        VarsFormat::Json => write_out(&report::vars::json(&r, &module, reveal)),
+    }
+    Ok(if r.has_errors() { Outcome::Error } else { Outcome::Clean })
 }
 
 fn audit_cmd(

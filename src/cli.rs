@@ -18,6 +18,38 @@ pub struct Cli {
     pub color: Color,
 }
 
+impl Cli {
+    /// Parses the command line, keeping the order of `vars`' `--var` and `--var-file`
+    /// arguments (Terraform lets a later one win).
+    pub fn parse_ordered() -> Cli {
+        use clap::{CommandFactory, FromArgMatches};
+        let matches = Cli::command().get_matches();
+        let mut cli = match Cli::from_arg_matches(&matches) {
+            Ok(c) => c,
+            Err(e) => e.exit(),
+        };
+        if let (Some(m), Command::Vars { var_files, vars, order, .. }) =
+            (matches.subcommand_matches("vars"), &mut cli.command)
+        {
+            let at = |id: &str| m.indices_of(id).map(|i| i.collect::<Vec<_>>()).unwrap_or_default();
+            let mut all: Vec<(usize, VarArg)> = at("vars")
+                .into_iter()
+                .zip(vars.iter())
+                .map(|(i, v)| (i, VarArg::Var(v.clone())))
+                .chain(
+                    at("var_files")
+                        .into_iter()
+                        .zip(var_files.iter())
+                        .map(|(i, f)| (i, VarArg::File(f.clone()))),
+                )
+                .collect();
+            all.sort_by_key(|(i, _)| *i);
+            *order = all.into_iter().map(|(_, a)| a).collect();
+        }
+        cli
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Print the effective configuration of one module, with where every value came from.
@@ -35,6 +67,31 @@ pub enum Command {
         engine: Option<Engine>,
         #[command(flatten)]
         from: FromArgs,
+    },
+    /// Each variable's effective declaration and where its value comes from.
+    #[command(
+        after_help = "Values are looked up as `terraform plan` does, lowest precedence first: the default,\nTF_VAR_<name> environment variables, terraform.tfvars, terraform.tfvars.json,\n*.auto.tfvars(.json) in name order, then --var and --var-file in command-line order.\n\nExamples:\n  override-guard vars envs/prod\n  override-guard vars envs/prod --var-file envs/prod/blue.tfvars --var replicas=3\n\nExit status: 0 every value fits, 2 a value Terraform would reject, or a usage or I/O error."
+    )]
+    Vars {
+        /// The root module directory.
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+        /// A variables file, as `terraform plan -var-file` (relative to the current directory).
+        #[arg(long = "var-file", value_name = "FILE")]
+        var_files: Vec<PathBuf>,
+        /// A variable value, as `terraform plan -var NAME=VALUE`.
+        #[arg(long = "var", value_name = "NAME=VALUE")]
+        vars: Vec<String>,
+        #[arg(long, value_enum, default_value_t = VarsFormat::Human)]
+        format: VarsFormat,
+        /// Print sensitive values instead of `(sensitive)`.
+        #[arg(long)]
+        show_sensitive: bool,
+        #[arg(long, value_enum)]
+        engine: Option<Engine>,
+        /// --var and --var-file in command-line order (filled in by [`Cli::parse_ordered`]).
+        #[arg(skip)]
+        order: Vec<VarArg>,
     },
     /// Evaluate the policy on every module under a directory: merge errors and findings.
     #[command(
@@ -134,6 +191,21 @@ pub struct PolicyArgs {
     /// Exit 1 on warnings too.
     #[arg(long)]
     pub deny_warnings: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum VarsFormat {
+    /// One block per variable: its value, where it comes from, what it overrides.
+    Human,
+    /// override-guard's JSON view of the same.
+    Json,
+}
+
+/// One `--var` or `--var-file` argument, in command-line order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum VarArg {
+    Var(String),
+    File(PathBuf),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

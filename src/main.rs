@@ -2,12 +2,11 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
 use override_guard::app::{self, Outcome};
 use override_guard::cli::Cli;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_ordered();
     match app::run(&cli) {
         Ok(o) => ExitCode::from(o as u8),
         Err(e) => {
