@@ -624,11 +624,13 @@ pub fn outcome(findings: &[Finding], deny_warnings: bool) -> Outcome {
 pub struct Loaded {
     pub module: Module,
     pub other: Option<Module>,
+    /// The variables files Terraform would load by itself, in its order.
+    pub tfvars: Vec<crate::vars::VarFile>,
 }
 
 impl Loaded {
     pub fn subject(&self) -> Subject<'_> {
-        Subject { module: &self.module, other: self.other.as_ref() }
+        Subject { module: &self.module, other: self.other.as_ref(), tfvars: &self.tfvars }
     }
 }
 
@@ -660,8 +662,17 @@ pub fn load_subjects(
             } else {
                 None
             };
+            let mut tfvars = Vec::new();
+            for name in crate::vars::auto_files(names.iter().map(String::as_str)) {
+                let path = crate::source::join(dir, &name);
+                let text = src.read(&path)?;
+                tfvars.push(crate::vars::VarFile {
+                    path,
+                    text: String::from_utf8_lossy(&text).into(),
+                });
+            }
             progress.tick();
-            Ok(Loaded { module, other })
+            Ok(Loaded { module, other, tfvars })
         })
         .collect();
     progress.finish();

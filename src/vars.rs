@@ -62,13 +62,7 @@ pub fn auto_files<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     out
 }
 
-/// Is this a file Terraform loads variable values from by itself?
-pub fn is_auto_file(name: &str) -> bool {
-    name == "terraform.tfvars"
-        || name == "terraform.tfvars.json"
-        || name.ends_with(".auto.tfvars")
-        || name.ends_with(".auto.tfvars.json")
-}
+pub use crate::terraform::discover::is_auto_tfvars as is_auto_file;
 
 /// Where a setting came from.
 #[derive(Clone, Debug, PartialEq)]

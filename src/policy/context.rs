@@ -73,6 +73,8 @@ pub struct Cx<'a> {
     /// Turns a module path into a path relative to the policy file (for globs).
     pub prefix: String,
     pub changes: Vec<Change<'a>>,
+    /// What the variables files in the module's directory set (none: no such file).
+    pub vars: Option<crate::vars::Report>,
 }
 
 impl<'a> Cx<'a> {
@@ -81,8 +83,14 @@ impl<'a> Cx<'a> {
         other: Option<&'a Module>,
         policy: &'a Policy,
         prefix: &str,
+        tfvars: &[crate::vars::VarFile],
     ) -> Cx<'a> {
-        Cx { m, other, policy, prefix: prefix.to_string(), changes: changes(m) }
+        // Only the files in the repository: flags and the environment are the runner's.
+        let vars = (!tfvars.is_empty()).then(|| {
+            let inputs = crate::vars::Inputs { auto: tfvars.to_vec(), ..Default::default() };
+            crate::vars::collect(m, &inputs)
+        });
+        Cx { m, other, policy, prefix: prefix.to_string(), changes: changes(m), vars }
     }
 
     pub fn site(&self, span: Span, label: impl Into<String>) -> Site {
@@ -337,7 +345,7 @@ mod tests {
             None,
         );
         let policy = Policy::builtin();
-        let cx = Cx::new(&m, None, &policy, "");
+        let cx = Cx::new(&m, None, &policy, "", &[]);
         let got: Vec<(String, bool)> =
             cx.changes.iter().map(|c| (c.address.clone(), c.base.is_some())).collect();
         assert_eq!(

@@ -138,6 +138,8 @@ impl Finding {
 pub struct Subject<'a> {
     pub module: &'a Module,
     pub other: Option<&'a Module>,
+    /// The variables files the module's directory holds (for the tfvars rules).
+    pub tfvars: &'a [crate::vars::VarFile],
 }
 
 /// Evaluates the policy on modules (in parallel). Findings come back in module order,
@@ -175,7 +177,7 @@ fn evaluate_one(
     today: Date,
     ledger: &mut suppress::Ledger,
 ) -> Vec<Finding> {
-    let cx = context::Cx::new(s.module, s.other, policy, prefix);
+    let cx = context::Cx::new(s.module, s.other, policy, prefix, s.tfvars);
     let mut found = Vec::new();
     for rule in rules::RULES {
         if let Some(check) = rule.check

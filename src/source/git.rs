@@ -350,7 +350,7 @@ struct Entry<'a> {
 /// source is built, so a large monorepo costs one pass over its entries.
 fn interesting(path: &str) -> bool {
     let name = split(path).1;
-    name == POLICY_FILE || discover::config_ext(name, discover::Engine::OpenTofu).is_some()
+    name == POLICY_FILE || discover::is_module_file(name)
 }
 
 /// The blobs of one git state, seen from a directory of the repository.
@@ -494,7 +494,7 @@ impl GitSource {
             if name == POLICY_FILE && (e.mode == Mode::FILE || e.mode == Mode::FILE_EXECUTABLE) {
                 policies.insert(path.to_string(), e.id);
             }
-            if discover::config_ext(name, discover::Engine::OpenTofu).is_none() {
+            if !discover::is_module_file(name) {
                 continue;
             }
             if rel.split('/').any(|c| c == ".terraform") {
@@ -536,7 +536,7 @@ impl Source for GitSource {
             let (dir, name) = split(path);
             out.entry(dir.to_string()).or_default().push(name.to_string());
         }
-        Ok(out)
+        Ok(super::only_modules(out))
     }
 
     fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {

@@ -28,11 +28,11 @@ impl Source for MemorySource {
         let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for path in self.files.keys() {
             let (dir, name) = split(path);
-            if discover::config_ext(name, discover::Engine::OpenTofu).is_some() {
+            if discover::is_module_file(name) {
                 out.entry(dir.to_string()).or_default().push(name.to_string());
             }
         }
-        Ok(out)
+        Ok(super::only_modules(out))
     }
 
     fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {

@@ -37,6 +37,18 @@ pub trait Source: Sync {
     }
 }
 
+/// A listing of module files with the directories that hold no configuration file (only
+/// variables files) left out: they are no module.
+pub(crate) fn only_modules(
+    mut all: BTreeMap<String, Vec<String>>,
+) -> BTreeMap<String, Vec<String>> {
+    use crate::terraform::discover;
+    all.retain(|_, names| {
+        names.iter().any(|n| discover::config_ext(n, discover::Engine::OpenTofu).is_some())
+    });
+    all
+}
+
 /// Another source, narrowed to some module directories: the pre-commit hook loads only
 /// the modules a change touches.
 pub struct Scoped<'a> {

@@ -65,11 +65,11 @@ impl Source for WorktreeSource {
             let Some(rel) = rel.to_str() else { continue };
             let rel = rel.replace(std::path::MAIN_SEPARATOR, "/");
             let (dir, name) = split(&rel);
-            if discover::config_ext(name, discover::Engine::OpenTofu).is_some() {
+            if discover::is_module_file(name) {
                 out.entry(dir.to_string()).or_default().push(name.to_string());
             }
         }
-        Ok(out)
+        Ok(super::only_modules(out))
     }
 
     fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {

@@ -74,6 +74,21 @@ pub fn is_config_file(name: &str) -> bool {
     !is_ignored(name) && config_ext(name, Engine::OpenTofu).is_some()
 }
 
+/// A variables file Terraform loads by itself from a root module's directory:
+/// `terraform.tfvars(.json)` and `*.auto.tfvars(.json)`.
+pub fn is_auto_tfvars(name: &str) -> bool {
+    name == "terraform.tfvars"
+        || name == "terraform.tfvars.json"
+        || name.ends_with(".auto.tfvars")
+        || name.ends_with(".auto.tfvars.json")
+}
+
+/// The files a module listing holds: configuration (any engine's) and the variables files
+/// Terraform loads by itself.
+pub fn is_module_file(name: &str) -> bool {
+    config_ext(name, Engine::OpenTofu).is_some() || is_auto_tfvars(name)
+}
+
 /// Is this the name of an override file (stem `override` or ending in `_override`)?
 pub fn is_override(name: &str, ext: &str) -> bool {
     let stem = &name[..name.len() - ext.len()];

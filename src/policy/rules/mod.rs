@@ -10,6 +10,7 @@ mod missing_override_comment;
 mod override_file;
 mod protected_attribute;
 mod silent_drop;
+mod tfvars;
 mod weakened_safeguard;
 
 use super::context::Cx;
@@ -45,6 +46,8 @@ pub static RULES: &[&Rule] = &[
     &weakened_safeguard::RULE,
     &protected_attribute::RULE,
     &engine_divergence::RULE,
+    &tfvars::SHADOWED,
+    &tfvars::UNDECLARED,
     &meta::EXPIRED_EXCEPTION,
     &meta::UNUSED_EXCEPTION,
     &meta::BAD_SUPPRESSION,

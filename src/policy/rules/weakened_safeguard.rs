@@ -1,6 +1,8 @@
 //! `weakened-safeguard`: an override that switches a safety off. See [`RULE`].
 
 use super::{Cx, Finding, Level, Rule};
+use crate::cty::Type;
+use crate::merge::types::type_spec;
 use crate::terraform::discover::Engine;
 use crate::terraform::{Attr, Block};
 
@@ -15,6 +17,8 @@ What it checks
   - sets `ignore_changes = all` where the original did not;
   - sets a variable's or output's `sensitive = false` where the original had `true`;
   - sets a variable's `nullable = true` where the original had `false`;
+  - loosens a variable's `type`: to `any` (anywhere inside it, where the original had a
+    concrete type), or makes a required object attribute `optional`;
   - relaxes `required_version` (a lower minimum or a dropped upper bound). Terraform
     replaces the constraint with the override's; OpenTofu checks each `.tofu` file's
     constraint on its own, so an override cannot relax it there.
@@ -105,9 +109,47 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
                         "nullable is turned on: null values are now accepted".into(),
                     );
                 }
+                if b.kind == "variable"
+                    && let (Some(a), Some(orig)) = (o.attr("type"), b.attr("type"))
+                    && let (Ok(ot), Ok(bt)) = (type_spec(a), type_spec(orig))
+                    && looser(&bt.ty, &ot.ty)
+                {
+                    flag(
+                        a,
+                        Some(orig),
+                        format!(
+                            "the type is loosened from {} to {}: values the original rejects are now accepted",
+                            bt.ty.to_hcl(),
+                            ot.ty.to_hcl()
+                        ),
+                    );
+                }
             }
             _ => {}
         }
+    }
+}
+
+/// Does `over` accept values `base` rejects, by putting `any` where `base` has a concrete
+/// type or by making a required object attribute optional? (A different concrete type is a
+/// change, not a loosening.)
+fn looser(base: &Type, over: &Type) -> bool {
+    match (base, over) {
+        (Type::Dynamic, _) => false,
+        (_, Type::Dynamic) => true,
+        (Type::List(b), Type::List(o))
+        | (Type::Set(b), Type::Set(o))
+        | (Type::Map(b), Type::Map(o)) => looser(b, o),
+        (Type::Tuple(b), Type::Tuple(o)) => {
+            b.len() == o.len() && b.iter().zip(o).any(|(x, y)| looser(x, y))
+        }
+        (Type::Object(ba, bopt), Type::Object(oa, oopt)) => {
+            ba.iter().any(|(k, bt)| match oa.get(k) {
+                Some(ot) => (oopt.contains(k) && !bopt.contains(k)) || looser(bt, ot),
+                None => false,
+            })
+        }
+        _ => false,
     }
 }
 

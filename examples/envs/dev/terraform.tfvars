@@ -1,0 +1,1 @@
+replica_count = 2

@@ -1,0 +1,122 @@
+//! `variable-shadowed` and `undeclared-variable-value`: what the variables files of a root
+//! module do to its variables. See [`SHADOWED`] and [`UNDECLARED`].
+
+use super::{Cx, Finding, Level, Rule};
+use crate::policy::Site;
+use crate::terraform::{Files, Span};
+use crate::vars::{From, Setting};
+
+pub static SHADOWED: Rule = Rule {
+    id: "variable-shadowed",
+    level: Level::Warn,
+    summary: "a variable is set in several variables files and a later one silently wins",
+    doc: "\
+What it checks
+  A variable that more than one of the module's variables files sets to different values
+  (`terraform.tfvars`, `terraform.tfvars.json`, `*.auto.tfvars(.json)`). Terraform
+  loads them in that order, the `.auto` ones by name, and the last value wins without a
+  word. The finding shows the whole chain. `override-guard vars` adds `-var`,
+  `-var-file` and `TF_VAR_` values.
+
+Why
+  Whoever edits `terraform.tfvars` sees their value and believes it applies; a file that
+  sorts later overrides it, as an override file does a block.
+
+Example
+  # terraform.tfvars          # zz-ci.auto.tfvars
+  instance_type = \"m5.large\"   instance_type = \"t3.micro\"   # this one wins
+",
+    options: &[],
+    check: Some(shadowed),
+};
+
+pub static UNDECLARED: Rule = Rule {
+    id: "undeclared-variable-value",
+    level: Level::Warn,
+    summary: "a variables file sets a variable the module does not declare",
+    doc: "\
+What it checks
+  A value in one of the module's variables files for a name no `variable` block
+  declares. Terraform warns (\"Value for undeclared variable\") and ignores it.
+
+Why
+  It is usually a typo or a variable that was renamed: the value the author meant to
+  set is not set, and the default applies instead.
+
+Example
+  # variables.tf                 # terraform.tfvars
+  variable \"instance_type\" {}    instance_typ = \"m5.large\"   # ignored
+",
+    options: &[],
+    check: Some(undeclared),
+};
+
+fn site(files: &Files, span: Span, label: &str) -> Site {
+    let f = files.get(span.file);
+    Site {
+        path: f.path.clone(),
+        source: f.text.clone(),
+        start: span.start.min(f.text.len()),
+        end: span.end.min(f.text.len()),
+        label: label.to_string(),
+    }
+}
+
+fn label(files: &Files, s: &Setting) -> String {
+    match &s.from {
+        From::File { .. } => files.short(s.at),
+        other => other.describe(),
+    }
+}
+
+fn shadowed(cx: &Cx<'_>, out: &mut Vec<Finding>) {
+    let Some(r) = &cx.vars else { return };
+    for v in &r.vars {
+        let Some(winner) = v.chain.last() else { continue };
+        if v.chain.iter().all(|s| s.value.equals(&winner.value)) {
+            continue;
+        }
+        let shown =
+            |s: &Setting| if v.sensitive { "(sensitive)".to_string() } else { s.value.to_hcl() };
+        let chain: Vec<String> =
+            v.chain.iter().map(|s| format!("{} {}", label(&r.files, s), shown(s))).collect();
+        let mut f = Finding::new(
+            SHADOWED.id,
+            format!(
+                "var.{} is set {} times; the last one wins: {}",
+                v.name,
+                v.chain.len(),
+                chain.join(" < ")
+            ),
+            site(&r.files, winner.at, "this value wins"),
+        )
+        .address(format!("var.{}", v.name))
+        .help("set the variable in one variables file, or remove the values that never apply");
+        for s in &v.chain[..v.chain.len() - 1] {
+            f = f.related(site(&r.files, s.at, "silently replaced"));
+        }
+        out.push(f);
+    }
+}
+
+fn undeclared(cx: &Cx<'_>, out: &mut Vec<Finding>) {
+    let Some(r) = &cx.vars else { return };
+    let declared: Vec<&str> = r.vars.iter().map(|v| v.name.as_str()).collect();
+    for (name, s) in &r.undeclared {
+        if !matches!(s.from, From::File { .. }) {
+            continue;
+        }
+        let hint = crate::policy::config::did_you_mean(name, declared.iter().copied())
+            .map(|d| format!("did you mean `{d}`? "))
+            .unwrap_or_default();
+        out.push(
+            Finding::new(
+                UNDECLARED.id,
+                format!("\"{name}\" is set here, but the module declares no such variable: Terraform ignores the value"),
+                site(&r.files, s.at, "not declared"),
+            )
+            .address(format!("var.{name}"))
+            .help(format!("{hint}declare the variable, or remove the value")),
+        );
+    }
+}
