@@ -74,7 +74,7 @@ pub fn human(r: &Report, module: &str, reveal: bool, style: Style) -> String {
                 v.name
             )),
         }
-        out.push_str(&format!("    {:<10} {}\n", "declared", at(&r.files, v.block.def_span)));
+        out.push_str(&format!("    {:<11} {}\n", "declared", at(&r.files, v.block.def_span)));
         for key in ["type", "default", "sensitive", "nullable", "ephemeral", "description"] {
             let Some(a) = v.block.attr(key) else { continue };
             let text = match key {
@@ -91,7 +91,7 @@ pub fn human(r: &Report, module: &str, reveal: bool, style: Style) -> String {
             } else {
                 text
             };
-            out.push_str(&format!("    {key:<10} {text:<28} {}\n", provenance(&r.files, a)));
+            out.push_str(&format!("    {key:<11} {text:<28} {}\n", provenance(&r.files, a)));
         }
         if !v.chain.is_empty() {
             let mut links: Vec<String> = Vec::new();
@@ -105,7 +105,7 @@ pub fn human(r: &Report, module: &str, reveal: bool, style: Style) -> String {
                 };
                 links.push(format!("{label} {}", shown(v, &s.value, reveal)));
             }
-            out.push_str(&format!("    {:<10} {}\n", "set by", links.join(" < ")));
+            out.push_str(&format!("    {:<11} {}\n", "set by", links.join(" < ")));
         }
     }
     if !r.undeclared.is_empty() {
