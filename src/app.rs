@@ -147,8 +147,9 @@ fn vars_cmd(
     let names = dirs.remove("").unwrap_or_default();
     let m = merge::load("", &names, engine, |p| src.read(p))?;
     if m.files.files.is_empty() {
+        let shown = shown_path(dir);
         return Err(SourceError {
-            path: shown_path(dir),
+            path: if shown.is_empty() { ".".into() } else { shown },
             message: "no Terraform or OpenTofu configuration files here".into(),
         });
     }

@@ -10,3 +10,4 @@ mod sarif;
 mod types;
 mod util;
 mod vars;
+mod vars_cli;

@@ -39,6 +39,12 @@ impl Scope {
 pub fn eval_source(src: &str) -> Result<Value, EvalError> {
     // hcl-edit wants nothing after an expression, not even a heredoc's final newline.
     let src = src.trim();
+    if crate::terraform::hcl::nesting_too_deep(src).is_some() {
+        return Err(error(
+            "Nesting too deep",
+            "Expressions may be nested at most 256 levels deep.",
+        ));
+    }
     let expr: Expression = src.parse().map_err(|e: hcl_edit::parser::Error| {
         // hcl-edit's line and column are reliable where its offset is not.
         let (line, col) = (e.location().line(), e.location().column());

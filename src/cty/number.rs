@@ -23,6 +23,9 @@ pub enum Number {
 /// about 154 digits).
 const DIV_DIGITS: usize = 160;
 
+/// The largest decimal exponent a literal may have (`1e100000`).
+const MAX_EXP: i64 = 100_000;
+
 impl Number {
     pub fn from_i64(n: i64) -> Number {
         Number::parse(&n.to_string()).unwrap_or(Number::zero())
@@ -78,6 +81,10 @@ impl Number {
                 return None;
             }
             exp = e.parse().ok()?;
+            // Far beyond any real number, and written out in full it would exhaust memory.
+            if exp.abs() > MAX_EXP {
+                return None;
+            }
         }
         let digits = int.bytes().chain(frac.bytes()).map(|b| b - b'0').collect();
         Some(Number::finite(neg, digits, exp - frac.len() as i64))
@@ -413,7 +420,9 @@ mod tests {
         ] {
             assert_eq!(n(src).to_text(), text, "{src}");
         }
-        for bad in [" 42", "42 ", "0x10", "1_000", "NaN", "Infinity", "", ".", "1e", "e5"] {
+        for bad in
+            [" 42", "42 ", "0x10", "1_000", "NaN", "Infinity", "", ".", "1e", "e5", "1e999999999"]
+        {
             assert!(Number::parse(bad).is_none(), "{bad}");
         }
     }

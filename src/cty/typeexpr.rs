@@ -109,6 +109,9 @@ const EITHER: &str = "A type specification is either a primitive type keyword (b
 
 /// Parses a `type` argument written in native syntax (its source text).
 pub fn parse_type_source(src: &str) -> Result<TypeSpec, TypeError> {
+    if crate::terraform::hcl::nesting_too_deep(src).is_some() {
+        return Err(err(INVALID, "Type expressions may be nested at most 256 levels deep."));
+    }
     let expr: Expression = src.trim().parse().map_err(|e: hcl_edit::parser::Error| {
         err(INVALID, format!("The type expression is not valid HCL: {}", e.message()))
     })?;

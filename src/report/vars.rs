@@ -27,11 +27,12 @@ fn shown(v: &Var, value: &crate::cty::Value, reveal: bool) -> String {
 }
 
 /// How a setting is named: the file and line, the flag, or the environment variable.
-fn setting_label(files: &Files, name: &str, s: &Setting) -> String {
+fn setting_label(files: &Files, name: &str, sensitive: bool, s: &Setting) -> String {
     match &s.from {
         From::Env(key) => key.clone(),
         From::File { auto: true, .. } => at(files, s.at),
         From::File { auto: false, .. } => format!("--var-file {}", at(files, s.at)),
+        From::Var(_) if sensitive => format!("--var {name}=…"),
         From::Var(_) => {
             let text = files.get(s.at.file).text.replace('\n', " ");
             let text: String = text.chars().take(40).collect();
@@ -44,7 +45,7 @@ fn source_label(files: &Files, v: &Var) -> Option<String> {
     match &v.outcome {
         Outcome::Value(_, Some(i)) => v.chain.get(*i).map(|s| match &s.from {
             From::Var(_) => format!("--var {}=…", v.name),
-            _ => setting_label(files, &v.name, s),
+            _ => setting_label(files, &v.name, v.sensitive, s),
         }),
         Outcome::Value(_, None) => Some("default".into()),
         _ => None,
@@ -101,7 +102,7 @@ pub fn human(r: &Report, module: &str, reveal: bool, style: Style) -> String {
             for s in &v.chain {
                 let label = match &s.from {
                     From::Var(_) => "--var".to_string(),
-                    _ => setting_label(&r.files, &v.name, s),
+                    _ => setting_label(&r.files, &v.name, v.sensitive, s),
                 };
                 links.push(format!("{label} {}", shown(v, &s.value, reveal)));
             }
@@ -113,7 +114,7 @@ pub fn human(r: &Report, module: &str, reveal: bool, style: Style) -> String {
         for (name, s) in &r.undeclared {
             out.push_str(&format!(
                 "{name} is set by {} but the module declares no variable \"{name}\"\n",
-                setting_label(&r.files, name, s)
+                setting_label(&r.files, name, false, s)
             ));
         }
     }
@@ -155,7 +156,7 @@ pub fn json(r: &Report, module: &str, reveal: bool) -> String {
                 "value": val,
                 "source": source_label(&r.files, v),
                 "chain": v.chain.iter().map(|s| json!({
-                    "source": setting_label(&r.files, &v.name, s),
+                    "source": setting_label(&r.files, &v.name, v.sensitive, s),
                     "value": value(v, &s.value),
                 })).collect::<Vec<_>>(),
             })
@@ -164,7 +165,7 @@ pub fn json(r: &Report, module: &str, reveal: bool) -> String {
     let undeclared: Vec<Json> = r
         .undeclared
         .iter()
-        .map(|(n, s)| json!({"name": n, "source": setting_label(&r.files, n, s)}))
+        .map(|(n, s)| json!({"name": n, "source": setting_label(&r.files, n, false, s)}))
         .collect();
     let diagnostics: Vec<Json> = r
         .diagnostics

@@ -83,7 +83,7 @@ fn earlier_attribute(text: &str, at: usize) -> Option<(String, usize)> {
 }
 
 /// Quick bracket-depth scan so pathological nesting never reaches the recursive parser.
-fn nesting_too_deep(input: &str) -> Option<usize> {
+pub(crate) fn nesting_too_deep(input: &str) -> Option<usize> {
     let mut depth = 0usize;
     for (i, b) in input.bytes().enumerate() {
         match b {
