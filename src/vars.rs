@@ -56,7 +56,9 @@ pub fn auto_files<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     out.extend(
         names
             .iter()
-            .filter(|n| n.ends_with(".auto.tfvars") || n.ends_with(".auto.tfvars.json"))
+            .filter(|n| {
+                is_auto_file(n) && !["terraform.tfvars", "terraform.tfvars.json"].contains(*n)
+            })
             .map(|n| n.to_string()),
     );
     out

@@ -17,6 +17,9 @@ pub(super) struct State {
     pub nested_data: HashMap<String, (usize, usize)>,
     /// Local name → index in `locals`.
     pub locals: HashMap<String, usize>,
+    /// Override variable blocks Terraform already rejected while decoding (by header span):
+    /// the merge does not judge them again.
+    pub rejected_variables: std::collections::HashSet<crate::terraform::Span>,
 }
 
 /// The address a top-level block is known by for duplicates and overrides.

@@ -34,7 +34,7 @@ const TF_ORDER: [&str; 14] = [
 
 pub(super) fn merge_file(m: &mut Module, st: &mut State, f: &ParsedFile) {
     let tofu = m.engine == Engine::OpenTofu;
-    decode_errors(m, f);
+    decode_errors(m, st, f);
     merge_terraform(m, f);
     for kind in TF_ORDER {
         for item in &f.body.items {
@@ -103,7 +103,7 @@ fn ignore(m: &mut Module, span: crate::terraform::Span, what: &str) {
 }
 
 /// Errors Terraform raises while decoding an override file, before merging (spec §4).
-fn decode_errors(m: &mut Module, f: &ParsedFile) {
+fn decode_errors(m: &mut Module, st: &mut State, f: &ParsedFile) {
     for o in f.body.blocks() {
         match o.kind.as_str() {
             "check" => m.diagnostics.push(Diagnostic::error(
@@ -114,6 +114,9 @@ fn decode_errors(m: &mut Module, f: &ParsedFile) {
             "variable" => {
                 forbid_nested(m, o, &["validation"]);
                 let errors = types::variable_errors(o, true);
+                if !errors.is_empty() {
+                    st.rejected_variables.insert(o.def_span);
+                }
                 m.diagnostics.extend(errors);
             }
             "output" => forbid_nested(m, o, &["precondition", "postcondition"]),
@@ -281,7 +284,10 @@ fn merge_object(m: &mut Module, st: &mut State, o: &Block) {
         },
     };
     match o.kind.as_str() {
-        "variable" => merge_variable(m, &mut base, o),
+        "variable" => {
+            let rejected = st.rejected_variables.contains(&o.def_span);
+            merge_variable(m, &mut base, o, rejected)
+        }
         "output" => merge_output(m, &mut base, o),
         "module" => merge_module(m, &mut base, o),
         _ => merge_resource(m, &mut base, o),
@@ -434,7 +440,7 @@ fn set_attr(b: &mut Block, a: &Attr) {
     }
 }
 
-fn merge_variable(m: &mut Module, base: &mut Block, o: &Block) {
+fn merge_variable(m: &mut Module, base: &mut Block, o: &Block, rejected: bool) {
     let tofu = m.engine == Engine::OpenTofu;
     let original = base.clone();
     for a in o.body.attrs() {
@@ -452,7 +458,7 @@ fn merge_variable(m: &mut Module, base: &mut Block, o: &Block) {
         }
     }
     // An override Terraform already rejected while decoding is not judged again.
-    if types::variable_errors(o, true).is_empty() {
+    if !rejected {
         types::check_variable(m, base, o, &original);
     }
 }
