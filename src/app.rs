@@ -209,7 +209,7 @@ fn audit_cmd(
     args: &PolicyArgs,
     style: Style,
 ) -> Result<Outcome, SourceError> {
-    let (policy, subjects, prefix) = if from.staged || from.rev.is_some() {
+    let ((mut findings, summary), policy) = if from.staged || from.rev.is_some() {
         let git = Git::discover(existing_dir(path))?;
         let view = git_view(&git, path, true)?;
         let src = git_source(&git, from, view.clone())?;
@@ -217,8 +217,8 @@ fn audit_cmd(
         let found = git_policy(&git, &src, args)?;
         let Some(policy) = load_policy(found, args, style)? else { return Ok(Outcome::Error) };
         let prefix = git_prefix(&git, &view.base, args, &policy);
-        let subjects = load_subjects(&src, engine, &Progress::new())?;
-        (policy, subjects, prefix)
+        let run = audit_source(&src, engine, &policy, &prefix, today(), &Progress::new())?;
+        (run, policy)
     } else {
         let found = match &args.policy {
             Some(p) => Some(read_policy_file(p)?),
@@ -226,11 +226,10 @@ fn audit_cmd(
         };
         let Some(policy) = load_policy(found, args, style)? else { return Ok(Outcome::Error) };
         let src = WorktreeSource::tree(path);
-        let subjects = load_subjects(&src, engine, &Progress::new())?;
         let prefix = policy_prefix(path, &policy);
-        (policy, subjects, prefix)
+        let run = audit_source(&src, engine, &policy, &prefix, today(), &Progress::new())?;
+        (run, policy)
     };
-    let (mut findings, summary) = audit::run(&policy, &subjects, &prefix, today(), Scope::Whole);
     let shown_root = display_root(path);
     for f in &mut findings {
         for site in std::iter::once(&mut f.primary).chain(f.related.iter_mut()) {
@@ -646,36 +645,60 @@ pub fn load_subjects(
     progress.start(dirs.len());
     let out = dirs
         .par_iter()
-        .map(|(dir, names)| {
-            let module = merge::load(dir, names, engine, |p| src.read(p))?;
-            let tofu = names.iter().any(|n| n.ends_with(".tofu") || n.ends_with(".tofu.json"));
-            let other = if tofu || engine_divergence::may_diverge(&module) {
-                let e = match module.engine {
-                    Engine::Terraform => Engine::OpenTofu,
-                    Engine::OpenTofu => Engine::Terraform,
-                };
-                // Without .tofu files both engines load the same files: re-merge those.
-                Some(if tofu {
-                    merge::load(dir, names, Some(e), |p| src.read(p))?
-                } else {
-                    merge::reassemble(&module, e)
-                })
-            } else {
-                None
-            };
-            let mut tfvars = Vec::new();
-            for name in crate::vars::auto_files(names.iter().map(String::as_str)) {
-                let path = crate::source::join(dir, &name);
-                let text = src.read(&path)?;
-                tfvars.push(crate::vars::VarFile {
-                    path,
-                    text: String::from_utf8_lossy(&text).into(),
-                });
-            }
-            progress.tick();
-            Ok(Loaded { module, other, tfvars })
-        })
+        .map(|(dir, names)| load_subject(src, dir, names, engine, progress))
         .collect();
+    progress.finish();
+    out
+}
+
+/// Loads one module (see [`load_subjects`]) and ticks the progress bar.
+pub fn load_subject(
+    src: &dyn Source,
+    dir: &str,
+    names: &[String],
+    engine: Option<Engine>,
+    progress: &Progress,
+) -> Result<Loaded, SourceError> {
+    let module = merge::load(dir, names, engine, |p| src.read(p))?;
+    let tofu = names.iter().any(|n| n.ends_with(".tofu") || n.ends_with(".tofu.json"));
+    let other = if tofu || engine_divergence::may_diverge(&module) {
+        let e = match module.engine {
+            Engine::Terraform => Engine::OpenTofu,
+            Engine::OpenTofu => Engine::Terraform,
+        };
+        // Without .tofu files both engines load the same files: re-merge those.
+        Some(if tofu {
+            merge::load(dir, names, Some(e), |p| src.read(p))?
+        } else {
+            merge::reassemble(&module, e)
+        })
+    } else {
+        None
+    };
+    let mut tfvars = Vec::new();
+    for name in crate::vars::auto_files(names.iter().map(String::as_str)) {
+        let path = crate::source::join(dir, &name);
+        let text = src.read(&path)?;
+        tfvars.push(crate::vars::VarFile { path, text: String::from_utf8_lossy(&text).into() });
+    }
+    progress.tick();
+    Ok(Loaded { module, other, tfvars })
+}
+
+/// The audit of every module of a source, streamed: each module is loaded, judged and
+/// dropped (see [`audit::run_each`]).
+pub fn audit_source(
+    src: &dyn Source,
+    engine: Option<Engine>,
+    policy: &Policy,
+    prefix: &str,
+    today: Date,
+    progress: &Progress,
+) -> Result<(Vec<Finding>, findings::Summary), SourceError> {
+    let dirs: Vec<(String, Vec<String>)> = src.modules()?.into_iter().collect();
+    progress.start(dirs.len());
+    let load = |dir: &str, names: &[String]| load_subject(src, dir, names, engine, progress);
+    let out = audit::run_each(policy, &dirs, load, prefix, today, Scope::Whole);
     progress.finish();
     out
 }

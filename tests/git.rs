@@ -6,13 +6,12 @@
 //! tests may themselves run inside a git hook), a temporary HOME, no system or global
 //! git configuration, a fixed author and committer.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use tempfile::TempDir;
 
-use crate::util::bin;
+use crate::util::{assert_same_tree, bin, snapshot_tree};
 
 /// `git -c ...` settings every git call gets, so no user or system setting leaks in.
 const GIT_CONFIG: &[&str] = &[
@@ -324,40 +323,6 @@ fn check_reads_the_index_git_index_file_names() {
         .output()
         .expect("runs");
     assert_eq!(relative.status.code(), Some(1), "{}", text(&relative.stderr));
-}
-
-/// Every path under `root` (directories too, `.git` included) with its bytes (a
-/// symbolic link: its target).
-fn snapshot_tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
-        for e in std::fs::read_dir(dir).expect("read_dir") {
-            let e = e.expect("entry");
-            let p = e.path();
-            let rel = p.strip_prefix(root).expect("inside").to_path_buf();
-            let t = e.file_type().expect("file type");
-            if t.is_symlink() {
-                let target = std::fs::read_link(&p).expect("readlink");
-                out.insert(rel, target.to_string_lossy().as_bytes().to_vec());
-            } else if t.is_dir() {
-                out.insert(rel.join(""), Vec::new());
-                walk(root, &p, out);
-            } else {
-                out.insert(rel, std::fs::read(&p).expect("read"));
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(root, root, &mut out);
-    out
-}
-
-#[track_caller]
-fn assert_same_tree(before: &BTreeMap<PathBuf, Vec<u8>>, after: &BTreeMap<PathBuf, Vec<u8>>) {
-    let (b, a): (Vec<_>, Vec<_>) = (before.keys().collect(), after.keys().collect());
-    assert_eq!(b, a, "the set of files changed");
-    for (path, bytes) in before {
-        assert!(after[path] == *bytes, "{} was rewritten", path.display());
-    }
 }
 
 #[test]

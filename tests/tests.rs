@@ -3,11 +3,13 @@
 mod cli;
 mod git;
 mod merge;
+mod nothing_lost;
 mod opentofu;
 mod policy;
 mod precommit;
 mod sarif;
 mod types;
+mod untrusted;
 mod util;
 mod vars;
 mod vars_cli;

@@ -152,19 +152,38 @@ pub fn evaluate(
     scope: Scope,
 ) -> Vec<Finding> {
     use rayon::prelude::*;
-    let per_module: Vec<(Vec<Finding>, suppress::Ledger)> = subjects
-        .par_iter()
-        .map(|s| {
-            let mut ledger = suppress::Ledger::new(policy);
-            let found = evaluate_one(policy, s, prefix, today, &mut ledger);
-            (found, ledger)
-        })
-        .collect();
+    let partials: Vec<Partial> =
+        subjects.par_iter().map(|s| evaluate_module(policy, s, prefix, today)).collect();
+    conclude(policy, partials, today, scope)
+}
+
+/// One module's findings, and which exceptions they used: what a run keeps of a module
+/// once it is evaluated, so the module itself can be dropped (the audit streams).
+pub struct Partial {
+    findings: Vec<Finding>,
+    ledger: suppress::Ledger,
+}
+
+/// Evaluates the policy on one module.
+pub fn evaluate_module(policy: &Policy, s: &Subject<'_>, prefix: &str, today: Date) -> Partial {
+    let mut ledger = suppress::Ledger::new(policy);
+    let findings = evaluate_one(policy, s, prefix, today, &mut ledger);
+    Partial { findings, ledger }
+}
+
+/// The run's findings from its modules' partial results, in their order, followed by
+/// the findings about the policy's exceptions (unused or expired).
+pub fn conclude(
+    policy: &Policy,
+    partials: impl IntoIterator<Item = Partial>,
+    today: Date,
+    scope: Scope,
+) -> Vec<Finding> {
     let mut ledger = suppress::Ledger::new(policy);
     let mut out = Vec::new();
-    for (found, l) in per_module {
-        ledger.absorb(&l);
-        out.extend(found);
+    for p in partials {
+        ledger.absorb(&p.ledger);
+        out.extend(p.findings);
     }
     out.extend(ledger.findings(policy, today, scope));
     out

@@ -1,0 +1,297 @@
+//! The benchmark suite: a generated monorepo (see `corpus/mod.rs`) of 1,000 and 10,000
+//! modules, committed to git, and what a user waits for on it: `audit` (wall time and peak
+//! memory), `check` of one staged module, `diff` of one module, against the floor any such
+//! tool pays, parsing every file (with hcl-edit's own parser measured alone beside ours).
+//! Medians of several runs; processes are timed whole, start-up included.
+//!
+//! `cargo bench --bench scale [-- [SIZE...] [--runs N] [--keep DIR] [--checkov PATH]]`
+//! - `SIZE`: module counts (default 1000 and 10000);
+//! - `--keep DIR`: write the corpora under DIR and leave them there;
+//! - `--checkov PATH`: also time `checkov -d DIR --framework terraform` on each corpus.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use override_guard::source::{Source, WorktreeSource};
+use override_guard::terraform::{FileClass, SourceText, Syntax, hcl, json};
+
+mod corpus;
+
+struct Args {
+    sizes: Vec<usize>,
+    runs: usize,
+    keep: Option<PathBuf>,
+    checkov: Option<PathBuf>,
+}
+
+fn args() -> Args {
+    let mut a = Args { sizes: Vec::new(), runs: 5, keep: None, checkov: None };
+    let mut it = std::env::args().skip(1);
+    while let Some(s) = it.next() {
+        match s.as_str() {
+            "--runs" => a.runs = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.runs),
+            "--keep" => a.keep = it.next().map(PathBuf::from),
+            "--checkov" => a.checkov = it.next().map(PathBuf::from),
+            _ => {
+                if let Ok(n) = s.parse() {
+                    a.sizes.push(n)
+                }
+            }
+        }
+    }
+    if a.sizes.is_empty() {
+        a.sizes = vec![1000, 10000];
+    }
+    a
+}
+
+fn main() -> std::io::Result<()> {
+    let mut it = std::env::args().skip(1);
+    if it.next().as_deref() == Some("--run-child") {
+        return run_child(it);
+    }
+    let a = args();
+    println!(
+        "machine: {} cores ({} rayon threads); medians of {} runs",
+        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        rayon::current_num_threads(),
+        a.runs
+    );
+    for &n in &a.sizes {
+        let tmp = tempfile::tempdir()?;
+        let root = match &a.keep {
+            Some(k) => k.join(format!("corpus-{n}")),
+            None => tmp.path().join("repo"),
+        };
+        if root.exists() {
+            std::fs::remove_dir_all(&root)?;
+        }
+        bench(&root, n, &a)?;
+    }
+    Ok(())
+}
+
+fn bench(root: &Path, n: usize, a: &Args) -> std::io::Result<()> {
+    corpus::write_corpus(root, n)?;
+    let files = read_corpus(root)?;
+    let bytes: usize = files.iter().map(|(_, t)| t.len()).sum();
+    let mib = bytes as f64 / 1048576.0;
+    println!("\n== {n} modules: {} files, {mib:.1} MiB", files.len());
+
+    // The floor: parsing every file, in memory (hcl-edit alone, then ours), then walking,
+    // reading and parsing as `audit` must, with the same threads.
+    let raw = time(a.runs, || {
+        files.par_iter().filter(|(p, _)| !p.ends_with(".json")).for_each(|(_, t)| {
+            let _ = hcl_edit::parser::parse_body(t);
+        })
+    });
+    let parse =
+        time(a.runs, || files.par_iter().enumerate().for_each(|(id, (p, t))| parse_one(id, p, t)));
+    let parse1 =
+        time(a.runs, || files.iter().enumerate().for_each(|(id, (p, t))| parse_one(id, p, t)));
+    let src = WorktreeSource::tree(root);
+    let walk_parse = time(a.runs, || {
+        let dirs: Vec<(String, Vec<String>)> =
+            src.modules().unwrap_or_default().into_iter().collect();
+        dirs.par_iter().for_each(|(dir, names)| {
+            for (id, name) in names.iter().enumerate() {
+                let p = override_guard::source::join(dir, name);
+                if let Ok(b) = src.read(&p) {
+                    parse_one(id, &p, &String::from_utf8_lossy(&b));
+                }
+            }
+        })
+    });
+
+    git(root, &["init", "-q", "-b", "main"])?;
+    git(root, &["add", "-A"])?;
+    git(root, &["commit", "-q", "-m", "corpus"])?;
+    git(root, &["gc", "-q"])?;
+
+    let audit = measure(root, &["audit", ".", "--format", "compact"], &[0, 1], a.runs)?;
+    // One module's change is staged: an override that swaps the state backend (deny, exit 1).
+    let staged = root.join(corpus::CHANGED_MODULE).join("backend_override.tf");
+    std::fs::write(&staged, "terraform {\n  backend \"local\" {}\n}\n")?;
+    git(root, &["add", "--", &format!("{}/backend_override.tf", corpus::CHANGED_MODULE)])?;
+    let check = measure(root, &["check", "--format", "compact"], &[1], a.runs)?;
+    let diff = measure(root, &["diff", "--color", "never"], &[1], a.runs)?;
+    let version = measure(root, &["--version"], &[0], a.runs)?;
+
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!("parse, in memory, hcl-edit parse_body on .tf files: {:>9.1} ms", ms(raw));
+    println!("parse, in memory, all files, 1 thread:              {:>9.1} ms", ms(parse1));
+    println!("parse, in memory, all files:                        {:>9.1} ms", ms(parse));
+    println!("parse-only: walk + read + parse, all files:         {:>9.1} ms", ms(walk_parse));
+    println!(
+        "audit (process, --format compact):                  {:>9.1} ms  {:.2}x parse-only, {:.2}x in-memory parse",
+        ms(audit.wall),
+        audit.wall.as_secs_f64() / walk_parse.as_secs_f64(),
+        audit.wall.as_secs_f64() / parse.as_secs_f64()
+    );
+    println!(
+        "audit peak memory (max RSS):                        {:>9.1} MiB  {:.2}x the corpus",
+        audit.rss_mib,
+        audit.rss_mib / mib
+    );
+    println!("check, one module staged (process):                 {:>9.1} ms", ms(check.wall));
+    println!("diff, HEAD -> index, one module (process):          {:>9.1} ms", ms(diff.wall));
+    println!("--version (process start):                          {:>9.1} ms", ms(version.wall));
+    println!(
+        "peak memory: check {:.1} MiB, diff {:.1} MiB, --version {:.1} MiB",
+        check.rss_mib, diff.rss_mib, version.rss_mib
+    );
+
+    if let Some(checkov) = &a.checkov {
+        std::fs::remove_file(&staged)?;
+        git(root, &["reset", "-q"])?;
+        let args =
+            ["-d", ".", "--framework", "terraform", "--quiet", "--compact", "--skip-download"];
+        let m = run_measured(root, checkov, &args)?;
+        println!(
+            "checkov -d . --framework terraform (one run):        {:>9.1} ms, {:.1} MiB max RSS, exit {}",
+            ms(m.wall),
+            m.rss_mib,
+            m.code
+        );
+    }
+    Ok(())
+}
+
+/// Every file of the corpus the tool reads (Terraform, OpenTofu and variables files).
+fn read_corpus(root: &Path) -> std::io::Result<Vec<(String, String)>> {
+    let src = WorktreeSource::tree(root);
+    let mut out = Vec::new();
+    for (dir, names) in src.modules().map_err(std::io::Error::other)? {
+        for n in names {
+            let p = override_guard::source::join(&dir, &n);
+            let b = src.read(&p).map_err(std::io::Error::other)?;
+            out.push((p, String::from_utf8_lossy(&b).into_owned()));
+        }
+    }
+    Ok(out)
+}
+
+fn parse_one(id: usize, p: &str, t: &str) {
+    if p.ends_with(".json") {
+        let s = SourceText::new(p.to_string(), FileClass::Primary, Syntax::Json, t.into());
+        let _ = json::parse(id, &s);
+    } else {
+        let _ = hcl::parse(id, t);
+    }
+}
+
+fn time(runs: usize, f: impl Fn()) -> Duration {
+    median(
+        (0..runs)
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed()
+            })
+            .collect(),
+    )
+}
+
+fn median<T: PartialOrd + Copy>(mut v: Vec<T>) -> T {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    v[v.len() / 2]
+}
+
+struct Measured {
+    wall: Duration,
+    rss_mib: f64,
+    code: i32,
+}
+
+/// Median wall time and median peak RSS of the binary with `args` in `dir`; checks the
+/// exit code is one of `codes`.
+fn measure(dir: &Path, args: &[&str], codes: &[i32], runs: usize) -> std::io::Result<Measured> {
+    let bin = env!("CARGO_BIN_EXE_override-guard");
+    let mut walls = Vec::new();
+    let mut rss = Vec::new();
+    for _ in 0..runs {
+        let m = run_measured(dir, Path::new(bin), args)?;
+        if !codes.contains(&m.code) {
+            let out = Command::new(bin).args(args).current_dir(dir).output()?;
+            return Err(std::io::Error::other(format!(
+                "override-guard {args:?} exited {}: {}",
+                m.code,
+                String::from_utf8_lossy(&out.stderr)
+            )));
+        }
+        walls.push(m.wall);
+        rss.push(m.rss_mib);
+    }
+    Ok(Measured { wall: median(walls), rss_mib: median(rss), code: 0 })
+}
+
+/// Runs `program` with `args` in `dir`, output discarded: its wall time, peak RSS and exit
+/// code. The run goes through a fresh copy of this benchmark (`--run-child`): Linux counts
+/// the memory of the process a child was forked from into the child's peak RSS, and this
+/// process holds whole corpora.
+fn run_measured(dir: &Path, program: &Path, args: &[&str]) -> std::io::Result<Measured> {
+    let out = Command::new(std::env::current_exe()?)
+        .arg("--run-child")
+        .arg(dir)
+        .arg(program)
+        .args(args)
+        .stderr(Stdio::inherit())
+        .output()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v: Vec<i64> = text.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+    match v[..] {
+        [nanos, kib, code] => Ok(Measured {
+            wall: Duration::from_nanos(nanos as u64),
+            rss_mib: kib as f64 / 1024.0,
+            code: code as i32,
+        }),
+        _ => Err(std::io::Error::other(format!("--run-child printed {text:?}"))),
+    }
+}
+
+/// `--run-child DIR PROGRAM ARGS...`: runs PROGRAM and prints `nanoseconds max-rss-KiB code`.
+fn run_child(mut it: impl Iterator<Item = String>) -> std::io::Result<()> {
+    let (Some(dir), Some(program)) = (it.next(), it.next()) else {
+        return Err(std::io::Error::other("--run-child DIR PROGRAM ARGS..."));
+    };
+    let mut cmd = Command::new(program);
+    cmd.args(it).current_dir(dir).stdout(Stdio::null()).stderr(Stdio::null()).stdin(Stdio::null());
+    for k in ["GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE"] {
+        cmd.env_remove(k);
+    }
+    let t = Instant::now();
+    let child = cmd.spawn()?;
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid value for wait4 to fill in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: the pid is our own child's, not yet reaped (std's `Child` is dropped unwaited).
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    let wall = t.elapsed();
+    if pid < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { -1 };
+    println!("{} {} {code}", wall.as_nanos(), usage.ru_maxrss);
+    Ok(())
+}
+
+fn git(dir: &Path, args: &[&str]) -> std::io::Result<()> {
+    let status = Command::new("git")
+        .args(["-c", "user.name=bench", "-c", "user.email=bench@example.com"])
+        .args(["-c", "commit.gpgsign=false", "-c", "gc.auto=0", "-c", "core.hooksPath=/dev/null"])
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .env_remove("GIT_WORK_TREE")
+        .stdout(Stdio::null())
+        .status()?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(std::io::Error::other(format!("git {args:?} failed")))
+    }
+}

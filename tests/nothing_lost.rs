@@ -1,0 +1,524 @@
+//! Nothing is lost, nothing is written: every command and subcommand form, in success
+//! and in failure, leaves the sandbox it runs in (the repository with its `.git` — index,
+//! refs, objects, config, everything —, the worktree, a linked worktree, a bare clone and
+//! the home directory) exactly as it was: the same paths, bytes, link targets,
+//! permissions, modification times and inodes. The one command that writes, `init`,
+//! creates exactly the file it names and changes nothing else.
+//!
+//! The table [`CASES`] drives it: adding a command is one line. Each fixture is built
+//! once and every case of it runs against it, with a snapshot before and after each run.
+
+use clap::CommandFactory;
+
+use crate::util::{Sandbox, Snapshot, snapshot_tree, tree_changes};
+
+/// An original with a safeguard.
+const DB_MAIN: &str =
+    "resource \"aws_db_instance\" \"main\" {\n  lifecycle {\n    prevent_destroy = true\n  }\n}\n";
+/// An override that turns it off: `weakened-safeguard`, a deny under the built-in policy.
+const WEAKEN: &str =
+    "resource \"aws_db_instance\" \"main\" {\n  lifecycle {\n    prevent_destroy = false\n  }\n}\n";
+/// An override that only changes a plain attribute (a `missing-override-comment` warning).
+const HARMLESS: &str =
+    "resource \"aws_db_instance\" \"main\" {\n  instance_class = \"db.t3.large\"\n}\n";
+/// A valid policy with an exception and a protected attribute.
+const POLICY: &str = "[rules.protected-attribute]\nattributes = [\"resource.*.*.key_name\"]\n\n\
+    [[exceptions]]\nrule = \"override-file\"\npaths = [\"db/override.tf\"]\nreason = \"sizing\"\n";
+/// A root module with typed variables and variables files.
+const APP_VARS: &str = "variable \"n\" {\n  type    = number\n  default = 1\n}\n\n\
+    variable \"name\" {\n  type    = string\n  default = \"x\"\n}\n";
+
+/// The states a repository can be in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fx {
+    /// Commits, a tag, a branch, staged and unstaged changes, untracked files, an
+    /// executable file, a symbolic link, an alternative index, a linked worktree next to
+    /// the repository (`../wt`) and a bare clone (`../bare.git`).
+    Busy,
+    /// A malformed policy file, committed valid, broken in the index and the worktree.
+    BadPolicy,
+    /// `db/main.tf` does not parse (index and worktree).
+    ParseError,
+    /// `.git/index` is garbage.
+    CorruptIndex,
+    /// The blob of `db/main.tf` (in HEAD and the index) is gone from the object store.
+    MissingObject,
+    /// A merge stopped on a conflict in `db/main.tf`.
+    Unmerged,
+    /// A variables file gives a number variable a string (`vars` rejects it).
+    BadVars,
+    /// A plain directory, no git repository.
+    NoGit,
+}
+
+/// One run: in the fixture `fx`, from `dir` (relative to the repository), `args`, with
+/// `env`, must exit `code`; `creates`: the one file it may create (repository-relative).
+#[derive(Clone, Copy, Debug)]
+struct Case {
+    fx: Fx,
+    dir: &'static str,
+    args: &'static [&'static str],
+    code: i32,
+    env: &'static [(&'static str, &'static str)],
+    creates: Option<&'static str>,
+}
+
+const fn run(fx: Fx, args: &'static [&'static str], code: i32) -> Case {
+    Case { fx, dir: ".", args, code, env: &[], creates: None }
+}
+
+impl Case {
+    const fn in_dir(self, dir: &'static str) -> Case {
+        Case { dir, ..self }
+    }
+    const fn env(self, env: &'static [(&'static str, &'static str)]) -> Case {
+        Case { env, ..self }
+    }
+    const fn creates(self, path: &'static str) -> Case {
+        Case { creates: Some(path), ..self }
+    }
+}
+
+use Fx::*;
+
+/// Every command form, in success and failure. One line per run.
+const CASES: &[Case] = &[
+    // show: worktree, index, revisions, every format; a bad revision, no module, no dir.
+    run(Busy, &["show", "db", "--color", "never"], 0),
+    run(Busy, &["show", "db", "--color", "always"], 0),
+    run(Busy, &["show", "db", "--format", "tf-json"], 0),
+    run(Busy, &["show", "db", "--format", "json"], 0),
+    run(Busy, &["show", "db", "--engine", "opentofu"], 0),
+    run(Busy, &["show", "--staged", "db"], 0),
+    run(Busy, &["show", "--rev", "HEAD~1", "db", "--format", "json"], 0),
+    run(Busy, &["show", "--rev", "v1", "db"], 0),
+    run(Busy, &["show", "--staged"], 0).in_dir("db"),
+    run(Busy, &["show", "--rev", "no-such-rev", "db"], 2),
+    run(Busy, &["show", "--staged", "--rev", "HEAD", "db"], 2),
+    run(Busy, &["show", "scripts"], 2),
+    run(Busy, &["show", "does/not/exist"], 2),
+    run(Busy, &["show", "--rev", "HEAD", "db"], 0).in_dir("../bare.git"),
+    // audit: worktree, index, revisions, every format, every policy option.
+    run(Busy, &["audit"], 0),
+    run(Busy, &["audit", "--format", "human", "--color", "never"], 0),
+    run(Busy, &["audit", "--format", "human", "--color", "always"], 0),
+    run(Busy, &["audit", "--format", "json"], 0),
+    run(Busy, &["audit", "--format", "sarif"], 0),
+    run(Busy, &["audit", "--format", "github"], 0),
+    run(Busy, &["audit", "--deny", "override-file"], 0),
+    run(Busy, &["audit", "--deny", "missing-override-comment"], 1),
+    run(Busy, &["audit", "--deny-warnings"], 1),
+    run(Busy, &["audit", "--allow", "missing-override-comment", "--warn", "backend-swap"], 0),
+    run(Busy, &["audit", "--policy", "../policy.toml"], 1),
+    run(Busy, &["audit", "--engine", "opentofu", "db"], 0),
+    run(Busy, &["audit"], 0).in_dir("db"),
+    run(Busy, &["audit", "--staged"], 1),
+    run(Busy, &["audit", "--staged", "--format", "sarif"], 1),
+    run(Busy, &["audit", "--rev", "HEAD"], 0),
+    run(Busy, &["audit", "--rev", "feature", "--format", "json"], 1),
+    run(Busy, &["audit", "--rev", "HEAD"], 0).in_dir("../bare.git"),
+    run(Busy, &["audit", "--staged"], 2).in_dir("../bare.git"),
+    run(Busy, &["audit", "--rev", "no-such-rev"], 2),
+    run(Busy, &["audit", "--deny", "no-such-rule"], 2),
+    run(Busy, &["audit", "--policy", "missing.toml"], 2),
+    run(Busy, &["audit", "does/not/exist"], 2),
+    run(Busy, &["audit", "--format", "bogus"], 2),
+    // check: the hook, every form.
+    run(Busy, &["check"], 1),
+    run(Busy, &["check", "--new-only"], 1),
+    run(Busy, &["check", "--format", "json"], 1),
+    run(Busy, &["check", "--format", "sarif", "--color", "always"], 1),
+    run(Busy, &["check", "--format", "github"], 1),
+    run(Busy, &["check", "--allow", "weakened-safeguard"], 0),
+    run(Busy, &["check", "db/main.tf", "net", "README.md", "../outside.tf"], 1),
+    run(Busy, &["check", "--policy", "../policy.toml"], 1),
+    run(Busy, &["check"], 1).in_dir("db"),
+    run(Busy, &["check"], 1).env(&[("GIT_INDEX_FILE", ".git/alt-index")]),
+    run(Busy, &["check"], 0).env(&[("GIT_INDEX_FILE", ".git/no-such-index")]),
+    run(Busy, &["check"], 1).in_dir("../wt"),
+    run(Busy, &["check"], 2).in_dir("../bare.git"),
+    run(Busy, &["check", "--deny", "no-such-rule"], 2),
+    run(Busy, &["check", "--rev", "HEAD"], 2),
+    // diff: every form of sides, every format.
+    run(Busy, &["diff"], 1),
+    run(Busy, &["diff", "--color", "always"], 1),
+    run(Busy, &["diff", "--format", "json"], 1),
+    run(Busy, &["diff", "--format", "compact"], 1),
+    run(Busy, &["diff", "--format", "sarif"], 1),
+    run(Busy, &["diff", "--format", "github"], 1),
+    run(Busy, &["diff", "--worktree"], 0),
+    run(Busy, &["diff", "HEAD"], 0),
+    run(Busy, &["diff", "HEAD~1", "HEAD"], 0),
+    run(Busy, &["diff", "HEAD~1..HEAD", "--format", "json"], 0),
+    run(Busy, &["diff", "main...feature"], 1),
+    run(Busy, &["diff", "feature.."], 0),
+    run(Busy, &["diff", "--policy", "../policy.toml"], 1),
+    run(Busy, &["diff"], 1).in_dir("db"),
+    run(Busy, &["diff", "HEAD~1", "HEAD"], 0).in_dir("../bare.git"),
+    run(Busy, &["diff"], 2).in_dir("../bare.git"),
+    run(Busy, &["diff", "no-such-rev"], 2),
+    run(Busy, &["diff", "main", "feature", "HEAD"], 2),
+    run(Busy, &["diff", "--worktree", "HEAD"], 2),
+    // vars: formats, flags, files; a type error, a missing file, no module.
+    run(Busy, &["vars", "app"], 0),
+    run(Busy, &["vars", "app", "--format", "json", "--show-sensitive"], 0),
+    run(Busy, &["vars", "app", "--var", "n=3", "--var-file", "app/extra.tfvars"], 0),
+    run(Busy, &["vars", "."], 0).in_dir("app").env(&[("TF_VAR_n", "7")]),
+    run(Busy, &["vars", "app", "--var", "n=abc"], 2),
+    run(Busy, &["vars", "app"], 0).env(&[("TF_VAR_n", "not-a-number")]),
+    run(Busy, &["vars", "app", "--var-file", "app/a.auto.tfvars"], 0)
+        .env(&[("TF_VAR_x", "$(touch x)")]),
+    run(Busy, &["vars", "app", "--var", "undeclared=1"], 2),
+    run(Busy, &["vars", "app", "--var-file", "missing.tfvars"], 2),
+    run(Busy, &["vars", "scripts"], 2),
+    run(Busy, &["vars", "does/not/exist"], 2),
+    // init: never overwrites; writes exactly the one file it is asked for.
+    run(Busy, &["init"], 2),
+    run(Busy, &["init", "--stdout"], 0),
+    run(Busy, &["init", "--path", "new.toml"], 0).creates("new.toml"),
+    run(Busy, &["init"], 0).in_dir("net").creates("net/.override-guard.toml"),
+    run(Busy, &["init", "--path", "db/main.tf"], 2),
+    run(Busy, &["init", "--path", "docs/link"], 2),
+    run(Busy, &["init", "--path", "no/such/dir/p.toml"], 2),
+    // explain, and the command line itself.
+    run(Busy, &["explain"], 0),
+    run(Busy, &["explain", "backend-swap"], 0),
+    run(Busy, &["explain", "backend-swp"], 2),
+    run(Busy, &["--version"], 0),
+    run(Busy, &["--help"], 0),
+    run(Busy, &["audit", "--help"], 0),
+    run(Busy, &["no-such-command"], 2),
+    run(Busy, &[], 2),
+    // A malformed policy: every policy-reading command fails; show and vars do not read it.
+    run(BadPolicy, &["audit"], 2),
+    run(BadPolicy, &["audit", "--format", "json"], 2),
+    run(BadPolicy, &["audit", "--staged"], 2),
+    run(BadPolicy, &["audit", "--rev", "HEAD"], 0),
+    run(BadPolicy, &["check"], 2),
+    run(BadPolicy, &["check", "--new-only"], 2),
+    run(BadPolicy, &["diff"], 2),
+    run(BadPolicy, &["diff", "--worktree"], 2),
+    run(BadPolicy, &["show", "db"], 0),
+    run(BadPolicy, &["audit", "--policy", ".override-guard.toml"], 2),
+    // A parse error in a .tf file.
+    run(ParseError, &["show", "db"], 2),
+    run(ParseError, &["show", "--staged", "db"], 2),
+    run(ParseError, &["show", "--rev", "HEAD", "db"], 0),
+    run(ParseError, &["vars", "db"], 2),
+    run(ParseError, &["audit"], 1),
+    run(ParseError, &["audit", "--staged", "--format", "json"], 1),
+    run(ParseError, &["check"], 1),
+    run(ParseError, &["check", "--new-only"], 1),
+    run(ParseError, &["diff"], 1),
+    run(ParseError, &["diff", "--worktree"], 0),
+    // A corrupt index: whatever reads it fails; worktree and revisions are fine.
+    run(CorruptIndex, &["check"], 2),
+    run(CorruptIndex, &["check", "--new-only"], 2),
+    run(CorruptIndex, &["diff"], 2),
+    run(CorruptIndex, &["diff", "--worktree"], 2),
+    run(CorruptIndex, &["audit", "--staged"], 2),
+    run(CorruptIndex, &["show", "--staged", "db"], 2),
+    run(CorruptIndex, &["audit"], 0),
+    run(CorruptIndex, &["audit", "--rev", "HEAD"], 0),
+    run(CorruptIndex, &["diff", "HEAD~1", "HEAD"], 0),
+    // A missing object.
+    run(MissingObject, &["audit", "--rev", "HEAD"], 2),
+    run(MissingObject, &["show", "--rev", "HEAD", "db"], 2),
+    run(MissingObject, &["audit", "--staged"], 2),
+    run(MissingObject, &["show", "--staged", "db"], 2),
+    run(MissingObject, &["check"], 2),
+    run(MissingObject, &["check", "--new-only"], 2),
+    run(MissingObject, &["diff"], 2),
+    run(MissingObject, &["diff", "HEAD~1", "HEAD"], 2),
+    run(MissingObject, &["diff", "HEAD"], 2),
+    run(MissingObject, &["audit"], 0),
+    // An unmerged index.
+    run(Unmerged, &["check"], 2),
+    run(Unmerged, &["check", "--new-only"], 2),
+    run(Unmerged, &["diff"], 2),
+    run(Unmerged, &["diff", "--worktree"], 2),
+    run(Unmerged, &["audit", "--staged"], 2),
+    run(Unmerged, &["show", "--staged", "db"], 2),
+    run(Unmerged, &["audit", "--rev", "HEAD"], 0),
+    // vars: a value Terraform rejects.
+    run(BadVars, &["vars", "app"], 2),
+    run(BadVars, &["vars", "app", "--format", "json"], 2),
+    run(BadVars, &["vars", "app", "--var", "n=5"], 0),
+    run(BadVars, &["audit"], 0),
+    // No git at all.
+    run(NoGit, &["check"], 2),
+    run(NoGit, &["diff"], 2),
+    run(NoGit, &["audit", "--staged"], 2),
+    run(NoGit, &["show", "--rev", "HEAD", "db"], 2),
+    run(NoGit, &["audit"], 0),
+    run(NoGit, &["show", "db"], 0),
+    run(NoGit, &["init", "--path", "p.toml"], 0).creates("p.toml"),
+];
+
+/// Builds a fixture: a sandbox whose repository is in the state `fx` names.
+fn build(fx: Fx) -> Sandbox {
+    if fx == NoGit {
+        let s = Sandbox::empty();
+        s.write("db/main.tf", DB_MAIN);
+        s.write("db/override.tf", HARMLESS);
+        return s;
+    }
+    let s = Sandbox::new();
+    s.commit(&[("db/main.tf", DB_MAIN), ("net/main.tf", "resource \"aws_vpc\" \"a\" {}\n")], "one");
+    match fx {
+        Busy => busy(&s),
+        BadPolicy => {
+            s.commit(&[(".override-guard.toml", POLICY), ("db/override.tf", HARMLESS)], "p");
+            s.stage(&[(".override-guard.toml", "[rules.override-file]\nlevel = \"denyy\"\n")]);
+            s.write(".override-guard.toml", "[rules]\nnot-a-rule = \"deny\"\n");
+        }
+        ParseError => {
+            s.commit(&[("db/override.tf", HARMLESS)], "override");
+            s.stage(&[("db/main.tf", "resource \"aws_db_instance\" {\n  x = \n}\n")]);
+        }
+        CorruptIndex => {
+            s.commit(&[("db/override.tf", HARMLESS)], "override");
+            std::fs::write(s.path(".git/index"), b"DIRC\0\0\0\x02garbage, not an index")
+                .expect("write");
+        }
+        MissingObject => {
+            s.commit(&[("db/override.tf", HARMLESS)], "override");
+            s.stage(&[("db/override.tf", WEAKEN)]);
+            s.write("db/override.tf", HARMLESS);
+            let id = s.git(&["rev-parse", "HEAD:db/main.tf"]);
+            let (dir, file) = id.trim().split_at(2);
+            std::fs::remove_file(s.path(&format!(".git/objects/{dir}/{file}")))
+                .expect("a loose object");
+        }
+        Unmerged => {
+            s.git(&["checkout", "-q", "-b", "other"]);
+            s.commit(&[("db/main.tf", &DB_MAIN.replace("true", "false"))], "theirs");
+            s.git(&["checkout", "-q", "main"]);
+            s.commit(&[("db/main.tf", &DB_MAIN.replace("main", "primary"))], "ours");
+            s.commit(
+                &[("db/main.tf", &DB_MAIN.replace("main", "primary").replace("true", "null"))],
+                "ours again",
+            );
+            assert!(!s.git_status(&["merge", "-q", "other"]), "the merge should conflict");
+        }
+        BadVars => {
+            s.commit(
+                &[("app/variables.tf", APP_VARS), ("app/terraform.tfvars", "n = \"abc\"\n")],
+                "vars",
+            );
+        }
+        NoGit => unreachable!(),
+    }
+    s
+}
+
+/// See [`Fx::Busy`].
+fn busy(s: &Sandbox) {
+    s.commit(
+        &[
+            (".override-guard.toml", POLICY),
+            ("db/override.tf", HARMLESS),
+            ("app/variables.tf", APP_VARS),
+            ("app/terraform.tfvars", "n = 2\n"),
+            ("app/a.auto.tfvars", "name = \"auto\"\n"),
+            ("app/extra.tfvars", "name = \"extra\"\n"),
+            ("scripts/run.sh", "#!/bin/sh\nexit 0\n"),
+            ("docs/README.md", "docs\n"),
+        ],
+        "two",
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let perms = std::fs::Permissions::from_mode(0o755);
+        std::fs::set_permissions(s.path("scripts/run.sh"), perms).expect("chmod");
+        std::os::unix::fs::symlink("README.md", s.path("docs/link")).expect("ln");
+        std::os::unix::fs::symlink("../db/main.tf", s.path("docs/main-link.tf")).expect("ln");
+    }
+    s.git(&["add", "-A"]);
+    s.git(&["commit", "-q", "--no-verify", "-m", "three"]);
+    s.git(&["tag", "v1"]);
+    s.git(&["branch", "feature"]);
+    s.git(&["checkout", "-q", "feature"]);
+    s.commit(&[("db/override.tf", WEAKEN)], "weaken on a branch");
+    s.git(&["checkout", "-q", "main"]);
+    // Staged: the weakening override and a change to net; the worktree: a harmless
+    // override again, another net, untracked files.
+    s.stage(&[("db/override.tf", WEAKEN), ("net/main.tf", "resource \"aws_vpc\" \"b\" {}\n")]);
+    s.write("db/override.tf", HARMLESS);
+    s.write("net/main.tf", "resource \"aws_vpc\" \"c\" {}\n");
+    s.write("scratch/untracked.tf", "resource \"null_resource\" \"x\" {}\n");
+    s.write("notes.txt", "untracked\n");
+    std::fs::copy(s.path(".git/index"), s.path(".git/alt-index")).expect("copy index");
+    // Next to the repository: a policy, a linked worktree with a staged change, a bare clone.
+    std::fs::write(s.beside("policy.toml"), "[rules.missing-override-comment]\nlevel = \"deny\"\n")
+        .expect("write");
+    let wt = s.beside("wt");
+    s.git(&["worktree", "add", "-q", "-b", "wt-branch", wt.to_str().expect("utf-8")]);
+    std::fs::write(wt.join("db/override.tf"), WEAKEN).expect("write");
+    s.git_in(&wt, &["add", "db/override.tf"]);
+    s.git_in(s.tmp.path(), &["clone", "-q", "--bare", "repo", "bare.git"]);
+    // Packed refs and objects too, not only loose ones.
+    s.git(&["pack-refs", "--all"]);
+}
+
+/// Runs every case of a fixture, each between two snapshots of the whole sandbox.
+fn run_cases(fx: Fx) {
+    let s = build(fx);
+    let mut failures = Vec::new();
+    for case in CASES.iter().filter(|c| c.fx == fx) {
+        if let Err(why) = run_case(&s, case) {
+            failures.push(format!("{:?} in {} {:?}: {why}", case.fx, case.dir, case.args));
+        }
+    }
+    assert!(failures.is_empty(), "{} case(s) failed:\n\n{}", failures.len(), failures.join("\n\n"));
+}
+
+fn run_case(s: &Sandbox, case: &Case) -> Result<(), String> {
+    let root = s.tmp.path();
+    let before = snapshot_tree(root);
+    let got = s.run_env(case.dir, case.args, case.env);
+    let after = snapshot_tree(root);
+    let mut problems = Vec::new();
+    if got.code != case.code {
+        problems.push(format!("exit {} (expected {})", got.code, case.code));
+    }
+    let changes = tree_changes(&before, &after);
+    match case.creates {
+        None => problems.extend(changes),
+        Some(rel) => problems.extend(created_only(s, &before, &after, rel, changes)),
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{}\n{}", problems.join("\n"), got.shown()))
+    }
+}
+
+/// The changes other than `rel` created with the starter policy in it, and its directory's
+/// times updated for that entry (which `init` must do); removes the file for the next case.
+fn created_only(
+    s: &Sandbox,
+    before: &Snapshot,
+    after: &Snapshot,
+    rel: &str,
+    changes: Vec<String>,
+) -> Vec<String> {
+    let file = s.path(rel);
+    let in_sandbox = file.strip_prefix(s.tmp.path()).expect("inside").to_path_buf();
+    let parent = in_sandbox.parent().expect("parent").display().to_string();
+    let created = format!("{}: created", in_sandbox.display());
+    let mut problems: Vec<String> = changes
+        .into_iter()
+        .filter(|c| {
+            *c != created
+                && *c != format!("{parent}: mtime changed")
+                && *c != format!("{parent}: inode or ctime changed (replaced, or metadata touched)")
+        })
+        .collect();
+    if before.0.contains_key(&in_sandbox) || !after.0.contains_key(&in_sandbox) {
+        problems.push(format!("{rel} was not created"));
+    } else {
+        let written = std::fs::read_to_string(&file).expect("read");
+        if written != override_guard::policy::config::STARTER {
+            problems.push(format!("{rel} does not hold the starter policy"));
+        }
+        std::fs::remove_file(&file).expect("remove");
+    }
+    problems
+}
+
+#[test]
+fn a_busy_repository_is_left_as_it_was() {
+    run_cases(Busy);
+}
+
+#[test]
+fn a_malformed_policy_changes_nothing() {
+    run_cases(BadPolicy);
+}
+
+#[test]
+fn a_parse_error_changes_nothing() {
+    run_cases(ParseError);
+}
+
+#[test]
+fn a_corrupt_index_is_not_repaired_or_rewritten() {
+    run_cases(CorruptIndex);
+}
+
+#[test]
+fn a_missing_object_is_not_fetched_or_rewritten() {
+    run_cases(MissingObject);
+}
+
+#[test]
+fn an_unmerged_index_is_left_unmerged() {
+    run_cases(Unmerged);
+}
+
+#[test]
+fn a_rejected_variable_value_changes_nothing() {
+    run_cases(BadVars);
+}
+
+#[test]
+fn without_git_nothing_is_written_either() {
+    run_cases(NoGit);
+}
+
+/// The table stays complete: every subcommand has a run that succeeds and one that fails,
+/// and every fixture is used.
+#[test]
+fn the_table_covers_every_command_in_success_and_failure() {
+    let cli = override_guard::cli::Cli::command();
+    for sub in cli.get_subcommands().map(|c| c.get_name()).filter(|n| *n != "help") {
+        let of =
+            |ok: bool| CASES.iter().any(|c| c.args.first() == Some(&sub) && (c.code == 0) == ok);
+        assert!(of(true), "no successful run of `{sub}` in CASES");
+        assert!(of(false), "no failing run of `{sub}` in CASES");
+    }
+    for fx in [Busy, BadPolicy, ParseError, CorruptIndex, MissingObject, Unmerged, BadVars, NoGit] {
+        assert!(CASES.iter().any(|c| c.fx == fx), "{fx:?} has no case");
+    }
+}
+
+/// The snapshot itself sees what it must: a rewrite with the same bytes, a mode change,
+/// a lock file created and removed, a link retargeted.
+#[test]
+fn the_snapshot_sees_every_kind_of_write() {
+    let s = Sandbox::new();
+    s.commit(&[("db/main.tf", DB_MAIN)], "one");
+    let root = s.tmp.path();
+    let index = s.path(".git/index");
+    let same = |f: &dyn Fn()| {
+        let before = snapshot_tree(root);
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        f();
+        tree_changes(&before, &snapshot_tree(root))
+    };
+    let bytes = std::fs::read(&index).expect("read");
+    assert!(!same(&|| std::fs::write(&index, &bytes).expect("write")).is_empty());
+    let lock = s.path(".git/index.lock");
+    let changes = same(&|| {
+        std::fs::write(&lock, b"").expect("write");
+        std::fs::remove_file(&lock).expect("rm");
+    });
+    assert!(changes.iter().any(|c| c.starts_with("repo/.git: mtime")), "{changes:?}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let main = s.path("db/main.tf");
+        let changes = same(&|| {
+            std::fs::set_permissions(&main, std::fs::Permissions::from_mode(0o600)).expect("chmod")
+        });
+        assert!(changes.iter().any(|c| c.contains("mode")), "{changes:?}");
+        std::os::unix::fs::symlink("a", s.path("link")).expect("ln");
+        let changes = same(&|| {
+            std::fs::remove_file(s.path("link")).expect("rm");
+            std::os::unix::fs::symlink("b", s.path("link")).expect("ln");
+        });
+        assert!(changes.iter().any(|c| c == "repo/link: link retargeted"), "{changes:?}");
+    }
+}
