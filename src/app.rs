@@ -18,7 +18,7 @@ use crate::merge::{self, Module};
 use crate::policy::config::Origin;
 use crate::policy::rules::engine_divergence;
 use crate::policy::{self, Date, Finding, Level, Policy, Scope, Subject, Tally, rules};
-use crate::report::{self, Style, findings};
+use crate::report::{self, Escapes, Style, findings};
 use crate::source::{Git, GitSource, Scoped, Source, SourceError, View, WorktreeSource, split};
 use crate::terraform::discover::Engine;
 use crate::{audit, render, review};
@@ -34,6 +34,7 @@ pub enum Outcome {
 /// Runs a parsed command line.
 pub fn run(cli: &Cli) -> Result<Outcome, SourceError> {
     let style = Style { color: use_color(cli.color), width: 100 };
+    COLOR.store(style.color, Ordering::Relaxed);
     match &cli.command {
         Command::Show { dir, format, engine, from } => {
             if from.staged || from.rev.is_some() {
@@ -42,7 +43,10 @@ pub fn run(cli: &Cli) -> Result<Outcome, SourceError> {
                 notes(&src);
                 show(&src, *format, *engine, style)
             } else {
-                show(&WorktreeSource::module(dir), *format, *engine, style)
+                let src = WorktreeSource::module(dir);
+                let out = show(&src, *format, *engine, style);
+                disk_notes(&src, &display_root(dir));
+                out
             }
         }
         Command::Audit { path, format, engine, from, policy } => {
@@ -126,7 +130,7 @@ fn show(
         ShowFormat::TfJson => render::tfjson::render(&m),
         ShowFormat::Json => render::json::render(&m),
     };
-    write_out(&text);
+    write_syntax(&text);
     Ok(Outcome::Clean)
 }
 
@@ -144,6 +148,7 @@ fn vars_cmd(
     use crate::vars::{CliArg, Inputs, VarFile};
     let src = WorktreeSource::module(dir);
     let mut dirs = src.modules()?;
+    disk_notes(&src, &display_root(dir));
     let names = dirs.remove("").unwrap_or_default();
     let m = merge::load("", &names, engine, |p| src.read(p))?;
     if m.files.files.is_empty() {
@@ -171,6 +176,10 @@ fn vars_cmd(
     let mut auto = Vec::new();
     for name in crate::vars::auto_files(entries.iter().map(String::as_str)) {
         let path = dir.join(&name);
+        if let Some(why) = src.outside(&name) {
+            print_notes(std::iter::once((name.as_str(), why)), &display_root(dir));
+            continue;
+        }
         let text = std::fs::read(&path).map_err(|e| io(&path, e))?;
         auto.push(VarFile { path: name, text: String::from_utf8_lossy(&text).into() });
     }
@@ -196,7 +205,7 @@ fn vars_cmd(
     let module = display_root(dir);
     match format {
         VarsFormat::Human => write_out(&report::vars::human(&r, &module, reveal, style)),
-        VarsFormat::Json => write_out(&report::vars::json(&r, &module, reveal)),
+        VarsFormat::Json => write_syntax(&report::vars::json(&r, &module, reveal)),
     }
     Ok(if r.has_errors() { Outcome::Error } else { Outcome::Clean })
 }
@@ -222,12 +231,13 @@ fn audit_cmd(
     } else {
         let found = match &args.policy {
             Some(p) => Some(read_policy_file(p)?),
-            None => find_policy(path).map(|p| read_policy_file(&p)).transpose()?,
+            None => find_policy(path)?.map(|p| read_policy_file(&p)).transpose()?,
         };
         let Some(policy) = load_policy(found, args, style)? else { return Ok(Outcome::Error) };
         let src = WorktreeSource::tree(path);
         let prefix = policy_prefix(path, &policy);
         let run = audit_source(&src, engine, &policy, &prefix, today(), &Progress::new())?;
+        disk_notes(&src, &display_root(path));
         (run, policy)
     };
     let shown_root = display_root(path);
@@ -238,8 +248,16 @@ fn audit_cmd(
             }
         }
     }
-    write_out(&render_findings(&findings, &summary, format, style));
+    print_findings(&render_findings(&findings, &summary, format, style), format);
     Ok(outcome(&findings, args.deny_warnings))
+}
+
+/// Prints a rendered report with the escapes its format reads back.
+fn print_findings(text: &str, format: ReportFormat) {
+    match format {
+        ReportFormat::Json | ReportFormat::Sarif => write_syntax(text),
+        ReportFormat::Human | ReportFormat::Compact | ReportFormat::Github => write_out(text),
+    }
 }
 
 fn render_findings(
@@ -284,11 +302,24 @@ fn git_source(git: &Git, from: &FromArgs, view: View) -> Result<GitSource, Sourc
 
 /// Prints what a git source skipped.
 fn notes(src: &GitSource) {
+    let all = src.notes_for(|_| true);
+    print_notes(all.iter().map(|(p, n)| (*p, *n)), "");
+}
+
+/// `note:` lines about what a source skipped (paths under `prefix` as shown).
+fn print_notes<'a>(notes: impl Iterator<Item = (&'a str, &'a str)>, prefix: &str) {
     let mut err = String::new();
-    for n in src.notes() {
-        err.push_str(&format!("note: {}\n", report::clean(&n)));
+    for (path, n) in notes {
+        let path = crate::source::join(prefix, path);
+        err.push_str(&format!("note: {}: {n}\n", report::clean_line(&path)));
     }
     write_err(&err);
+}
+
+/// The notes of a worktree source, once it has listed its files.
+fn disk_notes(src: &WorktreeSource, prefix: &str) {
+    let all = src.notes();
+    print_notes(all.iter().map(|(p, n)| (p.as_str(), n.as_str())), prefix);
 }
 
 /// The policy file for a git source: `--policy` (on disk), else the nearest one in it.
@@ -360,7 +391,7 @@ fn check(
     for (path, note) in
         staged.index.notes_for(|p| staged.changed.contains(p) || dirs.contains(split(p).0))
     {
-        err.push_str(&format!("note: {}: {}\n", report::clean(path), report::clean(note)));
+        err.push_str(&format!("note: {}: {}\n", report::clean_line(path), report::clean(note)));
     }
     write_err(&err);
     git.load(&mut staged.index, Some(&dirs))?;
@@ -390,7 +421,7 @@ fn check(
         write_out("no staged change to a Terraform or OpenTofu module: nothing to check\n");
         return Ok(Outcome::Clean);
     }
-    write_out(&render_findings(&findings, &summary, format, style));
+    print_findings(&render_findings(&findings, &summary, format, style), format);
     Ok(outcome(&findings, args.deny_warnings))
 }
 
@@ -398,7 +429,7 @@ fn check(
 fn side_policy(git: &Git, o: &Opened) -> Result<Option<(String, String)>, SourceError> {
     match o {
         Opened::Git(g) => git.find_policy(g),
-        Opened::Disk(w) => find_policy(w.root()).map(|p| read_policy_file(&p)).transpose(),
+        Opened::Disk(w) => find_policy(w.root())?.map(|p| read_policy_file(&p)).transpose(),
     }
 }
 
@@ -523,7 +554,13 @@ fn diff(
                             git.load(g, None)?;
                         }
                     }
-                    crate::source::changed(old.source(), new.source())?
+                    let changed = crate::source::changed(old.source(), new.source())?;
+                    for o in [&old, &new] {
+                        if let Opened::Disk(w) = o {
+                            disk_notes(w, "");
+                        }
+                    }
+                    changed
                 }
             };
             let policy_changed =
@@ -610,7 +647,7 @@ fn diff(
             render_findings(&introduced, &summary, other, style)
         }
     };
-    write_out(&text);
+    print_findings(&text, format);
     Ok(outcome(&introduced, args.deny_warnings))
 }
 
@@ -757,25 +794,55 @@ fn load_policy(
 const POLICY_FILE: &str = ".override-guard.toml";
 
 /// Walks up from `start` to the first `.override-guard.toml`, stopping at a repository root.
-fn find_policy(start: &Path) -> Option<PathBuf> {
-    let mut dir = std::fs::canonicalize(start).ok()?;
+fn find_policy(start: &Path) -> Result<Option<PathBuf>, SourceError> {
+    use crate::source::worktree::{boundary, lexical_absolute};
+    let Some(mut dir) = lexical_absolute(start) else { return Ok(None) };
+    let inside = boundary(start);
     loop {
         let candidate = dir.join(POLICY_FILE);
         if candidate.is_file() {
-            return Some(candidate);
+            // A repository's policy may not be a link out of it: that is not its to give.
+            let real = std::fs::canonicalize(&candidate).ok();
+            if let Some(b) = &inside
+                && !real.is_some_and(|r| r.starts_with(b))
+            {
+                return Err(SourceError {
+                    path: shown_path(&candidate),
+                    message: "a symbolic link leading out of the repository; not read (name it with --policy to use it)".into(),
+                });
+            }
+            return Ok(Some(candidate));
         }
         if dir.join(".git").exists() || !dir.pop() {
-            return None;
+            return Ok(None);
         }
     }
 }
 
-/// A path as the user should see it: relative to the working directory when inside it.
+/// A path as the user should see it: relative to the working directory when they share
+/// a directory (`../.override-guard.toml`), never resolved through links.
 fn shown_path(p: &Path) -> String {
-    let abs = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let cwd = std::env::current_dir().ok().and_then(|c| std::fs::canonicalize(c).ok());
-    let rel = cwd.and_then(|c| abs.strip_prefix(&c).ok().map(Path::to_path_buf));
-    rel.unwrap_or_else(|| p.to_path_buf()).to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/")
+    use std::path::Component;
+    let shown = (|| {
+        let abs = crate::source::worktree::lexical_absolute(p)?;
+        let cwd = crate::source::worktree::lexical_absolute(&std::env::current_dir().ok()?)?;
+        let (a, c): (Vec<Component>, Vec<Component>) =
+            (abs.components().collect(), cwd.components().collect());
+        let common = a.iter().zip(&c).take_while(|(x, y)| x == y).count();
+        if common < 2 {
+            return None; // Only `/` in common: the absolute path says more.
+        }
+        let mut rel = PathBuf::new();
+        for _ in common..c.len() {
+            rel.push("..");
+        }
+        for x in &a[common..] {
+            rel.push(x);
+        }
+        Some(if rel.as_os_str().is_empty() { PathBuf::from(".") } else { rel })
+    })()
+    .unwrap_or_else(|| p.to_path_buf());
+    shown.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/")
 }
 
 /// The audited directory as a display prefix (`examples`, or empty for `.`).
@@ -926,11 +993,26 @@ impl Default for Progress {
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error.
+/// Whether this run draws colours (set once, in [`run`]): the output guard keeps colour
+/// sequences only then.
+static COLOR: AtomicBool = AtomicBool::new(false);
+
+/// Prints text for people on stdout, through the output guard.
 fn write_out(s: &str) {
+    let s = report::guard(s, Escapes::Text, COLOR.load(Ordering::Relaxed));
     let _ = std::io::stdout().lock().write_all(s.as_bytes());
 }
 
+/// Prints JSON, SARIF or HCL on stdout, through the output guard (with the syntax's own
+/// escapes, so the document means the same).
+fn write_syntax(s: &str) {
+    let s = report::guard(s, Escapes::Syntax, COLOR.load(Ordering::Relaxed));
+    let _ = std::io::stdout().lock().write_all(s.as_bytes());
+}
+
+/// Prints on stderr, through the output guard.
 fn write_err(s: &str) {
+    let s = report::guard(s, Escapes::Text, COLOR.load(Ordering::Relaxed));
     let _ = std::io::stderr().lock().write_all(s.as_bytes());
 }
 

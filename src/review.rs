@@ -9,7 +9,7 @@ use serde_json::json;
 use crate::merge::Module;
 use crate::policy::{Finding, Level, Tally};
 use crate::render;
-use crate::report::{self, Style, clean, findings};
+use crate::report::{self, Style, clean, clean_line, findings};
 
 /// One module whose configuration files differ between the two sides.
 #[derive(Debug)]
@@ -251,7 +251,7 @@ fn one_line(f: &Finding) -> String {
     let level = if f.level == Level::Deny { "error" } else { "warning" };
     format!(
         "{}:{l}:{c}: {level}[{}]: {}",
-        clean(&f.primary.path),
+        clean_line(&f.primary.path),
         f.rule,
         clean(&f.message).replace('\n', " ")
     )

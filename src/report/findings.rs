@@ -8,7 +8,7 @@ use std::fmt;
 use miette::{Diagnostic, LabeledSpan, NamedSource, Severity};
 use serde_json::json;
 
-use super::{Style, clean, clean_source, handler};
+use super::{Style, clean, clean_line, clean_source, handler};
 use crate::policy::rules::RULES;
 use crate::policy::{Finding, Level, Site, Tally};
 
@@ -152,7 +152,7 @@ pub fn compact(findings: &[Finding], s: &Summary) -> String {
         let (l, c) = f.primary.start_line_col();
         out.push_str(&format!(
             "{}:{l}:{c}: {}[{}]: {}\n",
-            clean(&f.primary.path),
+            clean_line(&f.primary.path),
             level_word(f.level),
             f.rule,
             clean(&f.message).replace('\n', " ")
@@ -269,7 +269,7 @@ fn summary_line(findings: &[Finding], s: &Summary) -> String {
         plural(t.deny),
         t.warn,
         plural(t.warn),
-        clean(&s.policy)
+        clean_line(&s.policy)
     )
 }
 

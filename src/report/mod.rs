@@ -126,9 +126,64 @@ pub fn clean_source(s: &str) -> String {
     out
 }
 
+/// Like [`clean`], and line breaks too: for a name (a path, a key) printed inside a line,
+/// where a line break would forge a line of its own (a compact finding, a GitHub
+/// workflow command, a `note:`).
+pub fn clean_line(s: &str) -> String {
+    clean(s).replace('\n', "\\n")
+}
+
 fn is_unsafe(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t')
         || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// How the last guard before the terminal writes an unsafe character.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Escapes {
+    /// Text for people: `\u{1b}`.
+    Text,
+    /// JSON or HCL: `\u001b`, which both syntaxes read back as the same character inside
+    /// a string (and such characters never occur outside one).
+    Syntax,
+}
+
+/// The last guard on everything printed: whatever a renderer missed, no control
+/// character, DEL, C1 character or bidirectional override from a repository reaches the
+/// terminal raw. Each renderer escapes what it prints already; this is the backstop.
+/// With `sgr`, the colour sequences (`ESC [ digits ; … m`) our renderers draw are kept.
+pub fn guard(s: &str, escapes: Escapes, sgr: bool) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(is_unsafe) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    let mut rest = s;
+    while let Some(c) = rest.chars().next() {
+        if c == '\u{1b}'
+            && sgr
+            && let Some(len) = sgr_len(rest)
+        {
+            out.push_str(&rest[..len]);
+            rest = &rest[len..];
+            continue;
+        }
+        if !is_unsafe(c) {
+            out.push(c);
+        } else if escapes == Escapes::Text {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// The length of a Select Graphic Rendition sequence at the start of `s` (`ESC [ 1;31 m`).
+fn sgr_len(s: &str) -> Option<usize> {
+    let body = s.strip_prefix("\u{1b}[")?;
+    let end = body.find(|c: char| !(c.is_ascii_digit() || c == ';'))?;
+    (body.as_bytes()[end] == b'm').then_some(2 + end + 1)
 }
 
 /// A policy-file mistake, drawn on the policy file.
@@ -138,4 +193,44 @@ pub fn policy_error(e: crate::policy::PolicyError, style: Style) -> String {
     let mut out = String::new();
     let _ = handler(style).render_report(&mut out, report.as_ref());
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_guard_escapes_what_could_drive_a_terminal() {
+        let hostile = "a\u{1b}]0;title\u{7}b\u{9b}c\u{7f}d\u{202e}e\rf\n\tg";
+        assert_eq!(
+            guard(hostile, Escapes::Text, false),
+            "a\\u{1b}]0;title\\u{7}b\\u{9b}c\\u{7f}d\\u{202e}e\\u{d}f\n\tg"
+        );
+        assert_eq!(
+            guard(hostile, Escapes::Syntax, false),
+            "a\\u001b]0;title\\u0007b\\u009bc\\u007fd\\u202ee\\u000df\n\tg"
+        );
+        // Colour sequences pass only where colour was asked for; anything else is escaped.
+        let coloured = "\u{1b}[1;31merror\u{1b}[0m \u{1b}[2J";
+        assert_eq!(guard(coloured, Escapes::Text, true), "\u{1b}[1;31merror\u{1b}[0m \\u{1b}[2J");
+        assert_eq!(
+            guard(coloured, Escapes::Text, false),
+            "\\u{1b}[1;31merror\\u{1b}[0m \\u{1b}[2J"
+        );
+        assert!(matches!(guard("plain\n", Escapes::Syntax, false), std::borrow::Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn escaped_json_reads_back_as_the_same_text() {
+        let v = serde_json::json!({ "s": "x\u{202e}\u{7f}\u{85}y" });
+        let text = serde_json::to_string(&v).unwrap();
+        let guarded = guard(&text, Escapes::Syntax, false);
+        assert!(!guarded.contains('\u{202e}'));
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&guarded).unwrap(), v);
+    }
+
+    #[test]
+    fn names_inside_a_line_cannot_break_it() {
+        assert_eq!(clean_line("a\n::error file=x::y\u{1b}"), "a\\n::error file=x::y\\u{1b}");
+    }
 }
