@@ -33,6 +33,7 @@ pub enum Outcome {
 
 /// Runs a parsed command line.
 pub fn run(cli: &Cli) -> Result<Outcome, SourceError> {
+    use clap::CommandFactory;
     let style = Style { color: use_color(cli.color), width: 100 };
     COLOR.store(style.color, Ordering::Relaxed);
     match &cli.command {
@@ -63,6 +64,13 @@ pub fn run(cli: &Cli) -> Result<Outcome, SourceError> {
         }
         Command::Init { path, stdout } => init(path, *stdout),
         Command::Explain { rule } => Ok(explain(rule.as_deref())),
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "override-guard", &mut out);
+            write_out(&String::from_utf8_lossy(&out));
+            Ok(Outcome::Clean)
+        }
+        Command::Man { command } => man(command.as_deref()),
     }
 }
 
@@ -895,6 +903,35 @@ fn init(path: &Path, stdout: bool) -> Result<Outcome, SourceError> {
     file.write_all(policy::config::STARTER.as_bytes())
         .map_err(|e| SourceError { path: shown.clone(), message: e.to_string() })?;
     write_err(&format!("wrote {shown}; `override-guard explain` describes every rule\n"));
+    Ok(Outcome::Clean)
+}
+
+/// `man [COMMAND]`: the manual page of the tool, or of one command (as git has
+/// `git-commit(1)`), generated from the same definitions as `--help`.
+fn man(command: Option<&str>) -> Result<Outcome, SourceError> {
+    use clap::CommandFactory;
+    let cli = Cli::command();
+    let page = match command {
+        None => cli,
+        Some(name) => {
+            let Some(sub) = cli.find_subcommand(name) else {
+                let names: Vec<&str> = cli.get_subcommands().map(|c| c.get_name()).collect();
+                write_err(&format!(
+                    "error: no command `{}`; commands: {}\n",
+                    report::clean_line(name),
+                    names.join(", ")
+                ));
+                return Ok(Outcome::Error);
+            };
+            let full = format!("override-guard-{name}");
+            sub.clone().display_name(full.clone()).bin_name(full).version(env!("CARGO_PKG_VERSION"))
+        }
+    };
+    let mut out = Vec::new();
+    clap_mangen::Man::new(page)
+        .render(&mut out)
+        .map_err(|e| SourceError { path: "-".into(), message: e.to_string() })?;
+    write_out(&String::from_utf8_lossy(&out));
     Ok(Outcome::Clean)
 }
 

@@ -131,7 +131,7 @@ pub enum Command {
     },
     /// What a change does to the effective configuration, and the findings it adds or removes.
     #[command(
-        after_help = "Sides, as in `git diff`:\n  override-guard diff              HEAD -> index (what is staged)\n  override-guard diff --worktree   index -> worktree (what is not staged yet)\n  override-guard diff A            A -> worktree\n  override-guard diff A B          A -> B  (also A..B)\n  override-guard diff A...B        merge base of A and B -> B (a branch's own change)\n\nFormats: human (default) and json show the whole review; compact, sarif and github\nlist the findings the change introduces.\nExit status: 0, or 1 when the change introduces deny-level findings; 2 on errors."
+        after_help = "Examples, with the sides `git diff` would compare:\n  override-guard diff              HEAD -> index (what is staged)\n  override-guard diff --worktree   index -> worktree (what is not staged yet)\n  override-guard diff A            A -> worktree\n  override-guard diff A B          A -> B  (also A..B)\n  override-guard diff A...B        merge base of A and B -> B (a branch's own change)\n\nFormats: human (default) and json show the whole review; compact, sarif and github\nlist the findings the change introduces.\nExit status: 0, or 1 when the change introduces deny-level findings; 2 on errors."
     )]
     Diff {
         /// Revisions: none, `A`, `A B`, `A..B` or `A...B`.
@@ -149,6 +149,9 @@ pub enum Command {
         policy: PolicyArgs,
     },
     /// Write a commented starter policy (.override-guard.toml); never overwrites a file.
+    #[command(
+        after_help = "Examples:\n  override-guard init\n  override-guard init --path infra/.override-guard.toml\n  override-guard init --stdout | less\n\nExit status: 0 written, 2 the file exists or cannot be written."
+    )]
     Init {
         /// Where to write it.
         #[arg(long, default_value = ".override-guard.toml")]
@@ -158,7 +161,27 @@ pub enum Command {
         stdout: bool,
     },
     /// Print what a rule checks, why, and an example; without RULE, list the rules.
+    #[command(
+        after_help = "Examples:\n  override-guard explain\n  override-guard explain backend-swap\n\nExit status: 0, or 2 for a rule that does not exist."
+    )]
     Explain { rule: Option<String> },
+    /// Print a shell completion script.
+    #[command(
+        after_help = "Examples:\n  override-guard completions bash > ~/.local/share/bash-completion/completions/override-guard\n  override-guard completions zsh > ~/.zfunc/_override-guard\n  override-guard completions fish > ~/.config/fish/completions/override-guard.fish"
+    )]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print a manual page (roff), generated from this help: the tool's, or one command's.
+    #[command(
+        after_help = "Examples:\n  override-guard man | man -l -\n  override-guard man check | man -l -\n  override-guard man > /usr/local/share/man/man1/override-guard.1\n  override-guard man check > /usr/local/share/man/man1/override-guard-check.1"
+    )]
+    Man {
+        /// A command (its page is `override-guard-COMMAND`).
+        command: Option<String>,
+    },
 }
 
 /// Where `show` and `audit` read from: the worktree unless told otherwise.

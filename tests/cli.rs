@@ -224,3 +224,43 @@ fn a_missing_directory_is_an_io_error() {
     let out = bin().args(["audit", "does/not/exist"]).output().expect("runs");
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn every_command_has_examples_a_man_page_and_completions() {
+    let run = |args: &[&str]| {
+        let out = bin().args(args).output().expect("runs");
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let commands =
+        ["show", "vars", "audit", "check", "diff", "init", "explain", "completions", "man"];
+    for c in commands {
+        let (code, help) = run(&[c, "--help"]);
+        assert_eq!(code, Some(0));
+        assert!(
+            help.contains("Examples") && help.contains("\n  override-guard "),
+            "`{c} --help` has no examples:\n{help}"
+        );
+        let (code, page) = run(&["man", c]);
+        assert_eq!(code, Some(0));
+        assert!(page.contains(&format!(".TH override-guard-{c} 1")), "{page}");
+    }
+    let (code, page) = run(&["man"]);
+    assert_eq!(code, Some(0));
+    assert!(page.contains(".TH override-guard 1"), "{page}");
+    for c in commands {
+        assert!(page.contains(c), "the main page lists {c}");
+    }
+    assert_eq!(run(&["man", "nope"]).0, Some(2));
+    for (shell, marker) in [
+        ("bash", "complete -F _override__guard"),
+        ("zsh", "#compdef override-guard"),
+        ("fish", "complete -c override-guard"),
+        ("elvish", "override-guard"),
+        ("powershell", "override-guard"),
+    ] {
+        let (code, script) = run(&["completions", shell]);
+        assert_eq!(code, Some(0));
+        assert!(script.contains(marker), "{shell}: {script}");
+        assert!(script.contains("audit") && script.contains("new-only"), "{shell}");
+    }
+}
