@@ -208,7 +208,14 @@ fn vars_cmd(
             }
         });
     }
-    let env = std::env::vars().filter(|(k, _)| k.starts_with("TF_VAR_")).collect();
+    // vars_os: an unrelated variable that is not UTF-8 must not stop the run; a TF_VAR_
+    // one that is not is read as Terraform would not: lossily (Go strings are bytes).
+    let env = std::env::vars_os()
+        .filter_map(|(k, v)| {
+            let k = k.into_string().ok()?;
+            k.starts_with("TF_VAR_").then(|| (k, v.to_string_lossy().into_owned()))
+        })
+        .collect();
     let r = crate::vars::collect(&m, &Inputs { auto, cli, env });
     let module = display_root(dir);
     match format {
@@ -244,7 +251,10 @@ fn audit_cmd(
         let Some(policy) = load_policy(found, args, style)? else { return Ok(Outcome::Error) };
         let src = WorktreeSource::tree(path);
         let prefix = policy_prefix(path, &policy);
-        let run = audit_source(&src, engine, &policy, &prefix, today(), &Progress::new())?;
+        // Errors name files as findings do: under the audited directory.
+        let run = audit_source(&src, engine, &policy, &prefix, today(), &Progress::new()).map_err(
+            |e| SourceError { path: crate::source::join(&display_root(path), &e.path), ..e },
+        )?;
         disk_notes(&src, &display_root(path));
         (run, policy)
     };

@@ -1,5 +1,6 @@
 //! One integration-test binary (see Cargo.toml `[[test]]`).
 
+mod adversarial;
 mod cli;
 mod git;
 mod merge;
@@ -7,6 +8,7 @@ mod nothing_lost;
 mod opentofu;
 mod policy;
 mod precommit;
+mod props;
 mod sarif;
 mod types;
 mod untrusted;

@@ -149,6 +149,9 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
                 let errors = super::types::variable_errors(b, false);
                 m.diagnostics.extend(errors);
             }
+            // Data blocks nested in this check, registered once the check's place in the
+            // module is known (a duplicate check may be dropped, or replace another).
+            let mut nested = Vec::new();
             if b.kind == "check" {
                 for (j, inner) in b.body.items.iter().enumerate() {
                     if let Item::Block(d) = inner
@@ -163,7 +166,7 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
                                     prev,
                                 ));
                         } else {
-                            st.nested_data.insert(key, (m.blocks.len(), j));
+                            nested.push((key, j));
                         }
                     }
                 }
@@ -173,17 +176,29 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
             } else {
                 st.index.get(&addr).map(|&i| m.blocks[i].def_span)
             };
-            match existing {
+            let stored = match existing {
                 None => {
                     st.index.insert(addr, m.blocks.len());
                     m.blocks.push(b.clone());
+                    Some(m.blocks.len() - 1)
                 }
                 Some(prev) => {
                     let (summary, detail, last_wins) = duplicate_text(m, b, prev, tofu);
                     m.diagnostics.push(duplicate(&summary, detail, b.def_span, prev));
-                    if last_wins && let Some(&i) = st.index.get(&addr) {
-                        m.blocks[i] = b.clone();
+                    match st.index.get(&addr) {
+                        Some(&i) if last_wins => {
+                            m.blocks[i] = b.clone();
+                            Some(i)
+                        }
+                        _ => None,
                     }
+                }
+            };
+            if let Some(i) = stored {
+                // A replaced check takes its nested data blocks with it.
+                st.nested_data.retain(|_, (c, _)| *c != i);
+                for (key, j) in nested {
+                    st.nested_data.insert(key, (i, j));
                 }
             }
         }

@@ -6,7 +6,7 @@
 //! are resolved by how any native-syntax layer of the same object writes that name; when
 //! no layer does, name-level replacement gives the same result either way (spec §6).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::terraform::json;
 use crate::terraform::{Attr, Body, Item, Span};
@@ -28,25 +28,29 @@ pub(super) fn merge_body(base: &mut Body, over: &Body, skip: &[&str]) {
     resolve_json(base, &mut over);
 
     let mut over_blocks = Vec::new();
+    // Where each name's attribute is (else its JSON property): one lookup per overriding
+    // attribute, not a scan of the body (an override of thousands of attributes stays
+    // linear). Rebuilt after a JSON property moves items around.
+    let mut index: Option<HashMap<String, usize>> = None;
     for item in over.items {
         match item {
             Item::Attr(a) => {
-                let pos =
-                    base.items.iter().position(|i| matches!(i, Item::Attr(b) if b.name == a.name));
-                let pos = pos.or_else(|| {
-                    base.items.iter().position(|i| matches!(i, Item::Json(j) if j.name == a.name))
-                });
-                match pos {
+                let idx = index.get_or_insert_with(|| attr_index(&base.items));
+                match idx.get(&a.name).copied() {
                     Some(p) => {
                         let old = item_span_and_history(&base.items[p]);
                         let mut a = a;
                         a.displaced = old;
                         base.items[p] = Item::Attr(a);
                     }
-                    None => base.items.push(Item::Attr(a)),
+                    None => {
+                        idx.insert(a.name.clone(), base.items.len());
+                        base.items.push(Item::Attr(a));
+                    }
                 }
             }
             Item::Json(mut j) => {
+                index = None;
                 let mut first = None;
                 let mut displaced = Vec::new();
                 let mut k = 0;
@@ -91,6 +95,22 @@ pub(super) fn merge_body(base: &mut Body, over: &Body, skip: &[&str]) {
         }
         base.items.push(Item::Block(b));
     }
+}
+
+/// The first attribute of each name, else the first JSON property of that name.
+fn attr_index(items: &[Item]) -> HashMap<String, usize> {
+    let mut idx = HashMap::new();
+    for (k, i) in items.iter().enumerate() {
+        if let Item::Json(j) = i {
+            idx.entry(j.name.clone()).or_insert(k);
+        }
+    }
+    for (k, i) in items.iter().enumerate().rev() {
+        if let Item::Attr(a) = i {
+            idx.insert(a.name.clone(), k);
+        }
+    }
+    idx
 }
 
 fn item_span_and_history(i: &Item) -> Vec<Span> {

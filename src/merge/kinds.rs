@@ -276,10 +276,12 @@ fn merge_object(m: &mut Module, st: &mut State, o: &Block) {
         m.diagnostics.push(missing_base(o));
         return;
     };
+    // The indexes come from the append step; a stale one is a bug, never a panic.
+    let Some(block) = m.blocks.get(i) else { return };
     let mut base = match nested {
-        None => m.blocks[i].clone(),
-        Some(j) => match m.blocks[i].body.items.get(j) {
-            Some(Item::Block(d)) => d.clone(),
+        None => block.clone(),
+        Some(j) => match block.body.items.get(j) {
+            Some(Item::Block(d)) if d.kind == "data" => d.clone(),
             _ => return,
         },
     };

@@ -252,17 +252,20 @@ fn parsed(m: &Module, file: FileId) -> Option<&ParsedFile> {
 
 /// Spans of the items of `body` (recursively) that contain `span`, outermost first.
 fn enclosing(body: &Body, span: Span, out: &mut Vec<Span>) {
-    for i in &body.items {
-        let s = match i {
-            Item::Attr(a) => a.span,
-            Item::Block(b) => b.span,
-            Item::Json(j) => j.span,
-        };
-        if s.start <= span.start && span.end <= s.end {
-            out.push(s);
-            if let Item::Block(b) = i {
-                enclosing(&b.body, span, out);
-            }
+    let item_span = |i: &Item| match i {
+        Item::Attr(a) => a.span,
+        Item::Block(b) => b.span,
+        Item::Json(j) => j.span,
+    };
+    // Items are in source order and do not overlap: only the last one starting at or
+    // before `span` can contain it (a binary search, not a scan per finding).
+    let at = body.items.partition_point(|i| item_span(i).start <= span.start);
+    let Some(i) = at.checked_sub(1).and_then(|k| body.items.get(k)) else { return };
+    let s = item_span(i);
+    if s.start <= span.start && span.end <= s.end {
+        out.push(s);
+        if let Item::Block(b) = i {
+            enclosing(&b.body, span, out);
         }
     }
 }

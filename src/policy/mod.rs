@@ -70,13 +70,18 @@ impl Site {
         }
     }
 
-    /// 1-based line and column (in characters) of a byte offset of this site's file.
+    /// 1-based line and column (in characters) of a byte offset of this site's file. A
+    /// byte-order mark is not a column (editors and Terraform start the line after it).
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.source.len());
-        let before = self.source.get(..offset).unwrap_or("");
-        let line = before.matches('\n').count() + 1;
-        let start = before.rfind('\n').map_or(0, |i| i + 1);
-        let col = before.get(start..).map_or(offset - start, |s| s.chars().count());
+        let starts = line_starts(&self.source);
+        let line = starts.partition_point(|&s| s <= offset);
+        let start = starts[line - 1];
+        let text = self.source.get(start..offset);
+        let mut col = text.map_or(offset - start, |s| s.chars().count());
+        if start == 0 && col > 0 && self.source.starts_with('\u{feff}') {
+            col -= 1;
+        }
         (line, col + 1)
     }
 
@@ -87,6 +92,32 @@ impl Site {
     pub fn end_line_col(&self) -> (usize, usize) {
         self.line_col(self.end)
     }
+}
+
+/// The offsets at which the lines of `text` start. Reports ask for the line of every
+/// finding, and a file can have thousands: the last few files' line tables are kept
+/// (per thread), so each file is scanned once instead of once per finding.
+fn line_starts(text: &Arc<str>) -> Arc<[usize]> {
+    type Cache = std::cell::RefCell<Vec<(Arc<str>, Arc<[usize]>)>>;
+    thread_local! {
+        static CACHE: Cache = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if let Some(i) = c.iter().position(|(t, _)| Arc::ptr_eq(t, text)) {
+            let hit = c.remove(i);
+            let starts = hit.1.clone();
+            c.push(hit);
+            return starts;
+        }
+        let starts: Arc<[usize]> =
+            std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        if c.len() == 8 {
+            c.remove(0);
+        }
+        c.push((text.clone(), starts.clone()));
+        starts
+    })
 }
 
 /// One finding: a rule, its level for this place, what is wrong, and where.

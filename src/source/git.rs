@@ -478,7 +478,14 @@ impl GitSource {
         let mut notes = Vec::new();
         let prefix = if view.base.is_empty() { String::new() } else { format!("{}/", view.base) };
         for e in entries {
-            let Ok(path) = e.path.to_str() else { continue };
+            let Ok(path) = e.path.to_str() else {
+                // Terraform reads such a file; skipping it would judge a module without it.
+                let lossy = e.path.to_str_lossy();
+                if lossy.starts_with(prefix.as_str()) && discover::is_module_file(split(&lossy).1) {
+                    return Err(err(lossy.into_owned(), super::worktree::NOT_UTF8));
+                }
+                continue;
+            };
             let Some(rel) = path.strip_prefix(prefix.as_str()) else { continue };
             if !view.recursive && rel.contains('/') {
                 continue;

@@ -9,6 +9,9 @@ use std::sync::Mutex;
 use super::{Source, SourceError, join, split};
 use crate::terraform::discover;
 
+/// Why a configuration file whose path is not UTF-8 stops the run.
+pub const NOT_UTF8: &str = "the path is not valid UTF-8: override-guard cannot judge the module Terraform would load; rename it";
+
 /// A directory on disk, read recursively or not.
 #[derive(Clone, Debug)]
 pub struct WorktreeSource {
@@ -100,7 +103,14 @@ impl Source for WorktreeSource {
             let Ok(rel) = entry.path().strip_prefix(&self.root) else {
                 continue;
             };
-            let Some(rel) = rel.to_str() else { continue };
+            let Some(rel) = rel.to_str() else {
+                // Terraform reads such a file; skipping it would judge a module without it.
+                let lossy = rel.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/");
+                if discover::is_module_file(split(&lossy).1) {
+                    return Err(self.err(&lossy, NOT_UTF8));
+                }
+                continue;
+            };
             let rel = rel.replace(std::path::MAIN_SEPARATOR, "/");
             let (dir, name) = split(&rel);
             if !discover::is_module_file(name) {
@@ -128,6 +138,10 @@ impl Source for WorktreeSource {
         let meta = std::fs::metadata(&full).map_err(|e| self.err(path, e))?;
         if meta.is_dir() {
             return Err(self.err(path, "is a directory"));
+        }
+        if !meta.is_file() {
+            // A FIFO or a device would block or never end.
+            return Err(self.err(path, "not a regular file; not read"));
         }
         std::fs::read(&full).map_err(|e| self.err(&join("", path), e))
     }

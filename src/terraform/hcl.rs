@@ -83,10 +83,20 @@ fn earlier_attribute(text: &str, at: usize) -> Option<(String, usize)> {
 }
 
 /// Quick bracket-depth scan so pathological nesting never reaches the recursive parser.
+/// Brackets in comments, string literals and heredocs are text, not nesting, but the
+/// `${ … }` and `%{ … }` of templates are; when the scan ends inside a string, heredoc or
+/// comment (the parser will reject the file, after reading how far?), every bracket counts.
 pub(crate) fn nesting_too_deep(input: &str) -> Option<usize> {
+    match lexical_depth(input.as_bytes()) {
+        Ok(found) => found,
+        Err(()) => naive_depth(input.as_bytes()),
+    }
+}
+
+fn naive_depth(b: &[u8]) -> Option<usize> {
     let mut depth = 0usize;
-    for (i, b) in input.bytes().enumerate() {
-        match b {
+    for (i, c) in b.iter().enumerate() {
+        match c {
             b'{' | b'[' | b'(' => {
                 depth += 1;
                 if depth > MAX_DEPTH {
@@ -98,6 +108,110 @@ pub(crate) fn nesting_too_deep(input: &str) -> Option<usize> {
         }
     }
     None
+}
+
+/// What the scan is inside of.
+enum Frame<'a> {
+    /// `{`, `[` or `(` in an expression.
+    Bracket,
+    /// `${` or `%{` in a template: an expression until its `}`.
+    Interp,
+    /// A quoted string.
+    Str,
+    /// A heredoc, until a line holding only its marker.
+    Heredoc(&'a [u8]),
+}
+
+/// The offset where nesting passes [`MAX_DEPTH`], or `Err` when the input ends inside a
+/// string, heredoc or comment.
+fn lexical_depth(b: &[u8]) -> Result<Option<usize>, ()> {
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut depth = 0usize;
+    let mut i = 0;
+    let line_end =
+        |from: usize| b[from..].iter().position(|&c| c == b'\n').map_or(b.len(), |p| from + p);
+    while i < b.len() {
+        let c = b[i];
+        let next = b.get(i + 1).copied();
+        match stack.last() {
+            Some(Frame::Str) => match c {
+                b'\\' => i += 1,
+                b'"' => {
+                    stack.pop();
+                }
+                b'$' | b'%' if next == Some(c) && b.get(i + 2) == Some(&b'{') => i += 2,
+                b'$' | b'%' if next == Some(b'{') => {
+                    stack.push(Frame::Interp);
+                    depth += 1;
+                    i += 1;
+                }
+                _ => {}
+            },
+            Some(Frame::Heredoc(marker)) => {
+                let at_line_start = i == 0 || b[i - 1] == b'\n';
+                let end = line_end(i);
+                if at_line_start && b[i..end].trim_ascii() == *marker {
+                    stack.pop();
+                    i = end;
+                    continue;
+                }
+                match c {
+                    b'$' | b'%' if next == Some(c) && b.get(i + 2) == Some(&b'{') => i += 2,
+                    b'$' | b'%' if next == Some(b'{') => {
+                        stack.push(Frame::Interp);
+                        depth += 1;
+                        i += 1;
+                    }
+                    _ => {}
+                }
+            }
+            _ => match c {
+                b'"' => stack.push(Frame::Str),
+                b'#' => i = line_end(i),
+                b'/' if next == Some(b'/') => i = line_end(i),
+                b'/' if next == Some(b'*') => {
+                    let close = b[i + 2..].windows(2).position(|w| w == b"*/").ok_or(())?;
+                    i += 2 + close + 1;
+                }
+                b'<' if next == Some(b'<') => {
+                    let start = i + 2 + usize::from(b.get(i + 2) == Some(&b'-'));
+                    let end = line_end(start);
+                    let marker = b[start..end].trim_ascii();
+                    if !marker.is_empty()
+                        && marker
+                            .iter()
+                            .all(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'-')
+                    {
+                        stack.push(Frame::Heredoc(marker));
+                        i = end;
+                    }
+                }
+                b'{' | b'[' | b'(' => {
+                    stack.push(Frame::Bracket);
+                    depth += 1;
+                    if depth > MAX_DEPTH {
+                        return Ok(Some(i));
+                    }
+                }
+                b'}' | b']' | b')' => {
+                    if matches!(stack.last(), Some(Frame::Bracket | Frame::Interp)) {
+                        stack.pop();
+                        depth -= 1;
+                    }
+                }
+                _ => {}
+            },
+        }
+        if depth > MAX_DEPTH {
+            return Ok(Some(i));
+        }
+        i += 1;
+    }
+    if stack.iter().any(|f| matches!(f, Frame::Str | Frame::Heredoc(_))) {
+        Err(())
+    } else {
+        Ok(None)
+    }
 }
 
 /// Terraform's wording for the syntax errors it shares with hcl-edit; hcl-edit's own
@@ -265,5 +379,30 @@ mod tests {
         let text = format!("x = {}1{}\n", "[".repeat(10_000), "]".repeat(10_000));
         let err = parse(0, &text).expect_err("too deep");
         assert_eq!(err.summary, "Nesting too deep");
+    }
+
+    #[test]
+    fn brackets_in_comments_strings_and_heredocs_are_not_nesting() {
+        let open = "(".repeat(300);
+        for text in [
+            format!("# {open}\nx = 1\n"),
+            format!("// {open}\nx = 1\n"),
+            format!("/* {open} */\nx = 1\n"),
+            format!("x = \"{open}\"\n"),
+            format!("x = \"\\\"{open}\"\n"),
+            format!("x = \"$${{{open}\"\n"),
+            format!("x = <<EOT\n{open}\nEOT\ny = 1\n"),
+            format!("x = <<-EOT\n  {open}\n  EOT\n"),
+        ] {
+            assert_eq!(nesting_too_deep(&text), None, "{text}");
+        }
+        // The expressions of templates do nest, in strings and heredocs alike.
+        let deep = format!("{}1{}", "[".repeat(300), "]".repeat(300));
+        assert!(nesting_too_deep(&format!("x = \"${{{deep}}}\"\n")).is_some());
+        assert!(nesting_too_deep(&format!("x = <<EOT\n${{{deep}}}\nEOT\n")).is_some());
+        // A file that ends inside a string counts every bracket: the parser may read it
+        // differently.
+        assert!(nesting_too_deep(&format!("x = \"{open}\n")).is_some());
+        assert!(nesting_too_deep(&format!("/* {open}\n")).is_some());
     }
 }

@@ -172,6 +172,36 @@ impl Decoder<'_> {
                     self.blocks(name, name_span, labels, child, value, &mut Vec::new(), &mut out);
                     items.extend(out.into_iter().map(Item::Block));
                 }
+                // At the top level every property names a block type: an unknown one is an
+                // error whatever its value (a misspelt `resourse` must not vanish quietly).
+                Prop::Unknown if schema == Schema::Top => {
+                    let known = [
+                        "action",
+                        "check",
+                        "data",
+                        "ephemeral",
+                        "import",
+                        "locals",
+                        "module",
+                        "moved",
+                        "output",
+                        "provider",
+                        "removed",
+                        "resource",
+                        "terraform",
+                        "variable",
+                    ];
+                    let hint = known
+                        .iter()
+                        .find(|k| strsim::levenshtein(k, name) < 3)
+                        .map(|k| format!(" Did you mean \"{k}\"?"))
+                        .unwrap_or_default();
+                    self.diags.push(Diagnostic::error(
+                        "Extraneous JSON object property",
+                        format!("No argument or block type is named \"{name}\".{hint}"),
+                        name_span,
+                    ))
+                }
                 Prop::Unknown
                     if matches!(
                         value.value,
@@ -186,11 +216,6 @@ impl Decoder<'_> {
                         displaced: Vec::new(),
                     }))
                 }
-                Prop::Unknown if schema == Schema::Top => self.diags.push(Diagnostic::error(
-                    "Extraneous JSON object property",
-                    format!("No argument or block type is named \"{name}\"."),
-                    name_span,
-                )),
                 prop => {
                     if let Some(prev) = items.iter().find_map(|i| match i {
                         Item::Attr(a) if a.name == *name => Some(a.name_span),
