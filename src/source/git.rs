@@ -363,12 +363,15 @@ pub struct GitSource {
     label: String,
     view: View,
     /// View-relative configuration file paths, with their bytes once loaded.
-    files: BTreeMap<String, (gix::ObjectId, Option<Vec<u8>>)>,
+    files: BTreeMap<String, Blob>,
     /// Repository-relative paths of every policy file.
     policies: BTreeMap<String, gix::ObjectId>,
     /// (repository-relative path, what was skipped and why).
     notes: Vec<(String, String)>,
 }
+
+/// A file's blob id, with its bytes once loaded.
+type Blob = (gix::ObjectId, Option<Vec<u8>>);
 
 /// HEAD and the index, and what differs between them (see [`Git::staged`]).
 pub struct Staged {
@@ -473,7 +476,7 @@ impl GitSource {
         view: View,
         entries: &[Entry<'_>],
     ) -> Result<GitSource, SourceError> {
-        let mut files = BTreeMap::new();
+        let mut files: Vec<(String, Blob)> = Vec::with_capacity(entries.len());
         let mut policies = BTreeMap::new();
         let mut notes = Vec::new();
         let prefix = if view.base.is_empty() { String::new() } else { format!("{}/", view.base) };
@@ -520,8 +523,11 @@ impl GitSource {
             } else {
                 continue;
             };
-            files.insert(rel.to_string(), (id, None));
+            files.push((rel.to_string(), (id, None)));
         }
+        // Index and tree entries come sorted: collecting builds the map in one pass
+        // instead of searching it per entry (60,000 entries in a large monorepo).
+        let files = files.into_iter().collect();
         Ok(GitSource { label, view, files, policies, notes })
     }
 
@@ -542,6 +548,27 @@ impl Source for GitSource {
         for path in self.files.keys() {
             let (dir, name) = split(path);
             out.entry(dir.to_string()).or_default().push(name.to_string());
+        }
+        Ok(super::only_modules(out))
+    }
+
+    fn modules_in(
+        &self,
+        dirs: &BTreeSet<String>,
+    ) -> Result<BTreeMap<String, Vec<String>>, SourceError> {
+        use std::ops::Bound;
+        let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for dir in dirs {
+            // A directory's files sort together, right after `dir/` (or anywhere, at the root).
+            let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
+            let range =
+                self.files.range::<str, _>((Bound::Included(prefix.as_str()), Bound::Unbounded));
+            for path in range.map(|(p, _)| p).take_while(|p| p.starts_with(prefix.as_str())) {
+                let (d, name) = split(path);
+                if d == dir {
+                    out.entry(dir.clone()).or_default().push(name.to_string());
+                }
+            }
         }
         Ok(super::only_modules(out))
     }
