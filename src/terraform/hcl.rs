@@ -24,10 +24,25 @@ pub fn parse(file: FileId, text: &str) -> Result<ParsedFile, Diagnostic> {
 pub fn parse_named(file: FileId, path: &str, text: &str) -> Result<ParsedFile, Diagnostic> {
     let offset = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let input = &text[offset..];
-    if let Some(pos) = nesting_too_deep(input) {
+    let scan = lexical_depth(input.as_bytes());
+    let too_deep = match &scan {
+        Ok(s) => s.too_deep,
+        Err(()) => naive_depth(input.as_bytes()),
+    };
+    if let Some(pos) = too_deep {
         return Err(Diagnostic::error(
             "Nesting too deep",
             format!("Expressions and blocks may be nested at most {MAX_DEPTH} levels deep."),
+            Span::new(file, pos + offset, pos + offset + 1),
+        ));
+    }
+    // hcl-edit backtracks exponentially over unclosed brackets (`c=1+1*(1+1*(…`: a few
+    // dozen take minutes); such a file is an error whatever follows, so say so first.
+    if let Ok(Scan { unclosed: Some(pos), .. }) = scan {
+        let (summary, detail) = unclosed_text(input, pos);
+        return Err(Diagnostic::error(
+            summary,
+            detail,
             Span::new(file, pos + offset, pos + offset + 1),
         ));
     }
@@ -88,9 +103,40 @@ fn earlier_attribute(text: &str, at: usize) -> Option<(String, usize)> {
 /// comment (the parser will reject the file, after reading how far?), every bracket counts.
 pub(crate) fn nesting_too_deep(input: &str) -> Option<usize> {
     match lexical_depth(input.as_bytes()) {
-        Ok(found) => found,
+        Ok(scan) => scan.too_deep,
         Err(()) => naive_depth(input.as_bytes()),
     }
+}
+
+/// Terraform's words for a bracket left open at the end of a file.
+fn unclosed_text(input: &str, at: usize) -> (&'static str, &'static str) {
+    let before = input[..at].trim_end().chars().last();
+    match input.as_bytes()[at] {
+        b'(' => (
+            "Unbalanced parentheses",
+            "Expected a closing parenthesis to terminate the expression.",
+        ),
+        b'[' => (
+            "Unterminated tuple constructor expression",
+            "There is no corresponding closing bracket before the end of the file. This may be caused by incorrect bracket nesting elsewhere in this file.",
+        ),
+        // A brace after a value position opens an object; otherwise a block body.
+        _ if matches!(before, Some('=' | ':' | '(' | '[' | ',' | '?')) => (
+            "Unterminated object constructor expression",
+            "There is no corresponding closing brace before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.",
+        ),
+        _ => (
+            "Unclosed configuration block",
+            "There is no closing brace for this block before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.",
+        ),
+    }
+}
+
+/// What [`lexical_depth`] finds: where nesting passes [`MAX_DEPTH`], and the first
+/// bracket still open at the end of the input.
+struct Scan {
+    too_deep: Option<usize>,
+    unclosed: Option<usize>,
 }
 
 fn naive_depth(b: &[u8]) -> Option<usize> {
@@ -112,8 +158,8 @@ fn naive_depth(b: &[u8]) -> Option<usize> {
 
 /// What the scan is inside of.
 enum Frame<'a> {
-    /// `{`, `[` or `(` in an expression.
-    Bracket,
+    /// `{`, `[` or `(` in an expression, at this offset.
+    Bracket(usize),
     /// `${` or `%{` in a template: an expression until its `}`.
     Interp,
     /// A quoted string.
@@ -124,7 +170,7 @@ enum Frame<'a> {
 
 /// The offset where nesting passes [`MAX_DEPTH`], or `Err` when the input ends inside a
 /// string, heredoc or comment.
-fn lexical_depth(b: &[u8]) -> Result<Option<usize>, ()> {
+fn lexical_depth(b: &[u8]) -> Result<Scan, ()> {
     let mut stack: Vec<Frame> = Vec::new();
     let mut depth = 0usize;
     let mut i = 0;
@@ -187,14 +233,14 @@ fn lexical_depth(b: &[u8]) -> Result<Option<usize>, ()> {
                     }
                 }
                 b'{' | b'[' | b'(' => {
-                    stack.push(Frame::Bracket);
+                    stack.push(Frame::Bracket(i));
                     depth += 1;
                     if depth > MAX_DEPTH {
-                        return Ok(Some(i));
+                        return Ok(Scan { too_deep: Some(i), unclosed: None });
                     }
                 }
                 b'}' | b']' | b')' => {
-                    if matches!(stack.last(), Some(Frame::Bracket | Frame::Interp)) {
+                    if matches!(stack.last(), Some(Frame::Bracket(_) | Frame::Interp)) {
                         stack.pop();
                         depth -= 1;
                     }
@@ -203,15 +249,18 @@ fn lexical_depth(b: &[u8]) -> Result<Option<usize>, ()> {
             },
         }
         if depth > MAX_DEPTH {
-            return Ok(Some(i));
+            return Ok(Scan { too_deep: Some(i), unclosed: None });
         }
         i += 1;
     }
     if stack.iter().any(|f| matches!(f, Frame::Str | Frame::Heredoc(_))) {
-        Err(())
-    } else {
-        Ok(None)
+        return Err(());
     }
+    let unclosed = stack.iter().find_map(|f| match f {
+        Frame::Bracket(at) => Some(*at),
+        _ => None,
+    });
+    Ok(Scan { too_deep: None, unclosed })
 }
 
 /// Terraform's wording for the syntax errors it shares with hcl-edit; hcl-edit's own
@@ -404,5 +453,23 @@ mod tests {
         // differently.
         assert!(nesting_too_deep(&format!("x = \"{open}\n")).is_some());
         assert!(nesting_too_deep(&format!("/* {open}\n")).is_some());
+    }
+
+    #[test]
+    fn unclosed_brackets_are_refused_before_the_parser_backtracks() {
+        // Found by fuzzing (tests/fixtures/fuzz/): hcl-edit takes exponential time here.
+        let text = format!("c = {}\n", "1+1*(".repeat(60));
+        let err = parse(0, &text).expect_err("unclosed");
+        assert_eq!(err.summary, "Unbalanced parentheses");
+        let fixture = include_str!("../../tests/fixtures/fuzz/hcl-exponential-unclosed-parens.tf");
+        assert!(parse(0, fixture).is_err());
+        assert_eq!(
+            parse(0, "x = [1, 2\n").expect_err("").summary,
+            "Unterminated tuple constructor expression"
+        );
+        assert_eq!(
+            parse(0, "resource \"a\" \"b\" {\n").expect_err("").summary,
+            "Unclosed configuration block"
+        );
     }
 }
