@@ -27,7 +27,7 @@ pub fn parse_named(file: FileId, path: &str, text: &str) -> Result<ParsedFile, D
     let scan = lexical_depth(input.as_bytes());
     let too_deep = match &scan {
         Ok(s) => s.too_deep,
-        Err(()) => naive_depth(input.as_bytes()),
+        Err(_) => naive_depth(input.as_bytes()),
     };
     if let Some(pos) = too_deep {
         return Err(Diagnostic::error(
@@ -38,6 +38,19 @@ pub fn parse_named(file: FileId, path: &str, text: &str) -> Result<ParsedFile, D
     }
     // hcl-edit backtracks exponentially over unclosed brackets (`c=1+1*(1+1*(…`: a few
     // dozen take minutes); such a file is an error whatever follows, so say so first.
+    // A string or heredoc left open: an error too, and the same backtracking risk.
+    if let Err(pos) = scan {
+        let (summary, detail) = if input.as_bytes()[pos] == b'/' {
+            ("Unterminated comment", "There is no closing marker for this comment.")
+        } else {
+            ("Unterminated template string", "No closing marker was found for the string.")
+        };
+        return Err(Diagnostic::error(
+            summary,
+            detail,
+            Span::new(file, pos + offset, pos + offset + 1),
+        ));
+    }
     if let Ok(Scan { unclosed: Some(pos), .. }) = scan {
         let (summary, detail) = unclosed_text(input, pos);
         return Err(Diagnostic::error(
@@ -104,7 +117,7 @@ fn earlier_attribute(text: &str, at: usize) -> Option<(String, usize)> {
 pub(crate) fn nesting_too_deep(input: &str) -> Option<usize> {
     match lexical_depth(input.as_bytes()) {
         Ok(scan) => scan.too_deep,
-        Err(()) => naive_depth(input.as_bytes()),
+        Err(_) => naive_depth(input.as_bytes()),
     }
 }
 
@@ -162,15 +175,15 @@ enum Frame<'a> {
     Bracket(usize),
     /// `${` or `%{` in a template: an expression until its `}`.
     Interp,
-    /// A quoted string.
-    Str,
-    /// A heredoc, until a line holding only its marker.
-    Heredoc(&'a [u8]),
+    /// A quoted string, opened at this offset.
+    Str(usize),
+    /// A heredoc, until a line holding only its marker; opened at this offset.
+    Heredoc(&'a [u8], usize),
 }
 
 /// The offset where nesting passes [`MAX_DEPTH`], or `Err` when the input ends inside a
 /// string, heredoc or comment.
-fn lexical_depth(b: &[u8]) -> Result<Scan, ()> {
+fn lexical_depth(b: &[u8]) -> Result<Scan, usize> {
     let mut stack: Vec<Frame> = Vec::new();
     let mut depth = 0usize;
     let mut i = 0;
@@ -180,7 +193,7 @@ fn lexical_depth(b: &[u8]) -> Result<Scan, ()> {
         let c = b[i];
         let next = b.get(i + 1).copied();
         match stack.last() {
-            Some(Frame::Str) => match c {
+            Some(Frame::Str(_)) => match c {
                 b'\\' => i += 1,
                 b'"' => {
                     stack.pop();
@@ -193,7 +206,7 @@ fn lexical_depth(b: &[u8]) -> Result<Scan, ()> {
                 }
                 _ => {}
             },
-            Some(Frame::Heredoc(marker)) => {
+            Some(Frame::Heredoc(marker, _)) => {
                 let at_line_start = i == 0 || b[i - 1] == b'\n';
                 let end = line_end(i);
                 if at_line_start && b[i..end].trim_ascii() == *marker {
@@ -212,11 +225,11 @@ fn lexical_depth(b: &[u8]) -> Result<Scan, ()> {
                 }
             }
             _ => match c {
-                b'"' => stack.push(Frame::Str),
+                b'"' => stack.push(Frame::Str(i)),
                 b'#' => i = line_end(i),
                 b'/' if next == Some(b'/') => i = line_end(i),
                 b'/' if next == Some(b'*') => {
-                    let close = b[i + 2..].windows(2).position(|w| w == b"*/").ok_or(())?;
+                    let close = b[i + 2..].windows(2).position(|w| w == b"*/").ok_or(i)?;
                     i += 2 + close + 1;
                 }
                 b'<' if next == Some(b'<') => {
@@ -228,7 +241,7 @@ fn lexical_depth(b: &[u8]) -> Result<Scan, ()> {
                             .iter()
                             .all(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'-')
                     {
-                        stack.push(Frame::Heredoc(marker));
+                        stack.push(Frame::Heredoc(marker, i));
                         i = end;
                     }
                 }
@@ -253,8 +266,11 @@ fn lexical_depth(b: &[u8]) -> Result<Scan, ()> {
         }
         i += 1;
     }
-    if stack.iter().any(|f| matches!(f, Frame::Str | Frame::Heredoc(_))) {
-        return Err(());
+    if let Some(at) = stack.iter().find_map(|f| match f {
+        Frame::Str(at) | Frame::Heredoc(_, at) => Some(*at),
+        _ => None,
+    }) {
+        return Err(at);
     }
     let unclosed = stack.iter().find_map(|f| match f {
         Frame::Bracket(at) => Some(*at),
@@ -463,6 +479,10 @@ mod tests {
         assert_eq!(err.summary, "Unbalanced parentheses");
         let fixture = include_str!("../../tests/fixtures/fuzz/hcl-exponential-unclosed-parens.tf");
         assert!(parse(0, fixture).is_err());
+        // Also found by fuzzing: unclosed `%{` and a heredoc without its marker (15 s).
+        let slow = include_bytes!("../../tests/fixtures/fuzz/hcl-slow-unterminated-heredoc.tf");
+        let err = parse(0, &String::from_utf8_lossy(slow)).expect_err("unterminated");
+        assert_eq!(err.summary, "Unterminated template string");
         assert_eq!(
             parse(0, "x = [1, 2\n").expect_err("").summary,
             "Unterminated tuple constructor expression"
