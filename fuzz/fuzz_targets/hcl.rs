@@ -13,7 +13,12 @@ fuzz_target!(|data: &[u8]| {
     // valid input of the parser, so keep the fuzzer's bytes usable rather than rejecting.
     let text = String::from_utf8_lossy(data);
     if let Err(d) = hcl::parse_named(0, "main.tf", &text) {
-        let src = SourceText::new("main.tf".into(), FileClass::Primary, Syntax::Hcl, Arc::from(text.as_ref()));
+        let src = SourceText::new(
+            "main.tf".into(),
+            FileClass::Primary,
+            Syntax::Hcl,
+            Arc::from(text.as_ref()),
+        );
         let files = Files { files: vec![src] };
         let _ = report::compact(&files, &d, "merge-error");
         let _ = report::human(&files, &d, "merge-error", Style::plain());

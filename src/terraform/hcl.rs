@@ -51,6 +51,13 @@ pub fn parse_named(file: FileId, path: &str, text: &str) -> Result<ParsedFile, D
             Span::new(file, pos + offset, pos + offset + 1),
         ));
     }
+    if let Ok(Scan { lone_lt: Some(pos), .. }) = scan {
+        return Err(Diagnostic::error(
+            "Invalid expression",
+            "Expected the start of an expression, but found an invalid expression token.",
+            Span::new(file, pos + offset, pos + offset + 1),
+        ));
+    }
     if let Ok(Scan { unclosed: Some(pos), .. }) = scan {
         let (summary, detail) = unclosed_text(input, pos);
         return Err(Diagnostic::error(
@@ -145,11 +152,25 @@ fn unclosed_text(input: &str, at: usize) -> (&'static str, &'static str) {
     }
 }
 
+/// Does the byte before offset `at` (spaces skipped) leave an operand expected there?
+fn operand_expected(b: &[u8], at: usize) -> bool {
+    let before = b[..at].trim_ascii_end();
+    match before.last() {
+        // `a.*` and `a[*]` end a splat, not a multiplication.
+        Some(b'*') => !matches!(before.get(before.len().wrapping_sub(2)), Some(b'.' | b'[')),
+        Some(c) => b"=(,[{?:!-+/%&|<>".contains(c),
+        None => false,
+    }
+}
+
 /// What [`lexical_depth`] finds: where nesting passes [`MAX_DEPTH`], and the first
 /// bracket still open at the end of the input.
 struct Scan {
     too_deep: Option<usize>,
     unclosed: Option<usize>,
+    /// The first `<` where an operand is expected (after `(`, `=`, an operator…): always
+    /// a syntax error, and one hcl-edit backtracks over exponentially in nested brackets.
+    lone_lt: Option<usize>,
 }
 
 fn naive_depth(b: &[u8]) -> Option<usize> {
@@ -186,6 +207,7 @@ enum Frame<'a> {
 fn lexical_depth(b: &[u8]) -> Result<Scan, usize> {
     let mut stack: Vec<Frame> = Vec::new();
     let mut depth = 0usize;
+    let mut lone_lt = None;
     let mut i = 0;
     let line_end =
         |from: usize| b[from..].iter().position(|&c| c == b'\n').map_or(b.len(), |p| from + p);
@@ -243,13 +265,16 @@ fn lexical_depth(b: &[u8]) -> Result<Scan, usize> {
                     {
                         stack.push(Frame::Heredoc(marker, i));
                         i = end;
+                    } else if lone_lt.is_none() && operand_expected(b, i) {
+                        lone_lt = Some(i);
                     }
                 }
+                b'<' if lone_lt.is_none() && operand_expected(b, i) => lone_lt = Some(i),
                 b'{' | b'[' | b'(' => {
                     stack.push(Frame::Bracket(i));
                     depth += 1;
                     if depth > MAX_DEPTH {
-                        return Ok(Scan { too_deep: Some(i), unclosed: None });
+                        return Ok(Scan { too_deep: Some(i), unclosed: None, lone_lt: None });
                     }
                 }
                 b'}' | b']' | b')' => {
@@ -262,7 +287,7 @@ fn lexical_depth(b: &[u8]) -> Result<Scan, usize> {
             },
         }
         if depth > MAX_DEPTH {
-            return Ok(Scan { too_deep: Some(i), unclosed: None });
+            return Ok(Scan { too_deep: Some(i), unclosed: None, lone_lt: None });
         }
         i += 1;
     }
@@ -276,7 +301,7 @@ fn lexical_depth(b: &[u8]) -> Result<Scan, usize> {
         Frame::Bracket(at) => Some(*at),
         _ => None,
     });
-    Ok(Scan { too_deep: None, unclosed })
+    Ok(Scan { too_deep: None, unclosed, lone_lt })
 }
 
 /// Terraform's wording for the syntax errors it shares with hcl-edit; hcl-edit's own
@@ -483,6 +508,11 @@ mod tests {
         let slow = include_bytes!("../../tests/fixtures/fuzz/hcl-slow-unterminated-heredoc.tf");
         let err = parse(0, &String::from_utf8_lossy(slow)).expect_err("unterminated");
         assert_eq!(err.summary, "Unterminated template string");
+        let lone = include_str!("../../tests/fixtures/fuzz/hcl-exponential-lone-lt.tf");
+        assert_eq!(parse(0, lone).expect_err("lone <").summary, "Invalid expression");
+        for ok in ["x = a < b\n", "x = a.* < b\n", "x = a[*] < 2\n", "x = (a) <= 1\n"] {
+            assert!(parse(0, ok).is_ok(), "{ok}");
+        }
         assert_eq!(
             parse(0, "x = [1, 2\n").expect_err("").summary,
             "Unterminated tuple constructor expression"
