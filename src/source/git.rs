@@ -535,11 +535,6 @@ impl GitSource {
     pub fn notes_for(&self, keep: impl Fn(&str) -> bool) -> Vec<(&str, &str)> {
         self.notes.iter().filter(|(p, _)| keep(p)).map(|(p, n)| (p.as_str(), n.as_str())).collect()
     }
-
-    /// Things skipped (submodules, symbolic links leading out of the repository).
-    pub fn notes(&self) -> Vec<String> {
-        self.notes.iter().map(|(p, n)| format!("{p}: {n}")).collect()
-    }
 }
 
 impl Source for GitSource {
