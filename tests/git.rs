@@ -11,21 +11,7 @@ use std::process::{Command, Output};
 
 use tempfile::TempDir;
 
-use crate::util::{assert_same_tree, bin, snapshot_tree};
-
-/// `git -c ...` settings every git call gets, so no user or system setting leaks in.
-const GIT_CONFIG: &[&str] = &[
-    "-c",
-    "init.defaultBranch=main",
-    "-c",
-    "commit.gpgsign=false",
-    "-c",
-    "tag.gpgsign=false",
-    "-c",
-    "core.autocrlf=false",
-    "-c",
-    "advice.detachedHead=false",
-];
+use crate::util::{SANDBOX_GIT_CONFIG as GIT_CONFIG, assert_same_tree, bin, snapshot_tree};
 
 /// The binary's path, for the hook (`OVERRIDE_GUARD`).
 const BIN: &str = env!("CARGO_BIN_EXE_override-guard");

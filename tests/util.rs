@@ -175,8 +175,9 @@ pub struct Sandbox {
     pub root: PathBuf,
 }
 
-/// `git -c ...` settings every git call of a [`Sandbox`] gets.
-const SANDBOX_GIT_CONFIG: &[&str] = &[
+/// `git -c ...` settings every git call of the tests gets, so no user or system setting
+/// leaks in.
+pub const SANDBOX_GIT_CONFIG: &[&str] = &[
     "-c",
     "init.defaultBranch=main",
     "-c",
