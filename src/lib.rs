@@ -11,6 +11,7 @@ pub mod audit;
 pub mod cli;
 pub mod cty;
 pub mod diag;
+pub mod fix;
 pub mod merge;
 pub mod policy;
 pub mod render;

@@ -126,10 +126,29 @@ pub fn unified(before: &str, after: &str, old: &str, new: &str) -> String {
     let b: Vec<&str> = after.lines().collect();
     let na: Vec<_> = a.iter().map(|l| without_line_numbers(l)).collect();
     let nb: Vec<_> = b.iter().map(|l| without_line_numbers(l)).collect();
+    unified_keyed(&a, &b, &na, &nb, old, new)
+}
+
+/// A unified diff of two texts as they are (`fix` and `fold` show what they would write).
+pub fn unified_text(before: &str, after: &str, old: &str, new: &str) -> String {
+    let a: Vec<&str> = before.lines().collect();
+    let b: Vec<&str> = after.lines().collect();
+    unified_keyed(&a, &b, &a, &b, old, new)
+}
+
+/// The diff of lines `a` → `b`, matched by their keys `na` → `nb`.
+fn unified_keyed<K: Eq + std::hash::Hash + Ord>(
+    a: &[&str],
+    b: &[&str],
+    na: &[K],
+    nb: &[K],
+    old: &str,
+    new: &str,
+) -> String {
     if na == nb {
         return String::new();
     }
-    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &na, &nb);
+    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, na, nb);
     let mut out = format!("--- {old}\n+++ {new}\n");
     for group in similar::group_diff_ops(ops, 3) {
         let (Some(first), Some(last)) = (group.first(), group.last()) else { continue };

@@ -104,7 +104,7 @@ impl<'a> Cx<'a> {
 }
 
 /// Pairs every item of every override file with the primary item of the same address.
-fn changes(m: &Module) -> Vec<Change<'_>> {
+pub fn changes(m: &Module) -> Vec<Change<'_>> {
     if m.override_files().next().is_none() {
         return Vec::new();
     }

@@ -7,7 +7,7 @@ use crate::terraform::{Attr, Block, Item, Span, json};
 
 /// Renders the module. Same input, same bytes.
 pub fn render(m: &Module) -> String {
-    let mut p = Printer { m, out: String::new() };
+    let mut p = Printer { m: Some(m), out: String::new() };
     let names: Vec<&str> = m.files.files.iter().map(|f| f.name()).collect();
     p.out.push_str(&format!(
         "# Effective configuration ({}) merged from: {}\n",
@@ -64,14 +64,24 @@ pub fn render(m: &Module) -> String {
     p.out
 }
 
+/// One block in native syntax, without provenance, indented `level` steps of two spaces
+/// (`fold` writes a JSON override's block into a native file with it).
+pub fn block_text(b: &Block, level: usize) -> String {
+    let mut p = Printer { m: None, out: String::new() };
+    p.block(b, level);
+    p.out
+}
+
 struct Printer<'a> {
-    m: &'a Module,
+    /// `None`: print without provenance comments.
+    m: Option<&'a Module>,
     out: String,
 }
 
 impl Printer<'_> {
     fn origin(&self, span: Span) -> Option<String> {
-        self.m.from_override(span).then(|| format!("# ← {}", self.m.files.short(span)))
+        let m = self.m?;
+        m.from_override(span).then(|| format!("# ← {}", m.files.short(span)))
     }
 
     fn indent(&mut self, level: usize) {

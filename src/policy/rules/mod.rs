@@ -6,7 +6,7 @@ pub mod engine_divergence;
 mod ignored_override;
 mod merge_error;
 mod meta;
-mod missing_override_comment;
+pub mod missing_override_comment;
 mod override_file;
 mod protected_attribute;
 mod silent_drop;

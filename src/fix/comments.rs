@@ -1,0 +1,560 @@
+//! `fix`: writes the warning comment `missing-override-comment` asks for directly above
+//! each overridden block, attribute or local of an ordinary file (a `"//"` property in a
+//! JSON object), and keeps the comments it wrote true.
+//!
+//! The comments it writes have one shape, `NOTE: <what> is|are overridden in <file>`, and
+//! that shape is how it knows them again: such a comment is updated when the override
+//! changes something else, and removed when no override touches its item any more. Every
+//! other comment is the user's and is never touched; one that already satisfies the rule
+//! is enough.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::sync::{Arc, LazyLock};
+
+use regex::Regex;
+
+use super::{FileEdit, Splice, apply, eol_of, indent_before, line_end, line_start};
+use crate::merge::{self, Module};
+use crate::policy::context::{Change, Cx, Node, changes, lines_above};
+use crate::policy::rules::missing_override_comment::RULE;
+use crate::policy::suppress::Inline;
+use crate::policy::{Finding, Level, Policy, join_prefix};
+use crate::terraform::{Body, FileClass, FileId, Item, Span, Syntax};
+
+/// The shape of a comment `fix` wrote (markers stripped): what, and the override file.
+static GENERATED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^NOTE: (.+) (?:is|are) overridden in (\S+)$").unwrap_or_else(|_| unreachable!())
+});
+
+/// Is this comment text one `fix` manages? Returns the override file it names.
+pub fn generated(text: &str) -> Option<&str> {
+    GENERATED.captures(text.trim()).and_then(|c| c.get(2)).map(|m| m.as_str())
+}
+
+/// The comment text for `names` changed by the override file `file`.
+pub fn comment_text(names: &[String], file: &str) -> String {
+    let (what, verb) = match names.len() {
+        0 => ("this block".to_string(), "is"),
+        1 => (names[0].clone(), "is"),
+        _ => (super::list(names), "are"),
+    };
+    format!("NOTE: {what} {verb} overridden in {file}")
+}
+
+/// Something `fix` could not do for one item; the rest of the module is still fixed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Problem {
+    pub path: String,
+    pub line: usize,
+    pub message: String,
+}
+
+/// What `fix` would do to one module.
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    pub edits: Vec<FileEdit>,
+    pub problems: Vec<Problem>,
+}
+
+/// Where a comment goes: above a native-syntax item, or into a JSON object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct Anchor {
+    file: FileId,
+    start: usize,
+    end: usize,
+}
+
+impl From<Span> for Anchor {
+    fn from(s: Span) -> Anchor {
+        Anchor { file: s.file, start: s.start, end: s.end }
+    }
+}
+
+#[derive(Default)]
+struct Want {
+    /// Per override file: the names it changes under this anchor.
+    names: BTreeMap<FileId, Vec<String>>,
+    /// Override files for which the rule reports this anchor (no comment satisfies it).
+    firing: BTreeSet<FileId>,
+    /// Where the anchor's item starts (its header), for messages.
+    head: usize,
+}
+
+/// One comment `fix` wrote earlier, found in a file.
+struct Existing {
+    /// The bytes deleting it removes.
+    start: usize,
+    end: usize,
+    text: String,
+}
+
+/// Plans the comments of one module under a policy (the rule's level, paths, pattern and
+/// inline suppressions decide where a comment is wanted, exactly as `audit` reports it).
+pub fn plan(m: &Module, policy: &Policy, prefix: &str) -> Plan {
+    let mut plan = Plan::default();
+    if m.has_errors() {
+        if m.override_files().next().is_some() {
+            plan.problems.push(Problem {
+                path: m.dir.clone(),
+                line: 0,
+                message: format!(
+                    "{} rejects this module; nothing is changed in it (`override-guard audit` shows why)",
+                    m.engine.name()
+                ),
+            });
+        }
+        return plan;
+    }
+    let firing = firing(m, policy, prefix);
+    let mut wants: BTreeMap<Anchor, Want> = BTreeMap::new();
+    let mut seen = HashSet::new();
+    for c in changes(m) {
+        let Some(base) = c.base else { continue };
+        let over_span = c.over.head();
+        if m.ignored.iter().any(|i| i.span == over_span || i.span == c.over.span()) {
+            continue;
+        }
+        let anchor = match anchor_of(m, base) {
+            Some(a) => a,
+            None => continue,
+        };
+        let w = wants.entry(anchor).or_default();
+        w.head = base.head().start;
+        let names = w.names.entry(c.file()).or_default();
+        for n in names_of(&c) {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+        if seen.insert((base.span(), c.file()))
+            && firing.contains(&(base.head().start, base.span().file, c.file()))
+        {
+            w.firing.insert(c.file());
+        }
+    }
+    let primaries: Vec<FileId> =
+        (0..m.files.files.len()).filter(|&f| m.files.get(f).class == FileClass::Primary).collect();
+    let mut texts: Vec<(FileId, String)> = Vec::new();
+    for file in primaries {
+        let src = m.files.get(file);
+        let existing = existing_in(m, file);
+        let anchors: BTreeSet<Anchor> = wants
+            .keys()
+            .filter(|a| a.file == file)
+            .copied()
+            .chain(existing.keys().copied())
+            .collect();
+        let mut splices = Vec::new();
+        for a in anchors {
+            let had: &[Existing] = existing.get(&a).map_or(&[], |v| v.as_slice());
+            let lines = match wants.get(&a) {
+                Some(w) => match wanted_lines(m, policy, w, had) {
+                    Ok(l) => l,
+                    Err(message) => {
+                        let line = src.line_col(w.head).0;
+                        plan.problems.push(Problem { path: src.path.clone(), line, message });
+                        continue;
+                    }
+                },
+                None => Vec::new(),
+            };
+            if had.iter().map(|e| e.text.as_str()).eq(lines.iter().map(String::as_str)) {
+                continue;
+            }
+            splices.extend(had.iter().map(|e| Splice::delete(e.start, e.end)));
+            if lines.is_empty() {
+                continue;
+            }
+            let insert = match src.syntax {
+                Syntax::Hcl => insert_native(&src.text, a, &lines),
+                Syntax::Json => insert_json(m, &src.text, a, &lines, had),
+            };
+            match insert {
+                Ok(s) => splices.push(s),
+                Err(message) => {
+                    let line = src.line_col(a.start).0;
+                    plan.problems.push(Problem { path: src.path.clone(), line, message });
+                }
+            }
+        }
+        if splices.is_empty() {
+            continue;
+        }
+        match apply(&src.text, &splices) {
+            Ok(t) => texts.push((file, t)),
+            Err(e) => plan.problems.push(Problem {
+                path: src.path.clone(),
+                line: 0,
+                message: format!("internal error, nothing changed in this file: {e}"),
+            }),
+        }
+    }
+    if texts.is_empty() {
+        return plan;
+    }
+    // A comment never changes what runs: prove it before anything is written.
+    if let Err(message) = same_configuration(m, &texts) {
+        plan.problems.push(Problem { path: m.dir.clone(), line: 0, message });
+        return plan;
+    }
+    for (file, after) in texts {
+        let src = m.files.get(file);
+        plan.edits.push(FileEdit {
+            path: src.path.clone(),
+            before: src.text.clone(),
+            after: Some(after),
+        });
+    }
+    plan
+}
+
+/// `(primary header offset, primary file, override file)` of every finding of the rule
+/// that the policy keeps (level, paths, inline suppressions).
+fn firing(m: &Module, policy: &Policy, prefix: &str) -> HashSet<(usize, FileId, FileId)> {
+    let mut out = HashSet::new();
+    let Some(check) = RULE.check else { return out };
+    let cx = Cx::new(m, None, policy, prefix, &[]);
+    let mut found: Vec<Finding> = Vec::new();
+    check(&cx, &mut found);
+    let mut inline = Inline::scan(m);
+    let file_of = |path: &str| m.files.files.iter().position(|f| f.path == path);
+    for f in found {
+        if policy.level_for(RULE.id, &join_prefix(prefix, &f.primary.path)) == Level::Allow
+            || inline.suppresses(m, &f)
+        {
+            continue;
+        }
+        let (Some(p), Some(o)) =
+            (file_of(&f.primary.path), f.related.first().and_then(|r| file_of(&r.path)))
+        else {
+            continue;
+        };
+        out.insert((f.primary.start, p, o));
+    }
+    out
+}
+
+/// The lines an anchor should carry: one per override file that the rule asks about, or
+/// whose comment `fix` wrote before (kept up to date), in the order the files merge.
+fn wanted_lines(
+    m: &Module,
+    policy: &Policy,
+    w: &Want,
+    had: &[Existing],
+) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    for (file, names) in &w.names {
+        let name = m.files.get(*file).name();
+        let managed = had.iter().any(|e| generated(&e.text) == Some(name));
+        if !w.firing.contains(file) && !managed {
+            continue;
+        }
+        let text = comment_text(names, name);
+        if let Some(matcher) = policy.comment.matcher_for(name)
+            && !matcher.is_match(&text)
+        {
+            return Err(format!(
+                "the policy's comment pattern does not match `{text}`; write this comment by hand"
+            ));
+        }
+        out.push(text);
+    }
+    Ok(out)
+}
+
+/// What an override item changes, as the comment names it.
+fn names_of(c: &Change<'_>) -> Vec<String> {
+    match c.over {
+        Node::Attr(a) => vec![a.name.clone()],
+        Node::Block(b) if c.address.starts_with("terraform.") => vec![b.kind.clone()],
+        Node::Block(b) => {
+            let mut out: Vec<String> = Vec::new();
+            for i in &b.body.items {
+                let n = i.merge_name().to_string();
+                if !out.contains(&n) {
+                    out.push(n);
+                }
+            }
+            out
+        }
+    }
+}
+
+/// The native item itself; in JSON, the object that holds the item (a block's own body,
+/// or the innermost block around an attribute).
+fn anchor_of(m: &Module, base: Node<'_>) -> Option<Anchor> {
+    let span = base.span();
+    if m.files.get(span.file).syntax == Syntax::Hcl {
+        return Some(span.into());
+    }
+    if let Node::Block(b) = base {
+        return Some(b.span.into());
+    }
+    let parsed = m.parsed.iter().find(|p| p.file == span.file)?;
+    innermost_block(&parsed.body, span).map(Anchor::from)
+}
+
+fn innermost_block(body: &Body, span: Span) -> Option<Span> {
+    for i in &body.items {
+        if let Item::Block(b) = i
+            && b.span.start <= span.start
+            && span.end <= b.span.end
+        {
+            return innermost_block(&b.body, span).or(Some(b.span));
+        }
+    }
+    None
+}
+
+/// The comments `fix` wrote in one file, by the anchor they sit on.
+fn existing_in(m: &Module, file: FileId) -> BTreeMap<Anchor, Vec<Existing>> {
+    let mut out: BTreeMap<Anchor, Vec<Existing>> = BTreeMap::new();
+    let src = m.files.get(file);
+    let Some(parsed) = m.parsed.iter().find(|p| p.file == file) else { return out };
+    match src.syntax {
+        Syntax::Hcl => {
+            let mut spans = Vec::new();
+            item_spans(&parsed.body, &mut spans);
+            for span in spans {
+                for (start, _, text) in lines_above(&src.text, span.start) {
+                    if generated(&text).is_some() {
+                        let (s, e) = (line_start(&src.text, start), line_end(&src.text, start));
+                        out.entry(span.into()).or_default().push(Existing {
+                            start: s,
+                            end: e,
+                            text,
+                        });
+                    }
+                }
+            }
+        }
+        Syntax::Json => {
+            for n in &parsed.notes {
+                if generated(&n.text).is_some()
+                    && let Some((s, e)) = json_property_range(&src.text, n.span)
+                {
+                    let text = n.text.trim().to_string();
+                    out.entry(n.covers.into()).or_default().push(Existing {
+                        start: s,
+                        end: e,
+                        text,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+fn item_spans(body: &Body, out: &mut Vec<Span>) {
+    for i in &body.items {
+        match i {
+            Item::Attr(a) => out.push(a.span),
+            Item::Block(b) => {
+                out.push(b.span);
+                item_spans(&b.body, out);
+            }
+            Item::Json(_) => {}
+        }
+    }
+}
+
+/// The lines above a native item: `# text`, indented as the item is.
+fn insert_native(text: &str, a: Anchor, lines: &[String]) -> Result<Splice, String> {
+    let Some(indent) = indent_before(text, a.start) else {
+        return Err(
+            "the item shares its line with other code, so no comment can go directly above it; \
+             move it to a line of its own"
+                .into(),
+        );
+    };
+    let eol = eol_of(text);
+    let mut out = String::new();
+    for l in lines {
+        out.push_str(&format!("{indent}# {l}{eol}"));
+    }
+    Ok(Splice::insert(line_start(text, a.start), out))
+}
+
+/// `"//": "text",` as the object's first property, laid out as its current first property.
+fn insert_json(
+    m: &Module,
+    text: &str,
+    a: Anchor,
+    lines: &[String],
+    removed: &[Existing],
+) -> Result<Splice, String> {
+    let bytes = text.as_bytes();
+    if bytes.get(a.start) != Some(&b'{') {
+        return Err("this JSON value is not an object, so it cannot hold a \"//\" comment".into());
+    }
+    let inner = a.start + 1;
+    let first = text[inner..a.end].find(|c: char| !c.is_whitespace()).map_or(a.end, |i| inner + i);
+    let gap = &text[inner..first];
+    // Does anything stay in the object besides the comments being replaced?
+    let others =
+        json_members(m, a).into_iter().any(|s| !removed.iter().any(|e| e.start <= s && s < e.end));
+    let quoted: Vec<String> =
+        lines.iter().map(|l| format!("\"//\": {}", serde_json::Value::String(l.clone()))).collect();
+    let sep = if gap.is_empty() { " ".to_string() } else { gap.to_string() };
+    let mut out = quoted.join(&format!(",{sep}"));
+    if others {
+        out.push(',');
+        out.push_str(&sep);
+    } else if bytes.get(first) == Some(&b'}') && !gap.is_empty() {
+        // `{ }`: the comment goes inside the blanks.
+        return Ok(Splice::insert(first, format!("{out}{}", closing_gap(gap))));
+    }
+    Ok(Splice::insert(first, out))
+}
+
+/// The blanks to leave before an object's `}` after inserting into an empty object.
+fn closing_gap(gap: &str) -> &str {
+    match gap.rfind('\n') {
+        Some(i) => &gap[i..],
+        None => "",
+    }
+}
+
+/// Offsets where the members of a JSON object start (its properties and comments).
+fn json_members(m: &Module, a: Anchor) -> Vec<usize> {
+    let Some(parsed) = m.parsed.iter().find(|p| p.file == a.file) else { return Vec::new() };
+    let mut out: Vec<usize> = parsed
+        .notes
+        .iter()
+        .filter(|n| n.covers.start == a.start && n.covers.end == a.end)
+        .map(|n| n.span.start)
+        .collect();
+    fn find(body: &Body, a: Anchor, out: &mut Vec<usize>) -> bool {
+        for i in &body.items {
+            if let Item::Block(b) = i {
+                if b.span.start == a.start && b.span.end == a.end {
+                    out.extend(b.body.items.iter().map(|i| match i {
+                        Item::Attr(x) => x.span.start,
+                        Item::Block(x) => x.def_span.start,
+                        Item::Json(x) => x.span.start,
+                    }));
+                    return true;
+                }
+                if find(&b.body, a, out) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+    find(&parsed.body, a, &mut out);
+    out
+}
+
+/// The bytes to delete to remove the property whose string value is at `value`: the
+/// property, its comma and the blanks up to the next member (or, for the last member,
+/// the comma and blanks before it).
+fn json_property_range(text: &str, value: Span) -> Option<(usize, usize)> {
+    let before = text.get(..value.start)?.trim_end();
+    let before = before.strip_suffix(':')?.trim_end();
+    let key = before.strip_suffix("\"//\"")?.len();
+    let after = &text[value.end..];
+    let skip = after.len() - after.trim_start().len();
+    if after[skip..].starts_with(',') {
+        let rest = &after[skip + 1..];
+        let blanks = rest.len() - rest.trim_start().len();
+        return Some((key, value.end + skip + 1 + blanks));
+    }
+    let head = text[..key].trim_end();
+    match head.strip_suffix(',') {
+        Some(h) => Some((h.len(), value.end)),
+        None => Some((key, value.end)),
+    }
+}
+
+/// Reloads the module with the new texts and compares effective configurations.
+pub(super) fn same_configuration(m: &Module, texts: &[(FileId, String)]) -> Result<(), String> {
+    let files: Vec<(String, Arc<str>)> = m
+        .files
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let t = texts
+                .iter()
+                .find(|(id, _)| *id == i)
+                .map_or(f.text.clone(), |(_, t)| Arc::from(t.as_str()));
+            (f.name().to_string(), t)
+        })
+        .collect();
+    let pairs: Vec<(&str, &str)> = files.iter().map(|(n, t)| (n.as_str(), &**t)).collect();
+    let after = merge::load_texts(&m.dir, &pairs, Some(m.engine));
+    if let Some(d) = after.diagnostics.iter().find(|d| d.is_error()) {
+        return Err(format!(
+            "internal error, nothing changed: the edited files would not load ({})",
+            d.summary
+        ));
+    }
+    if crate::render::tfjson::document(&after) != crate::render::tfjson::document(m) {
+        return Err(
+            "internal error, nothing changed: the edit would change the effective configuration"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fix(files: &[(&str, &str)]) -> (Vec<(String, String)>, Vec<Problem>) {
+        let m = merge::load_texts("", files, None);
+        let p = plan(&m, &Policy::builtin(), "");
+        (p.edits.into_iter().map(|e| (e.path, e.after.unwrap_or_default())).collect(), p.problems)
+    }
+
+    #[test]
+    fn generated_comments_are_recognised_by_shape() {
+        assert_eq!(generated("NOTE: ami is overridden in override.tf"), Some("override.tf"));
+        assert_eq!(
+            generated("NOTE: a and b are overridden in x_override.tf.json"),
+            Some("x_override.tf.json")
+        );
+        assert_eq!(generated("overridden by override.tf"), None);
+        assert_eq!(comment_text(&[], "o.tf"), "NOTE: this block is overridden in o.tf");
+    }
+
+    #[test]
+    fn a_comment_goes_above_the_block_and_a_second_run_changes_nothing() {
+        let main = "resource \"a\" \"b\" {\n  x = 1\n  y = 2\n}\n";
+        let (edits, problems) =
+            fix(&[("main.tf", main), ("override.tf", "resource \"a\" \"b\" {\n  y = 3\n}\n")]);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(edits[0].1, format!("# NOTE: y is overridden in override.tf\n{main}"));
+        let (again, _) = fix(&[
+            ("main.tf", &edits[0].1),
+            ("override.tf", "resource \"a\" \"b\" {\n  y = 3\n}\n"),
+        ]);
+        assert!(again.is_empty());
+    }
+
+    #[test]
+    fn stale_comments_are_updated_and_removed() {
+        let main = "# keep me\n# NOTE: y is overridden in override.tf\nresource \"a\" \"b\" {\n  x = 1\n}\n\n# NOTE: z is overridden in override.tf\nresource \"a\" \"c\" {}\n";
+        let over = "resource \"a\" \"b\" {\n  x = 3\n}\n";
+        let (edits, _) = fix(&[("main.tf", main), ("override.tf", over)]);
+        assert_eq!(
+            edits[0].1,
+            "# keep me\n# NOTE: x is overridden in override.tf\nresource \"a\" \"b\" {\n  x = 1\n}\n\nresource \"a\" \"c\" {}\n"
+        );
+    }
+
+    #[test]
+    fn json_objects_get_a_comment_property() {
+        let main = "{\n  \"locals\": {\n    \"a\": 1,\n    \"b\": 2\n  }\n}\n";
+        let (edits, problems) =
+            fix(&[("main.tf.json", main), ("override.tf", "locals {\n  b = 3\n}\n")]);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(
+            edits[0].1,
+            "{\n  \"locals\": {\n    \"//\": \"NOTE: b is overridden in override.tf\",\n    \"a\": 1,\n    \"b\": 2\n  }\n}\n"
+        );
+    }
+}

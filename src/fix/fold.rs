@@ -1,0 +1,876 @@
+//! `fold`: applies override files to the ordinary files of their module for good, then
+//! deletes them, so a repository can stop using overrides without changing what runs.
+//!
+//! Each override item becomes splices on the primary item it merges into, following the
+//! merge rules of `crate::merge` (an attribute's expression replaced or the attribute
+//! added; nested blocks of a type replaced as a set; a resource's `lifecycle` merged per
+//! argument; `required_version`, provider requirements and the backend as Terraform
+//! handles them). Nothing is trusted: the folded module is merged again and its effective
+//! configuration must equal the original's, value for value, or `fold` refuses and says
+//! where they differ.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::comments::generated;
+use super::{
+    FileEdit, Splice, apply, eol_of, indent_before, line_end, line_start, reindent, whole_lines,
+};
+use crate::merge::append::address;
+use crate::merge::{self, Module};
+use crate::policy::context::lines_above;
+use crate::render;
+use crate::terraform::expr::{hcl_quote, is_ident};
+use crate::terraform::{
+    Attr, Block, Body, FileClass, FileId, Item, ParsedFile, Span, Syntax, json,
+};
+
+/// Why `fold` will not fold: where, and what to do about it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Refusal {
+    pub path: String,
+    /// 1-based; 0 when the reason is about the whole module.
+    pub line: usize,
+    pub reason: String,
+}
+
+/// Folds the override files named in `names` (file names in `m`'s directory) into the
+/// primary files: the files to rewrite and delete, or why not.
+pub fn plan(m: &Module, names: &[String]) -> Result<Vec<FileEdit>, Vec<Refusal>> {
+    let whole = |reason: String| vec![Refusal { path: m.dir.clone(), line: 0, reason }];
+    if m.has_errors() {
+        return Err(whole(format!(
+            "{} rejects this module, so it has no effective configuration to keep; \
+             `override-guard audit` shows why",
+            m.engine.name()
+        )));
+    }
+    let mut refusals = Vec::new();
+    for n in names {
+        match m.files.files.iter().find(|f| f.name() == n) {
+            Some(f) if f.class == FileClass::Override => {}
+            Some(f) => refusals.push(Refusal {
+                path: f.path.clone(),
+                line: 0,
+                reason: "not an override file: only override files are folded".into(),
+            }),
+            None => refusals.push(Refusal {
+                path: crate::source::join(&m.dir, n),
+                line: 0,
+                reason: format!("not one of the files {} reads in this directory", m.engine.name()),
+            }),
+        }
+    }
+    for i in &m.ignored {
+        let f = m.files.get(i.span.file);
+        if names.iter().any(|n| n == f.name()) {
+            refusals.push(Refusal {
+                path: f.path.clone(),
+                line: f.line_col(i.span.start).0,
+                reason: format!(
+                    "{}: folding it would make it take effect; delete it from the override file first",
+                    i.what
+                ),
+            });
+        }
+    }
+    if !refusals.is_empty() {
+        return Err(refusals);
+    }
+    // The current files, as (name, class, syntax, text); folded overrides drop out.
+    let mut files: Vec<(String, FileClass, Syntax, Arc<str>)> = m
+        .files
+        .files
+        .iter()
+        .map(|f| (f.name().to_string(), f.class, f.syntax, f.text.clone()))
+        .collect();
+    // Overrides merge in file order: fold them in that order.
+    let order: Vec<String> =
+        files.iter().filter(|f| names.contains(&f.0)).map(|f| f.0.clone()).collect();
+    for name in &order {
+        let cur = load(m, &files);
+        let Some(over) = cur.files.files.iter().position(|f| f.name() == name) else { continue };
+        let mut f = Folder::new(&cur);
+        f.fold_file(over);
+        if !f.refusals.is_empty() {
+            return Err(f.refusals);
+        }
+        for (file, splices) in f.splices {
+            let text = &files[file].3;
+            match apply(text, &splices) {
+                Ok(t) => files[file].3 = Arc::from(t),
+                Err(e) => return Err(whole(format!("internal error, nothing changed: {e}"))),
+            }
+        }
+        files.retain(|f| &f.0 != name);
+    }
+    // The warning comments about the folded files are no longer true.
+    let cur = load(m, &files);
+    for (id, f) in cur.files.files.iter().enumerate() {
+        let splices = stale_comments(&cur, id, names);
+        if splices.is_empty() {
+            continue;
+        }
+        if let (Ok(t), Some(slot)) =
+            (apply(&f.text, &splices), files.iter_mut().find(|x| x.0 == f.name()))
+        {
+            slot.3 = Arc::from(t);
+        }
+    }
+    let after = load(m, &files);
+    if let Some(d) = after.diagnostics.iter().find(|d| d.is_error()) {
+        let span = d.subject.unwrap_or_default();
+        let f = after.files.get(span.file);
+        return Err(vec![Refusal {
+            path: f.path.clone(),
+            line: f.line_col(span.start).0,
+            reason: format!(
+                "the folded files would not load ({}: {}); nothing is changed",
+                d.summary, d.detail
+            ),
+        }]);
+    }
+    let (old, new) = (render::tfjson::document(m), render::tfjson::document(&after));
+    if old != new {
+        let mut paths = Vec::new();
+        differences(&old, &new, String::new(), &mut paths);
+        return Err(whole(format!(
+            "the folded module would not have the same effective configuration (differs at {}); \
+             nothing is changed",
+            paths.iter().take(3).cloned().collect::<Vec<_>>().join(", ")
+        )));
+    }
+    let mut edits = Vec::new();
+    for f in &m.files.files {
+        match files.iter().find(|x| x.0 == f.name()) {
+            Some(x) if *x.3 != *f.text => edits.push(FileEdit {
+                path: f.path.clone(),
+                before: f.text.clone(),
+                after: Some(x.3.to_string()),
+            }),
+            Some(_) => {}
+            None => {
+                edits.push(FileEdit { path: f.path.clone(), before: f.text.clone(), after: None })
+            }
+        }
+    }
+    Ok(edits)
+}
+
+fn load(m: &Module, files: &[(String, FileClass, Syntax, Arc<str>)]) -> Module {
+    let pairs: Vec<(&str, &str)> = files.iter().map(|f| (f.0.as_str(), &*f.3)).collect();
+    merge::load_texts(&m.dir, &pairs, Some(m.engine))
+}
+
+/// JSON pointers where two effective configurations differ (for the refusal).
+fn differences(a: &Value, b: &Value, at: String, out: &mut Vec<String>) {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for (k, v) in x {
+                let p = format!("{at}/{k}");
+                match y.get(k) {
+                    Some(w) => differences(v, w, p, out),
+                    None => out.push(p),
+                }
+            }
+            out.extend(y.keys().filter(|k| !x.contains_key(*k)).map(|k| format!("{at}/{k}")));
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (v, w)) in x.iter().zip(y).enumerate() {
+                differences(v, w, format!("{at}/{i}"), out);
+            }
+        }
+        _ if a != b => out.push(if at.is_empty() { "/".into() } else { at }),
+        _ => {}
+    }
+}
+
+/// Generated warning comments (see [`super::comments`]) that name a folded file.
+fn stale_comments(m: &Module, file: FileId, folded: &[String]) -> Vec<Splice> {
+    let src = m.files.get(file);
+    let Some(p) = m.parsed.iter().find(|p| p.file == file) else { return Vec::new() };
+    if src.syntax != Syntax::Hcl {
+        return Vec::new();
+    }
+    let mut spans = Vec::new();
+    fn walk(b: &Body, out: &mut Vec<usize>) {
+        for i in &b.items {
+            match i {
+                Item::Attr(a) => out.push(a.span.start),
+                Item::Block(b) => {
+                    out.push(b.span.start);
+                    walk(&b.body, out);
+                }
+                Item::Json(_) => {}
+            }
+        }
+    }
+    walk(&p.body, &mut spans);
+    let mut out: Vec<Splice> = Vec::new();
+    for s in spans {
+        for (start, _, text) in lines_above(&src.text, s) {
+            if generated(&text).is_some_and(|n| folded.iter().any(|f| f == n)) {
+                let sp = Splice::delete(line_start(&src.text, start), line_end(&src.text, start));
+                if !out.contains(&sp) {
+                    out.push(sp);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Plans the splices of one override file onto the primaries of a module.
+struct Folder<'a> {
+    m: &'a Module,
+    splices: BTreeMap<FileId, Vec<Splice>>,
+    refusals: Vec<Refusal>,
+}
+
+/// Where a new item goes in a primary body.
+struct Place {
+    file: FileId,
+    at: usize,
+    /// Text before and after the item's lines (a single-line block is opened up).
+    prefix: String,
+    suffix: String,
+    indent: String,
+}
+
+impl<'a> Folder<'a> {
+    fn new(m: &'a Module) -> Self {
+        Folder { m, splices: BTreeMap::new(), refusals: Vec::new() }
+    }
+
+    fn text(&self, file: FileId) -> &'a str {
+        &self.m.files.get(file).text
+    }
+
+    fn refuse(&mut self, span: Span, reason: impl Into<String>) {
+        let f = self.m.files.get(span.file);
+        self.refusals.push(Refusal {
+            path: f.path.clone(),
+            line: f.line_col(span.start).0,
+            reason: reason.into(),
+        });
+    }
+
+    fn splice(&mut self, file: FileId, s: Splice) {
+        let v = self.splices.entry(file).or_default();
+        // A later override of the same range wins, as a later override item does.
+        if s.start != s.end {
+            v.retain(|x| !(x.start == s.start && x.end == s.end));
+        }
+        v.push(s);
+    }
+
+    fn parsed(&self, file: FileId) -> Option<&'a ParsedFile> {
+        self.m.parsed.iter().find(|p| p.file == file)
+    }
+
+    fn primaries(&self) -> impl Iterator<Item = &'a ParsedFile> + 'a {
+        let m = self.m;
+        m.parsed.iter().filter(move |p| m.files.get(p.file).class == FileClass::Primary)
+    }
+
+    /// The primary block with this address (data blocks nested in `check` count).
+    fn base_of(&self, addr: &str) -> Option<&'a Block> {
+        for p in self.primaries() {
+            for b in p.body.blocks() {
+                if address(b).as_deref() == Some(addr) {
+                    return Some(b);
+                }
+                if b.kind == "check" {
+                    for d in b.body.blocks_of("data") {
+                        if address(d).as_deref() == Some(addr) {
+                            return Some(d);
+                        }
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Refuses edits in JSON primaries (not supported yet); true when native.
+    fn native(&mut self, span: Span) -> bool {
+        if self.m.files.get(span.file).syntax == Syntax::Hcl {
+            return true;
+        }
+        self.refuse(span, "fold cannot edit JSON-syntax files yet; fold this override by hand");
+        false
+    }
+
+    fn fold_file(&mut self, over: FileId) {
+        let Some(of) = self.parsed(over) else { return };
+        for b in of.body.blocks() {
+            match b.kind.as_str() {
+                "locals" => self.fold_locals(b),
+                "terraform" => self.fold_terraform(b, of),
+                "resource" | "data" | "ephemeral" | "action" | "module" | "output" | "variable"
+                | "provider" => self.fold_object(b),
+                other => self.refuse(b.def_span, format!("fold does not handle `{other}` blocks")),
+            }
+        }
+        for i in &of.body.items {
+            if let Item::Attr(a) = i {
+                self.refuse(a.span, "an argument outside any block");
+            }
+        }
+    }
+
+    fn fold_object(&mut self, ob: &'a Block) {
+        let Some(addr) = address(ob) else {
+            self.refuse(ob.def_span, "a block without the labels Terraform needs");
+            return;
+        };
+        match self.base_of(&addr) {
+            Some(base) => {
+                if self.native(base.span) {
+                    self.fold_body(base, ob);
+                }
+            }
+            // A default provider configuration may be new in an override (spec §4).
+            None if ob.kind == "provider" => {
+                let Some(file) = self
+                    .primaries()
+                    .map(|p| p.file)
+                    .find(|&f| self.m.files.get(f).syntax == Syntax::Hcl)
+                else {
+                    self.refuse(
+                        ob.def_span,
+                        "no native-syntax primary file to add this provider to",
+                    );
+                    return;
+                };
+                let text = self.text(file);
+                let eol = eol_of(text);
+                let body = self.snippet(ob.span, Item::Block(ob.clone()), "", eol);
+                let sep = if text.is_empty() || text.ends_with('\n') { "" } else { eol };
+                self.splice(file, Splice::insert(text.len(), format!("{sep}{eol}{body}{eol}")));
+            }
+            None => self.refuse(ob.def_span, format!("there is no {addr} in the primary files")),
+        }
+    }
+
+    /// Merges an override block's body into a primary block's, as Terraform does.
+    fn fold_body(&mut self, base: &'a Block, ob: &'a Block) {
+        let resource = base.kind == "resource";
+        let mut done_types: Vec<String> = Vec::new();
+        for item in &ob.body.items {
+            let name = item.merge_name().to_string();
+            match item {
+                Item::Attr(a) => self.set_attr(base, a),
+                Item::Json(j) => {
+                    let native_attr = base.body.attrs().any(|x| x.name == j.name);
+                    let native_blocks = base
+                        .body
+                        .items
+                        .iter()
+                        .any(|i| matches!(i, Item::Block(_)) && i.merge_name() == j.name);
+                    let scalar = !matches!(j.value.value, crate::terraform::JsonValue::Object(_))
+                        && !matches!(&j.value.value, crate::terraform::JsonValue::Array(v) if v.iter().any(|e| matches!(e.value, crate::terraform::JsonValue::Object(_))));
+                    if native_attr || (scalar && !native_blocks) {
+                        let a = Attr {
+                            name: j.name.clone(),
+                            name_span: j.name_span,
+                            expr: json::expr_from_value(&j.value),
+                            span: j.span,
+                            displaced: Vec::new(),
+                        };
+                        self.set_attr(base, &a);
+                    } else if native_blocks {
+                        if !done_types.contains(&name) {
+                            done_types.push(name.clone());
+                            let blocks: Vec<Item> = json::blocks_from_value(&j.name, &j.value)
+                                .into_iter()
+                                .map(Item::Block)
+                                .collect();
+                            self.replace_blocks(base, &name, &blocks);
+                        }
+                    } else {
+                        self.refuse(
+                            j.name_span,
+                            format!(
+                                "whether `{}` is an argument or a block depends on the provider's schema, \
+                                 and the primary block has neither; fold it by hand",
+                                j.name
+                            ),
+                        );
+                    }
+                }
+                Item::Block(b) if resource && b.kind == "lifecycle" => {
+                    match base.body.blocks_of("lifecycle").next() {
+                        Some(bl) => {
+                            for x in &b.body.items {
+                                match x {
+                                    Item::Attr(a) => self.set_attr(bl, a),
+                                    _ => {
+                                        let n = x.merge_name().to_string();
+                                        let all: Vec<Item> = b
+                                            .body
+                                            .items
+                                            .iter()
+                                            .filter(|i| {
+                                                i.merge_name() == n && matches!(i, Item::Block(_))
+                                            })
+                                            .cloned()
+                                            .collect();
+                                        if !done_types.contains(&format!("lifecycle.{n}")) {
+                                            done_types.push(format!("lifecycle.{n}"));
+                                            self.replace_blocks(bl, &n, &all);
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        None => self.replace_blocks(base, "lifecycle", &[item.clone()]),
+                    }
+                }
+                Item::Block(_) => {
+                    if !done_types.contains(&name) {
+                        done_types.push(name.clone());
+                        let all: Vec<Item> = ob
+                            .body
+                            .items
+                            .iter()
+                            .filter(|i| matches!(i, Item::Block(_)) && i.merge_name() == name)
+                            .cloned()
+                            .collect();
+                        self.replace_blocks(base, &name, &all);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The text an override item has once written at `indent` in a native file.
+    fn snippet(&self, span: Span, item: Item, indent: &str, eol: &str) -> String {
+        let src = self.m.files.get(span.file);
+        if src.syntax == Syntax::Hcl {
+            let from = indent_before(&src.text, span.start).unwrap_or("");
+            let raw = &src.text[span.start..span.end];
+            return reindent(raw.trim_end(), from, indent, eol);
+        }
+        let text = match item {
+            Item::Attr(a) => {
+                let name = if is_ident(&a.name) { a.name.clone() } else { hcl_quote(&a.name) };
+                format!("{name} = {}", a.expr.to_hcl())
+            }
+            Item::Block(b) => render::hcl::block_text(&b, 0).trim_end().to_string(),
+            Item::Json(_) => String::new(),
+        };
+        reindent(&text, "", indent, eol)
+    }
+
+    /// An override attribute on a primary block: the expression replaced, or added.
+    fn set_attr(&mut self, base: &'a Block, a: &Attr) {
+        let file = base.span.file;
+        let text = self.text(file);
+        let eol = eol_of(text);
+        match base.body.attrs().find(|x| x.name == a.name) {
+            Some(x) => {
+                let to = indent_before(text, x.span.start).unwrap_or("").to_string();
+                let src = self.m.files.get(a.span.file);
+                let expr = if src.syntax == Syntax::Hcl {
+                    let from = indent_before(&src.text, a.span.start).unwrap_or("");
+                    reindent(&src.text[a.expr.span.start..a.expr.span.end], from, &to, eol)
+                } else {
+                    a.expr.to_hcl()
+                };
+                self.splice(
+                    file,
+                    Splice { start: x.expr.span.start, end: x.expr.span.end, text: expr },
+                );
+            }
+            None => {
+                let Some(place) = self.end_of(base) else { return };
+                let s = self.snippet(a.span, Item::Attr(a.clone()), &place.indent, eol);
+                self.put(place, &[s]);
+            }
+        }
+    }
+
+    /// Replaces every block of type `name` (and `dynamic "name"`) in `base` by `blocks`.
+    fn replace_blocks(&mut self, base: &'a Block, name: &str, blocks: &[Item]) {
+        let file = base.span.file;
+        let text = self.text(file);
+        let eol = eol_of(text);
+        let old: Vec<&Block> = base
+            .body
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Block(b) if i.merge_name() == name => Some(b),
+                _ => None,
+            })
+            .collect();
+        let mut place = None;
+        for (k, b) in old.iter().enumerate() {
+            let Some((s, e)) = whole_lines(text, b.span.start, b.span.end) else {
+                self.refuse(
+                    b.def_span,
+                    "this block shares its lines with other code; put it on lines of its own first",
+                );
+                return;
+            };
+            if k == 0 {
+                let indent = indent_before(text, b.span.start).unwrap_or("").to_string();
+                place = Some(Place {
+                    file,
+                    at: s,
+                    prefix: String::new(),
+                    suffix: String::new(),
+                    indent,
+                });
+            }
+            self.splice(file, Splice::delete(s, e));
+        }
+        let place = match place {
+            Some(p) => p,
+            None => match self.end_of(base) {
+                Some(p) => p,
+                None => return,
+            },
+        };
+        let mut snippets = Vec::new();
+        for item in blocks {
+            let Item::Block(b) = item else { continue };
+            snippets.push(self.snippet(b.span, item.clone(), &place.indent, eol));
+        }
+        self.put(place, &snippets);
+    }
+
+    /// Writes items at a place, one per line.
+    fn put(&mut self, place: Place, snippets: &[String]) {
+        let eol = eol_of(self.text(place.file));
+        let mut out = place.prefix.clone();
+        for s in snippets {
+            out.push_str(&place.indent);
+            out.push_str(s);
+            out.push_str(eol);
+        }
+        out.push_str(&place.suffix);
+        self.splice(place.file, Splice::insert(place.at, out));
+    }
+
+    /// Where a new item goes: last in the block's body, indented as its other items. A
+    /// block written on one line is opened up.
+    fn end_of(&mut self, base: &'a Block) -> Option<Place> {
+        let file = base.span.file;
+        let text = self.text(file);
+        let eol = eol_of(text);
+        let close =
+            base.span.end.checked_sub(1).filter(|&c| text.as_bytes().get(c) == Some(&b'}'))?;
+        let outer = indent_before(text, base.span.start).map(str::to_string).unwrap_or_else(|| {
+            text[line_start(text, base.span.start)..]
+                .chars()
+                .take_while(|c| *c == ' ' || *c == '\t')
+                .collect()
+        });
+        let unit = if outer.contains('\t') { "\t" } else { "  " };
+        let indent = base
+            .body
+            .items
+            .iter()
+            .map(|i| match i {
+                Item::Attr(a) => a.span.start,
+                Item::Block(b) => b.span.start,
+                Item::Json(j) => j.span.start,
+            })
+            .find_map(|s| indent_before(text, s))
+            .map_or_else(|| format!("{outer}{unit}"), str::to_string);
+        if indent_before(text, close).is_some() {
+            return Some(Place {
+                file,
+                at: line_start(text, close),
+                prefix: String::new(),
+                suffix: String::new(),
+                indent,
+            });
+        }
+        // `{}` or `{ x = 1 }`: the body goes on lines of its own.
+        let open = text[..close].rfind('{')?;
+        let inner = text[open + 1..close].trim();
+        if inner.contains('\n') || inner.contains('}') {
+            self.refuse(base.def_span, "the block's closing brace shares its line with other code");
+            return None;
+        }
+        let mut prefix = eol.to_string();
+        if !inner.is_empty() {
+            prefix.push_str(&format!("{indent}{inner}{eol}"));
+        }
+        self.splice(file, Splice::delete(open + 1, close));
+        Some(Place { file, at: close, prefix, suffix: outer, indent })
+    }
+
+    fn fold_locals(&mut self, ob: &'a Block) {
+        for a in ob.body.attrs() {
+            let base = self
+                .primaries()
+                .flat_map(|p| p.body.blocks_of("locals"))
+                .find(|b| b.attr(&a.name).is_some());
+            match base {
+                Some(b) if self.native(b.span) => self.set_attr(b, a),
+                Some(_) => {}
+                None => self.refuse(
+                    a.span,
+                    format!("there is no local value `{}` in the primary files", a.name),
+                ),
+            }
+        }
+    }
+
+    /// The first primary `terraform` block (native), where new settings go.
+    fn terraform_block(&self) -> Option<&'a Block> {
+        self.primaries()
+            .flat_map(|p| p.body.blocks_of("terraform"))
+            .find(|b| self.m.files.get(b.span.file).syntax == Syntax::Hcl)
+    }
+
+    /// Adds `item` to the first primary `terraform` block, or a new one.
+    fn add_to_terraform(&mut self, span: Span, item: Item) {
+        match self.terraform_block() {
+            Some(t) => {
+                let Some(place) = self.end_of(t) else { return };
+                let eol = eol_of(self.text(t.span.file));
+                let s = self.snippet(span, item, &place.indent, eol);
+                self.put(place, &[s]);
+            }
+            None => {
+                let Some(file) = self
+                    .primaries()
+                    .map(|p| p.file)
+                    .find(|&f| self.m.files.get(f).syntax == Syntax::Hcl)
+                else {
+                    self.refuse(span, "no native-syntax primary file to add this setting to");
+                    return;
+                };
+                let text = self.text(file);
+                let eol = eol_of(text);
+                let s = self.snippet(span, item, "  ", eol);
+                let sep = if text.is_empty() || text.ends_with('\n') { "" } else { eol };
+                self.splice(
+                    file,
+                    Splice::insert(
+                        text.len(),
+                        format!("{sep}{eol}terraform {{{eol}  {s}{eol}}}{eol}"),
+                    ),
+                );
+            }
+        }
+    }
+
+    fn fold_terraform(&mut self, ob: &'a Block, of: &'a ParsedFile) {
+        for item in &ob.body.items {
+            match item {
+                Item::Attr(a) if a.name == "required_version" => {}
+                Item::Block(b) if b.kind == "required_providers" => self.fold_providers(b),
+                Item::Block(b)
+                    if matches!(b.kind.as_str(), "backend" | "cloud" | "state_store") => {}
+                other => {
+                    let (span, what) = match other {
+                        Item::Attr(a) => (a.span, a.name.clone()),
+                        Item::Block(b) => (b.def_span, b.kind.clone()),
+                        Item::Json(j) => (j.span, j.name.clone()),
+                    };
+                    self.refuse(
+                        span,
+                        format!("fold does not handle `{what}` in a terraform block"),
+                    );
+                }
+            }
+        }
+        // Settings Terraform takes from the file as a whole: do them once per file.
+        let first = of.body.blocks_of("terraform").next().is_some_and(|t| std::ptr::eq(t, ob));
+        if first {
+            self.fold_version(of);
+            self.fold_state(of);
+        }
+    }
+
+    /// `required_version` in an override replaces every primary constraint (spec §5.11).
+    fn fold_version(&mut self, of: &'a ParsedFile) {
+        let over: Vec<&Attr> =
+            of.body.blocks_of("terraform").filter_map(|t| t.attr("required_version")).collect();
+        let Some(&o) = over.first() else { return };
+        if over.len() > 1 {
+            self.refuse(over[1].span, "more than one required_version in one override file");
+            return;
+        }
+        let base: Vec<(&Block, &Attr)> = self
+            .primaries()
+            .flat_map(|p| p.body.blocks_of("terraform"))
+            .filter_map(|t| t.attr("required_version").map(|a| (t, a)))
+            .collect();
+        match base.split_first() {
+            Some(((t, _), rest)) => {
+                if !self.native(t.span) {
+                    return;
+                }
+                self.set_attr(t, o);
+                for (t, a) in rest {
+                    if !self.native(t.span) {
+                        return;
+                    }
+                    match whole_lines(self.text(a.span.file), a.span.start, a.span.end) {
+                        Some((s, e)) => self.splice(a.span.file, Splice::delete(s, e)),
+                        None => self.refuse(a.span, "this setting shares its line with other code"),
+                    }
+                }
+            }
+            None => self.add_to_terraform(o.span, Item::Attr(o.clone())),
+        }
+    }
+
+    /// The storage block of an override file replaces the module's (spec §5.11).
+    fn fold_state(&mut self, of: &'a ParsedFile) {
+        let kinds = ["backend", "cloud", "state_store"];
+        let over: Vec<&Block> = of
+            .body
+            .blocks_of("terraform")
+            .flat_map(|t| t.body.blocks())
+            .filter(|b| kinds.contains(&b.kind.as_str()))
+            .collect();
+        let Some(&o) = over.first() else { return };
+        if over.len() > 1 {
+            self.refuse(
+                over[1].def_span,
+                "more than one backend, cloud or state_store block in one override file",
+            );
+            return;
+        }
+        let base: Vec<&Block> = self
+            .primaries()
+            .flat_map(|p| p.body.blocks_of("terraform"))
+            .flat_map(|t| t.body.blocks())
+            .filter(|b| kinds.contains(&b.kind.as_str()))
+            .collect();
+        let Some(first) = base.first() else {
+            self.add_to_terraform(o.span, Item::Block(o.clone()));
+            return;
+        };
+        for b in &base {
+            if !self.native(b.span) {
+                return;
+            }
+        }
+        let text = self.text(first.span.file);
+        let eol = eol_of(text);
+        let indent = indent_before(text, first.span.start).unwrap_or("").to_string();
+        let s = self.snippet(o.span, Item::Block(o.clone()), &indent, eol);
+        for (k, b) in base.iter().enumerate() {
+            match whole_lines(self.text(b.span.file), b.span.start, b.span.end) {
+                Some((s0, e0)) => {
+                    self.splice(b.span.file, Splice::delete(s0, e0));
+                    if k == 0 {
+                        self.splice(b.span.file, Splice::insert(s0, format!("{indent}{s}{eol}")));
+                    }
+                }
+                None => self.refuse(b.def_span, "this block shares its lines with other code"),
+            }
+        }
+    }
+
+    /// Provider requirements: each entry replaces the primary entry of its name, or is added.
+    fn fold_providers(&mut self, ob: &'a Block) {
+        for a in ob.body.attrs() {
+            let blocks: Vec<&Block> = self
+                .primaries()
+                .flat_map(|p| p.body.blocks_of("terraform"))
+                .flat_map(|t| t.body.blocks_of("required_providers"))
+                .collect();
+            match blocks.iter().find(|b| b.attr(&a.name).is_some()).or(blocks.first()) {
+                Some(b) if self.native(b.span) => self.set_attr(b, a),
+                Some(_) => {}
+                None => {
+                    let mut rp = ob.clone();
+                    rp.body.items.retain(|i| matches!(i, Item::Attr(x) if x.name == a.name));
+                    let span = ob.span;
+                    let src = self.m.files.get(span.file);
+                    if src.syntax == Syntax::Hcl {
+                        // Only this entry: print it (the override may list several).
+                        let entry = self.snippet(a.span, Item::Attr(a.clone()), "  ", "\n");
+                        let mut b = rp.clone();
+                        b.body.items.clear();
+                        let text = format!("required_providers {{\n  {entry}\n}}");
+                        self.add_raw_to_terraform(span, &text);
+                    } else {
+                        self.add_to_terraform(span, Item::Block(rp));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Adds a native snippet (written at depth 0 with `\n`) to the terraform block.
+    fn add_raw_to_terraform(&mut self, span: Span, snippet: &str) {
+        match self.terraform_block() {
+            Some(t) => {
+                let Some(place) = self.end_of(t) else { return };
+                let eol = eol_of(self.text(t.span.file));
+                let s = reindent(snippet, "", &place.indent, eol);
+                self.put(place, &[s]);
+            }
+            None => self.refuse(span, "no terraform block in the primary files to add this to"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fold(files: &[(&str, &str)]) -> Result<Vec<(String, Option<String>)>, Vec<Refusal>> {
+        let m = merge::load_texts("", files, None);
+        let names: Vec<String> = m.override_files().map(|f| f.name().to_string()).collect();
+        plan(&m, &names).map(|e| e.into_iter().map(|e| (e.path, e.after)).collect())
+    }
+
+    #[test]
+    fn attributes_are_replaced_and_added_in_place() {
+        let main = "resource \"a\" \"b\" {\n  x    = 1 # keep\n\n  # y\n  y = 2\n}\n";
+        let over = "resource \"a\" \"b\" {\n  x = \"one\"\n  z = [\n    1,\n  ]\n}\n";
+        let got = fold(&[("main.tf", main), ("override.tf", over)]).unwrap();
+        assert_eq!(
+            got,
+            vec![
+                (
+                    "main.tf".into(),
+                    Some("resource \"a\" \"b\" {\n  x    = \"one\" # keep\n\n  # y\n  y = 2\n  z = [\n    1,\n  ]\n}\n".into())
+                ),
+                ("override.tf".into(), None),
+            ]
+        );
+    }
+
+    #[test]
+    fn nested_blocks_are_replaced_as_a_set() {
+        let main = "resource \"a\" \"b\" {\r\n\tn {\r\n\t\tv = 1\r\n\t}\r\n\tn {\r\n\t\tv = 2\r\n\t}\r\n\tw = 1\r\n}\r\n";
+        let over = "resource \"a\" \"b\" {\n  n {\n    v = 3\n  }\n}\n";
+        let got = fold(&[("main.tf", main), ("override.tf", over)]).unwrap();
+        assert_eq!(
+            got[0].1.as_deref(),
+            Some("resource \"a\" \"b\" {\r\n\tn {\r\n\t  v = 3\r\n\t}\r\n\tw = 1\r\n}\r\n")
+        );
+    }
+
+    #[test]
+    fn an_ignored_override_is_refused_with_the_reason() {
+        let main = "resource \"a\" \"b\" {\n  depends_on = [a.c]\n}\nresource \"a\" \"c\" {}\n";
+        let over = "resource \"a\" \"b\" {\n  depends_on = []\n}\n";
+        let err = fold(&[("main.tf", main), ("override.tf", over)]).unwrap_err();
+        assert!(err[0].reason.contains("depends_on = []"), "{err:?}");
+        assert_eq!(err[0].line, 2);
+    }
+
+    #[test]
+    fn single_line_blocks_are_opened_up() {
+        let main = "resource \"a\" \"b\" { x = 1 }\n";
+        let over = "resource \"a\" \"b\" {\n  y = 2\n}\n";
+        let got = fold(&[("main.tf", main), ("override.tf", over)]).unwrap();
+        assert_eq!(got[0].1.as_deref(), Some("resource \"a\" \"b\" {\n  x = 1\n  y = 2\n}\n"));
+    }
+}
