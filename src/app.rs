@@ -23,6 +23,9 @@ use crate::source::{Git, GitSource, Scoped, Source, SourceError, View, WorktreeS
 use crate::terraform::discover::Engine;
 use crate::{audit, render, review};
 
+mod edit;
+mod write;
+
 /// What a run ends with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -61,6 +64,17 @@ pub fn run(cli: &Cli) -> Result<Outcome, SourceError> {
         }
         Command::Vars { dir, format, show_sensitive, engine, order, .. } => {
             vars_cmd(dir, order, *format, *show_sensitive, *engine, style)
+        }
+        Command::Fix { path, dry_run, check, allow_dirty, engine, policy } => {
+            let mode = match (dry_run, check) {
+                (true, _) => edit::Mode::DryRun,
+                (_, true) => edit::Mode::Check,
+                _ => edit::Mode::Write,
+            };
+            edit::fix(path, mode, *allow_dirty, *engine, policy.as_deref(), style)
+        }
+        Command::Fold { files, dry_run, allow_dirty, engine } => {
+            edit::fold(files, *dry_run, *allow_dirty, *engine)
         }
         Command::Init { path, stdout } => init(path, *stdout),
         Command::Explain { rule } => Ok(explain(rule.as_deref())),

@@ -148,6 +148,47 @@ pub enum Command {
         #[command(flatten)]
         policy: PolicyArgs,
     },
+    /// Write the warning comment above every original that an override file changes.
+    #[command(
+        after_help = "Each comment reads `# NOTE: <what> is|are overridden in <file>` (a \"//\" property in JSON),\ndirectly above the block, argument or local value; comments of that shape are kept up to\ndate by later runs, and removed when no override changes their item any more. Every other\nbyte of a file stays as it was. Files are written atomically; the git index is never\ntouched, and files whose content the index does not hold (unstaged changes, untracked)\nare not written without --allow-dirty.\n\nExamples:\n  override-guard fix --dry-run\n  override-guard fix envs/prod\n  override-guard fix --check        in CI: exit 1 when a comment is missing or stale\n\nExit status: 0 nothing (left) to fix, 1 --check found work, or an item needs a hand,\n2 usage, policy or I/O error, or files with unstaged changes."
+    )]
+    Fix {
+        /// A module, or a directory of modules (as for audit).
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        /// Print the unified diff instead of writing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Write nothing; print the diff and exit 1 when a comment is missing or stale.
+        #[arg(long, conflicts_with = "dry_run")]
+        check: bool,
+        /// Write files even when git does not hold their current content.
+        #[arg(long)]
+        allow_dirty: bool,
+        #[arg(long, value_enum)]
+        engine: Option<Engine>,
+        /// The policy file (its `[rules.missing-override-comment]` decides where comments
+        /// are wanted, and their pattern).
+        #[arg(long, value_name = "PATH")]
+        policy: Option<PathBuf>,
+    },
+    /// Apply override files to their originals for good, then delete them.
+    #[command(
+        after_help = "The folded module is merged again before anything is written: its effective\nconfiguration must equal the one with the override files, value for value, or nothing is\nchanged and the reason is printed (an override Terraform ignores, one that cannot be\nwritten into the original file). Only the changed arguments and blocks are rewritten.\n\nExamples:\n  override-guard fold envs/prod/override.tf --dry-run\n  override-guard fold envs/prod/override.tf envs/prod/tags_override.tf\n\nExit status: 0 folded (or would fold), 1 refused, 2 usage or I/O error, or files with\nunstaged changes."
+    )]
+    Fold {
+        /// The override files to fold (each folds into the ordinary files of its directory).
+        #[arg(required = true, value_name = "OVERRIDE_FILE")]
+        files: Vec<PathBuf>,
+        /// Print the unified diff instead of writing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Write files even when git does not hold their current content.
+        #[arg(long)]
+        allow_dirty: bool,
+        #[arg(long, value_enum)]
+        engine: Option<Engine>,
+    },
     /// Write a commented starter policy (.override-guard.toml); never overwrites a file.
     #[command(
         after_help = "Examples:\n  override-guard init\n  override-guard init --path infra/.override-guard.toml\n  override-guard init --stdout | less\n\nExit status: 0 written, 2 the file exists or cannot be written."

@@ -92,13 +92,15 @@ struct Existing {
 /// inline suppressions decide where a comment is wanted, exactly as `audit` reports it).
 pub fn plan(m: &Module, policy: &Policy, prefix: &str) -> Plan {
     let mut plan = Plan::default();
-    if m.has_errors() {
+    // A merge error leaves the files readable and the pairs known; a file that does not
+    // parse does not.
+    if m.diagnostics[..m.parse_diagnostics].iter().any(|d| d.is_error()) {
         if m.override_files().next().is_some() {
             plan.problems.push(Problem {
                 path: m.dir.clone(),
                 line: 0,
                 message: format!(
-                    "{} rejects this module; nothing is changed in it (`override-guard audit` shows why)",
+                    "{} cannot read every file of this module; nothing is changed in it (`override-guard audit` shows why)",
                     m.engine.name()
                 ),
             });
@@ -121,7 +123,7 @@ pub fn plan(m: &Module, policy: &Policy, prefix: &str) -> Plan {
         let w = wants.entry(anchor).or_default();
         w.head = base.head().start;
         let names = w.names.entry(c.file()).or_default();
-        for n in names_of(&c) {
+        for n in names_of(m, &c) {
             if !names.contains(&n) {
                 names.push(n);
             }
@@ -263,13 +265,22 @@ fn wanted_lines(
 }
 
 /// What an override item changes, as the comment names it.
-fn names_of(c: &Change<'_>) -> Vec<String> {
+fn names_of(m: &Module, c: &Change<'_>) -> Vec<String> {
+    let ignored = |s: Span| m.ignored.iter().any(|i| i.span == s);
     match c.over {
         Node::Attr(a) => vec![a.name.clone()],
         Node::Block(b) if c.address.starts_with("terraform.") => vec![b.kind.clone()],
         Node::Block(b) => {
             let mut out: Vec<String> = Vec::new();
             for i in &b.body.items {
+                let span = match i {
+                    Item::Attr(a) => a.span,
+                    Item::Block(b) => b.def_span,
+                    Item::Json(j) => j.span,
+                };
+                if ignored(span) {
+                    continue;
+                }
                 let n = i.merge_name().to_string();
                 if !out.contains(&n) {
                     out.push(n);
@@ -485,11 +496,17 @@ pub(super) fn same_configuration(m: &Module, texts: &[(FileId, String)]) -> Resu
         .collect();
     let pairs: Vec<(&str, &str)> = files.iter().map(|(n, t)| (n.as_str(), &**t)).collect();
     let after = merge::load_texts(&m.dir, &pairs, Some(m.engine));
-    if let Some(d) = after.diagnostics.iter().find(|d| d.is_error()) {
-        return Err(format!(
-            "internal error, nothing changed: the edited files would not load ({})",
-            d.summary
-        ));
+    let errors = |m: &Module| -> Vec<(String, String)> {
+        m.diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .map(|d| (d.summary.clone(), d.detail.clone()))
+            .collect()
+    };
+    if errors(&after) != errors(m) {
+        return Err(
+            "internal error, nothing changed: the edited files would not load the same way".into(),
+        );
     }
     if crate::render::tfjson::document(&after) != crate::render::tfjson::document(m) {
         return Err(

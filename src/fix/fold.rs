@@ -426,7 +426,7 @@ impl<'a> Folder<'a> {
                                 }
                             }
                         }
-                        None => self.replace_blocks(base, "lifecycle", &[item.clone()]),
+                        None => self.replace_blocks(base, "lifecycle", std::slice::from_ref(item)),
                     }
                 }
                 Item::Block(_) => {
@@ -632,35 +632,8 @@ impl<'a> Folder<'a> {
 
     /// Adds `item` to the first primary `terraform` block, or a new one.
     fn add_to_terraform(&mut self, span: Span, item: Item) {
-        match self.terraform_block() {
-            Some(t) => {
-                let Some(place) = self.end_of(t) else { return };
-                let eol = eol_of(self.text(t.span.file));
-                let s = self.snippet(span, item, &place.indent, eol);
-                self.put(place, &[s]);
-            }
-            None => {
-                let Some(file) = self
-                    .primaries()
-                    .map(|p| p.file)
-                    .find(|&f| self.m.files.get(f).syntax == Syntax::Hcl)
-                else {
-                    self.refuse(span, "no native-syntax primary file to add this setting to");
-                    return;
-                };
-                let text = self.text(file);
-                let eol = eol_of(text);
-                let s = self.snippet(span, item, "  ", eol);
-                let sep = if text.is_empty() || text.ends_with('\n') { "" } else { eol };
-                self.splice(
-                    file,
-                    Splice::insert(
-                        text.len(),
-                        format!("{sep}{eol}terraform {{{eol}  {s}{eol}}}{eol}"),
-                    ),
-                );
-            }
-        }
+        let s = self.snippet(span, item, "", "\n");
+        self.add_raw_to_terraform(span, &s);
     }
 
     fn fold_terraform(&mut self, ob: &'a Block, of: &'a ParsedFile) {
@@ -776,46 +749,55 @@ impl<'a> Folder<'a> {
 
     /// Provider requirements: each entry replaces the primary entry of its name, or is added.
     fn fold_providers(&mut self, ob: &'a Block) {
+        let blocks: Vec<&Block> = self
+            .primaries()
+            .flat_map(|p| p.body.blocks_of("terraform"))
+            .flat_map(|t| t.body.blocks_of("required_providers"))
+            .collect();
+        let mut missing: Vec<&Attr> = Vec::new();
         for a in ob.body.attrs() {
-            let blocks: Vec<&Block> = self
-                .primaries()
-                .flat_map(|p| p.body.blocks_of("terraform"))
-                .flat_map(|t| t.body.blocks_of("required_providers"))
-                .collect();
             match blocks.iter().find(|b| b.attr(&a.name).is_some()).or(blocks.first()) {
                 Some(b) if self.native(b.span) => self.set_attr(b, a),
                 Some(_) => {}
-                None => {
-                    let mut rp = ob.clone();
-                    rp.body.items.retain(|i| matches!(i, Item::Attr(x) if x.name == a.name));
-                    let span = ob.span;
-                    let src = self.m.files.get(span.file);
-                    if src.syntax == Syntax::Hcl {
-                        // Only this entry: print it (the override may list several).
-                        let entry = self.snippet(a.span, Item::Attr(a.clone()), "  ", "\n");
-                        let mut b = rp.clone();
-                        b.body.items.clear();
-                        let text = format!("required_providers {{\n  {entry}\n}}");
-                        self.add_raw_to_terraform(span, &text);
-                    } else {
-                        self.add_to_terraform(span, Item::Block(rp));
-                    }
-                }
+                None => missing.push(a),
             }
         }
+        if missing.is_empty() {
+            return;
+        }
+        // No primary lists providers: one new block with the entries.
+        let entries: Vec<String> = missing
+            .iter()
+            .map(|a| self.snippet(a.span, Item::Attr((*a).clone()), "  ", "\n"))
+            .collect();
+        let text = format!("required_providers {{\n  {}\n}}", entries.join("\n  "));
+        self.add_raw_to_terraform(ob.span, &text);
     }
 
-    /// Adds a native snippet (written at depth 0 with `\n`) to the terraform block.
+    /// Adds a native snippet (written at depth 0 with `\n`) to the first primary
+    /// `terraform` block, or to a new one at the end of the first native primary file.
     fn add_raw_to_terraform(&mut self, span: Span, snippet: &str) {
-        match self.terraform_block() {
-            Some(t) => {
-                let Some(place) = self.end_of(t) else { return };
-                let eol = eol_of(self.text(t.span.file));
-                let s = reindent(snippet, "", &place.indent, eol);
-                self.put(place, &[s]);
-            }
-            None => self.refuse(span, "no terraform block in the primary files to add this to"),
+        if let Some(t) = self.terraform_block() {
+            let Some(place) = self.end_of(t) else { return };
+            let eol = eol_of(self.text(t.span.file));
+            let s = reindent(snippet, "", &place.indent, eol);
+            self.put(place, &[s]);
+            return;
         }
+        let native =
+            self.primaries().map(|p| p.file).find(|&f| self.m.files.get(f).syntax == Syntax::Hcl);
+        let Some(file) = native else {
+            self.refuse(span, "no native-syntax primary file to add this setting to");
+            return;
+        };
+        let text = self.text(file);
+        let eol = eol_of(text);
+        let s = reindent(snippet, "", "  ", eol);
+        let sep = if text.is_empty() || text.ends_with('\n') { "" } else { eol };
+        self.splice(
+            file,
+            Splice::insert(text.len(), format!("{sep}{eol}terraform {{{eol}  {s}{eol}}}{eol}")),
+        );
     }
 }
 

@@ -63,16 +63,17 @@ pub struct FileEdit {
 }
 
 impl FileEdit {
-    /// A unified diff of the edit, `git diff` style (`/dev/null` for a deletion).
-    pub fn diff(&self) -> String {
+    /// A unified diff of the edit, `git diff` style (`/dev/null` for a deletion), naming
+    /// the file `shown`.
+    pub fn diff(&self, shown: &str) -> String {
         let new = match &self.after {
-            Some(_) => format!("b/{}", self.path),
+            Some(_) => format!("b/{shown}"),
             None => "/dev/null".to_string(),
         };
         crate::review::unified_text(
             &self.before,
             self.after.as_deref().unwrap_or(""),
-            &format!("a/{}", self.path),
+            &format!("a/{shown}"),
             &new,
         )
     }

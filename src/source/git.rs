@@ -299,6 +299,16 @@ impl Git {
         }
     }
 
+    /// Is `bytes` exactly what the index holds for the repository-relative `path`? `None`
+    /// when the index has no such file (it is untracked). `fix` and `fold` only write over
+    /// content the index keeps a copy of, so nothing the user has is lost.
+    pub fn matches_index(&self, path: &str, bytes: &[u8]) -> Result<Option<bool>, SourceError> {
+        use gix::bstr::ByteSlice;
+        let index = self.open_index()?;
+        let Some(entry) = index.entry_by_path(path.as_bytes().as_bstr()) else { return Ok(None) };
+        Ok(Some(self.blob(path, entry.id)? == bytes))
+    }
+
     fn blob(&self, path: &str, id: gix::ObjectId) -> Result<Vec<u8>, SourceError> {
         let blob = self.repo.find_blob(id).map_err(|e| err(path, brief(e)))?;
         Ok(blob.data.clone())

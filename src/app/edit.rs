@@ -1,0 +1,243 @@
+//! Wiring of the two commands that write: `fix` and `fold`. They plan on the worktree
+//! (pure, in [`crate::fix`]), show or check the plan, and only then write through
+//! [`super::write`], after making sure git holds a copy of everything they would change.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::write::{self, Change};
+use super::{
+    Outcome, display_root, find_policy, load_policy, policy_prefix, read_policy_file, write_err,
+    write_out,
+};
+use crate::cli::PolicyArgs;
+use crate::fix::{FileEdit, comments, fold};
+use crate::merge;
+use crate::report::{self, Style};
+use crate::source::{Git, Source, SourceError, WorktreeSource, join};
+use crate::terraform::discover::Engine;
+
+/// What to do with a plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Write,
+    DryRun,
+    Check,
+}
+
+pub fn fix(
+    path: &Path,
+    mode: Mode,
+    allow_dirty: bool,
+    engine: Option<Engine>,
+    policy_path: Option<&Path>,
+    style: Style,
+) -> Result<Outcome, SourceError> {
+    let found = match policy_path {
+        Some(p) => Some(read_policy_file(p)?),
+        None => find_policy(path)?.map(|p| read_policy_file(&p)).transpose()?,
+    };
+    let Some(policy) = load_policy(found, &PolicyArgs::default(), style)? else {
+        return Ok(Outcome::Error);
+    };
+    let prefix = policy_prefix(path, &policy);
+    let src = WorktreeSource::tree(path);
+    let root = display_root(path);
+    let mut edits = Vec::new();
+    let mut problems = Vec::new();
+    for (dir, names) in src.modules()? {
+        let m = merge::load(&dir, &names, engine, |p| src.read(p))
+            .map_err(|e| SourceError { path: join(&root, &e.path), ..e })?;
+        let plan = comments::plan(&m, &policy, &prefix);
+        edits.extend(plan.edits);
+        problems.extend(plan.problems);
+    }
+    for p in &problems {
+        let at = if p.line > 0 { format!(":{}", p.line) } else { String::new() };
+        write_err(&format!(
+            "warning: {}{at}: {}\n",
+            report::clean_line(&join(&root, &p.path)),
+            report::clean_line(&p.message)
+        ));
+    }
+    let left = if problems.is_empty() { Outcome::Clean } else { Outcome::Findings };
+    if edits.is_empty() {
+        if problems.is_empty() {
+            write_err("nothing to fix: every overridden original has its warning comment\n");
+        }
+        return Ok(left);
+    }
+    let noun = |n: usize| if n == 1 { "file" } else { "files" };
+    match mode {
+        Mode::DryRun | Mode::Check => {
+            show_diffs(&edits, &root);
+            let n = edits.len();
+            if mode == Mode::Check {
+                write_err(&format!(
+                    "{n} {} need warning comments added or updated; `override-guard fix` writes them\n",
+                    noun(n)
+                ));
+                Ok(Outcome::Findings)
+            } else {
+                write_err(&format!("fix would change {n} {}; nothing was written\n", noun(n)));
+                Ok(left)
+            }
+        }
+        Mode::Write => {
+            let changes = to_changes(&edits, path, &root);
+            if let Some(out) = refuse_dirty(&changes, path, allow_dirty)? {
+                return Ok(out);
+            }
+            write::commit(&changes)?;
+            for c in &changes {
+                write_err(&format!("fixed {}\n", report::clean_line(&c.shown)));
+            }
+            Ok(left)
+        }
+    }
+}
+
+pub fn fold(
+    files: &[PathBuf],
+    dry_run: bool,
+    allow_dirty: bool,
+    engine: Option<Engine>,
+) -> Result<Outcome, SourceError> {
+    // Files fold into the module of their directory: group them by it.
+    let mut groups: BTreeMap<PathBuf, (PathBuf, Vec<String>)> = BTreeMap::new();
+    for f in files {
+        let shown = f.to_string_lossy().into_owned();
+        let Some(name) = f.file_name().and_then(|n| n.to_str()) else {
+            return Err(SourceError { path: shown, message: "not a file name".into() });
+        };
+        if f.is_dir() {
+            return Err(SourceError {
+                path: shown,
+                message: "a directory; name the override files to fold".into(),
+            });
+        }
+        let dir = f
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
+        let key = crate::source::worktree::lexical_absolute(&dir).unwrap_or_else(|| dir.clone());
+        let entry = groups.entry(key).or_insert_with(|| (dir, Vec::new()));
+        if !entry.1.iter().any(|n| n == name) {
+            entry.1.push(name.to_string());
+        }
+    }
+    let mut all: Vec<(PathBuf, String, Vec<FileEdit>)> = Vec::new();
+    let mut refused = false;
+    for (dir, names) in groups.into_values() {
+        let root = display_root(&dir);
+        let src = WorktreeSource::module(&dir);
+        let found = src.modules()?.remove("").unwrap_or_default();
+        let m = merge::load("", &found, engine, |p| src.read(p))
+            .map_err(|e| SourceError { path: join(&root, &e.path), ..e })?;
+        match fold::plan(&m, &names) {
+            Ok(edits) => all.push((dir, root, edits)),
+            Err(refusals) => {
+                refused = true;
+                for r in refusals {
+                    let at = if r.line > 0 { format!(":{}", r.line) } else { String::new() };
+                    let path = if r.path.is_empty() { root.clone() } else { join(&root, &r.path) };
+                    let path = if path.is_empty() { ".".to_string() } else { path };
+                    write_err(&format!(
+                        "error: cannot fold {}{at}: {}\n",
+                        report::clean_line(&path),
+                        report::clean_line(&r.reason)
+                    ));
+                }
+            }
+        }
+    }
+    if refused {
+        write_err("nothing was changed\n");
+        return Ok(Outcome::Findings);
+    }
+    if dry_run {
+        for (_, root, edits) in &all {
+            show_diffs(edits, root);
+        }
+        write_err("fold would change the files above; nothing was written\n");
+        return Ok(Outcome::Clean);
+    }
+    let mut changes = Vec::new();
+    for (dir, root, edits) in &all {
+        changes.extend(to_changes(edits, dir, root));
+    }
+    let start = all.first().map_or(Path::new("."), |(d, _, _)| d.as_path());
+    if let Some(out) = refuse_dirty(&changes, start, allow_dirty)? {
+        return Ok(out);
+    }
+    write::commit(&changes)?;
+    for c in &changes {
+        let verb = if c.after.is_some() { "rewrote" } else { "deleted" };
+        write_err(&format!("{verb} {}\n", report::clean_line(&c.shown)));
+    }
+    Ok(Outcome::Clean)
+}
+
+fn show_diffs(edits: &[FileEdit], root: &str) {
+    let mut out = String::new();
+    for e in edits {
+        out.push_str(&e.diff(&join(root, &e.path)));
+    }
+    write_out(&out);
+}
+
+fn to_changes(edits: &[FileEdit], dir: &Path, root: &str) -> Vec<Change> {
+    edits
+        .iter()
+        .map(|e| Change {
+            path: dir.join(&e.path),
+            shown: join(root, &e.path),
+            before: e.before.as_bytes().to_vec(),
+            after: e.after.as_ref().map(|a| a.as_bytes().to_vec()),
+        })
+        .collect()
+}
+
+/// Refuses (printing why) unless git's index holds the current content of every file to
+/// change, so that `git checkout -- FILE` can undo the command; `--allow-dirty` skips it.
+fn refuse_dirty(
+    changes: &[Change],
+    start: &Path,
+    allow_dirty: bool,
+) -> Result<Option<Outcome>, SourceError> {
+    if allow_dirty {
+        return Ok(None);
+    }
+    let hint = "stage or commit them first (then `git diff` shows the change, and `git checkout -- FILE` undoes it), or pass --allow-dirty";
+    let git = match Git::discover(start) {
+        Ok(g) if !g.is_bare() => g,
+        _ => {
+            let shown = display_root(start);
+            write_err(&format!(
+                "error: {} is not in a git worktree, so nothing could undo this change; pass --allow-dirty to write anyway\n",
+                report::clean_line(if shown.is_empty() { "." } else { &shown })
+            ));
+            return Ok(Some(Outcome::Error));
+        }
+    };
+    let mut dirty = Vec::new();
+    for c in changes {
+        let why = match git.relative(&c.path) {
+            None => Some("outside the repository's worktree"),
+            Some(rel) => match git.matches_index(&rel, &c.before)? {
+                Some(true) => None,
+                Some(false) => Some("has changes that are not staged"),
+                None => Some("is not tracked by git"),
+            },
+        };
+        if let Some(why) = why {
+            dirty.push(format!("error: {} {why}\n", report::clean_line(&c.shown)));
+        }
+    }
+    if dirty.is_empty() {
+        return Ok(None);
+    }
+    write_err(&format!("{}{hint}; nothing was written\n", dirty.concat()));
+    Ok(Some(Outcome::Error))
+}
