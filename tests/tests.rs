@@ -2,6 +2,7 @@
 
 mod adversarial;
 mod cli;
+mod fold;
 mod git;
 mod merge;
 mod nothing_lost;

@@ -372,7 +372,22 @@ impl<'a> Folder<'a> {
                         .any(|i| matches!(i, Item::Block(_)) && i.merge_name() == j.name);
                     let scalar = !matches!(j.value.value, crate::terraform::JsonValue::Object(_))
                         && !matches!(&j.value.value, crate::terraform::JsonValue::Array(v) if v.iter().any(|e| matches!(e.value, crate::terraform::JsonValue::Object(_))));
-                    if native_attr || (scalar && !native_blocks) {
+                    let none = match &j.value.value {
+                        crate::terraform::JsonValue::Null => true,
+                        crate::terraform::JsonValue::Array(v) => v.is_empty(),
+                        _ => false,
+                    };
+                    if native_blocks && !native_attr && none {
+                        self.refuse(
+                            j.name_span,
+                            format!(
+                                "`{}` is null or [] in JSON, zero blocks, which Terraform ignores (the \
+                                 original's blocks stay): folding it would remove them; delete it \
+                                 from the override file first",
+                                j.name
+                            ),
+                        );
+                    } else if native_attr || (scalar && !native_blocks) {
                         let a = Attr {
                             name: j.name.clone(),
                             name_span: j.name_span,
