@@ -48,7 +48,10 @@ fn every_fixture_folds_to_the_same_configuration_or_is_refused_with_a_reason() {
                 assert!(!after.has_errors(), "{name}: {:?}", after.diagnostics);
                 assert_eq!(tfjson::document(&after), tfjson::document(&m), "{name}");
                 let rewritten = edits.iter().filter(|e| e.after.is_some()).count();
-                lines.push(format!("{name}: folded, {rewritten} rewritten, {} deleted", names.len()));
+                lines.push(format!(
+                    "{name}: folded, {rewritten} rewritten, {} deleted",
+                    names.len()
+                ));
                 ok += 1;
             }
             Err(r) => {

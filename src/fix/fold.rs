@@ -227,6 +227,9 @@ struct Folder<'a> {
     m: &'a Module,
     splices: BTreeMap<FileId, Vec<Splice>>,
     refusals: Vec<Refusal>,
+    /// Single-line blocks opened up, by their closing brace: the indentation that goes
+    /// before the brace once every new item is in.
+    opened: BTreeMap<(FileId, usize), String>,
 }
 
 /// Where a new item goes in a primary body.
@@ -241,7 +244,7 @@ struct Place {
 
 impl<'a> Folder<'a> {
     fn new(m: &'a Module) -> Self {
-        Folder { m, splices: BTreeMap::new(), refusals: Vec::new() }
+        Folder { m, splices: BTreeMap::new(), refusals: Vec::new(), opened: BTreeMap::new() }
     }
 
     fn text(&self, file: FileId) -> &'a str {
@@ -318,6 +321,9 @@ impl<'a> Folder<'a> {
             if let Item::Attr(a) = i {
                 self.refuse(a.span, "an argument outside any block");
             }
+        }
+        for ((file, close), outer) in std::mem::take(&mut self.opened) {
+            self.splice(file, Splice::insert(close, outer));
         }
     }
 
@@ -606,19 +612,25 @@ impl<'a> Folder<'a> {
                 indent,
             });
         }
-        // `{}` or `{ x = 1 }`: the body goes on lines of its own.
+        // `{}` or `{ x = 1 }`: the body goes on lines of its own (once per block).
+        let place = Place { file, at: close, prefix: String::new(), suffix: String::new(), indent };
+        if self.opened.contains_key(&(file, close)) {
+            return Some(place);
+        }
         let open = text[..close].rfind('{')?;
         let inner = text[open + 1..close].trim();
         if inner.contains('\n') || inner.contains('}') {
             self.refuse(base.def_span, "the block's closing brace shares its line with other code");
             return None;
         }
-        let mut prefix = eol.to_string();
+        let mut head = eol.to_string();
         if !inner.is_empty() {
-            prefix.push_str(&format!("{indent}{inner}{eol}"));
+            head.push_str(&format!("{}{inner}{eol}", place.indent));
         }
         self.splice(file, Splice::delete(open + 1, close));
-        Some(Place { file, at: close, prefix, suffix: outer, indent })
+        self.splice(file, Splice::insert(close, head));
+        self.opened.insert((file, close), outer);
+        Some(place)
     }
 
     fn fold_locals(&mut self, ob: &'a Block) {
@@ -850,7 +862,7 @@ mod tests {
         let got = fold(&[("main.tf", main), ("override.tf", over)]).unwrap();
         assert_eq!(
             got[0].1.as_deref(),
-            Some("resource \"a\" \"b\" {\r\n\tn {\r\n\t  v = 3\r\n\t}\r\n\tw = 1\r\n}\r\n")
+            Some("resource \"a\" \"b\" {\r\n\tn {\r\n\t\tv = 3\r\n\t}\r\n\tw = 1\r\n}\r\n")
         );
     }
 

@@ -122,18 +122,38 @@ pub fn whole_lines(text: &str, start: usize, end: usize) -> Option<(usize, usize
 }
 
 /// Re-indents a multi-line snippet from one depth to another: every line after the first
-/// loses `from` and gains `to`. A snippet with a heredoc is left alone (its lines are
-/// literal text).
+/// loses `from` and gains `to`. Written into a tab-indented file, the snippet's own
+/// space indentation becomes tabs, one per step. A snippet with a heredoc is left alone
+/// (its lines are literal text).
 pub fn reindent(snippet: &str, from: &str, to: &str, eol: &str) -> String {
     let heredoc = snippet.contains("<<");
+    let lines: Vec<&str> = snippet.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
+    let rest = |l: &str| l.strip_prefix(from).unwrap_or(l.trim_start()).to_string();
+    let lead = |l: &str| l.len() - l.trim_start_matches(' ').len();
+    // The snippet's indentation step, when the target wants tabs.
+    let step = lines
+        .iter()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| lead(&rest(l)))
+        .filter(|&n| n > 0)
+        .min()
+        .filter(|_| to.contains('\t'));
     let mut out = String::with_capacity(snippet.len());
-    for (i, line) in snippet.split('\n').enumerate() {
-        let line = line.strip_suffix('\r').unwrap_or(line);
+    for (i, line) in lines.iter().enumerate() {
         if i > 0 {
             out.push_str(eol);
             if !heredoc && !line.trim().is_empty() {
                 out.push_str(to);
-                out.push_str(line.strip_prefix(from).unwrap_or(line.trim_start()));
+                let r = rest(line);
+                match step {
+                    Some(n) => {
+                        let spaces = lead(&r);
+                        out.push_str(&"\t".repeat(spaces / n));
+                        out.push_str(&r[spaces - spaces % n..]);
+                    }
+                    None => out.push_str(&r),
+                }
                 continue;
             }
         }
@@ -174,7 +194,8 @@ mod tests {
         let b = t.find('b').unwrap();
         assert_eq!(indent_before(t, b), Some("\t  "));
         assert_eq!(whole_lines(t, b, b + 5), Some((5, 15)));
-        assert_eq!(reindent("x {\n    y = 1\n  }", "  ", "\t", "\r\n"), "x {\r\n\t  y = 1\r\n\t}");
+        assert_eq!(reindent("x {\n    y = 1\n  }", "  ", "\t", "\r\n"), "x {\r\n\t\ty = 1\r\n\t}");
+        assert_eq!(reindent("x {\n  y = 1\n}", "", "    ", "\n"), "x {\n      y = 1\n    }");
     }
 
     #[test]

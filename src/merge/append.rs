@@ -113,6 +113,11 @@ pub(super) fn append_file(m: &mut Module, st: &mut State, f: &ParsedFile) {
 fn append_block(m: &mut Module, st: &mut State, b: &Block) {
     let tofu = m.engine == Engine::OpenTofu;
     match b.kind.as_str() {
+        "resource" | "data" | "module" => super::kinds::count_and_for_each(m, b),
+        "check" => b.body.blocks_of("data").for_each(|d| super::kinds::count_and_for_each(m, d)),
+        _ => {}
+    }
+    match b.kind.as_str() {
         "terraform" => append_terraform(m, b),
         "locals" => {
             for a in b.body.attrs() {

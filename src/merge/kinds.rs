@@ -121,12 +121,28 @@ fn decode_errors(m: &mut Module, st: &mut State, f: &ParsedFile) {
             }
             "output" => forbid_nested(m, o, &["precondition", "postcondition"]),
             "resource" | "data" => {
+                count_and_for_each(m, o);
                 for lc in o.body.blocks_of("lifecycle") {
                     forbid_nested(m, lc, &["precondition", "postcondition"]);
                 }
             }
+            "module" => count_and_for_each(m, o),
             _ => {}
         }
+    }
+}
+
+/// Decoding refuses one block with both `count` and `for_each` (the merge does not: an
+/// override may set one where the original sets the other, and both stay).
+pub(super) fn count_and_for_each(m: &mut Module, b: &Block) {
+    if b.attr("count").is_some()
+        && let Some(f) = b.attr("for_each")
+    {
+        m.diagnostics.push(Diagnostic::error(
+            "Invalid combination of \"count\" and \"for_each\"",
+            "The \"count\" and \"for_each\" meta-arguments are mutually-exclusive, only one should be used to be explicit about the number of resources to be created.",
+            f.name_span,
+        ));
     }
 }
 
