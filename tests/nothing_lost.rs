@@ -2,8 +2,9 @@
 //! and in failure, leaves the sandbox it runs in (the repository with its `.git` — index,
 //! refs, objects, config, everything —, the worktree, a linked worktree, a bare clone and
 //! the home directory) exactly as it was: the same paths, bytes, link targets,
-//! permissions, modification times and inodes. The one command that writes, `init`,
-//! creates exactly the file it names and changes nothing else.
+//! permissions, modification times and inodes. `init` creates exactly the file it names
+//! and changes nothing else; `fix` and `fold` write nothing when they show, check or
+//! refuse (what they write is tested in `tests/fix.rs`).
 //!
 //! The table [`CASES`] drives it: adding a command is one line. Each fixture is built
 //! once and every case of it runs against it, with a snapshot before and after each run.
@@ -181,6 +182,20 @@ const CASES: &[Case] = &[
     run(Busy, &["init", "--path", "docs/link"], 2),
     run(Busy, &["init", "--path", "no/such/dir/p.toml"], 2),
     // explain, and the command line itself.
+    // fix and fold write only when asked, and only over content git holds: showing,
+    // checking and refusing write nothing (their writes are tested in tests/fix.rs).
+    run(Busy, &["fix", "--dry-run", "db"], 0),
+    run(Busy, &["fix", "--dry-run"], 0).in_dir("db"),
+    run(Busy, &["fix", "--check", "db"], 1),
+    run(Busy, &["fix", "--check", "net"], 0),
+    run(Busy, &["fix", "--dry-run", "--check", "db"], 2),
+    run(Busy, &["fix", "does/not/exist"], 2),
+    run(Busy, &["fold", "--dry-run", "db/override.tf"], 0),
+    run(Busy, &["fold", "db/override.tf"], 2),
+    run(Busy, &["fold", "db/main.tf"], 1),
+    run(Busy, &["fold", "db/no_override.tf"], 1),
+    run(Busy, &["fold", "db"], 2),
+    run(Busy, &["fold"], 2),
     run(Busy, &["explain"], 0),
     run(Busy, &["explain", "backend-swap"], 0),
     run(Busy, &["explain", "backend-swp"], 2),
@@ -251,6 +266,9 @@ const CASES: &[Case] = &[
     run(BadVars, &["vars", "app", "--format", "json"], 2),
     run(BadVars, &["vars", "app", "--var", "n=5"], 0),
     run(BadVars, &["audit"], 0),
+    run(BadPolicy, &["fix", "--dry-run"], 2),
+    run(ParseError, &["fix", "db"], 1),
+    run(ParseError, &["fold", "db/override.tf"], 1),
     // No git at all.
     run(NoGit, &["check"], 2),
     run(NoGit, &["diff"], 2),
@@ -259,6 +277,9 @@ const CASES: &[Case] = &[
     run(NoGit, &["audit"], 0),
     run(NoGit, &["show", "db"], 0),
     run(NoGit, &["init", "--path", "p.toml"], 0).creates("p.toml"),
+    run(NoGit, &["fix"], 2),
+    run(NoGit, &["fold", "db/override.tf"], 2),
+    run(NoGit, &["fold", "db/override.tf", "--dry-run"], 0),
 ];
 
 /// Builds a fixture: a sandbox whose repository is in the state `fx` names.

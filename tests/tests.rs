@@ -2,6 +2,7 @@
 
 mod adversarial;
 mod cli;
+mod fix;
 mod fold;
 mod git;
 mod merge;

@@ -230,6 +230,9 @@ struct Folder<'a> {
     /// Single-line blocks opened up, by their closing brace: the indentation that goes
     /// before the brace once every new item is in.
     opened: BTreeMap<(FileId, usize), String>,
+    /// New items by (file, primary block, name), so a second override block for the same
+    /// primary replaces what the first added instead of adding it twice.
+    added: BTreeMap<(FileId, usize, String), (usize, String)>,
 }
 
 /// Where a new item goes in a primary body.
@@ -244,7 +247,13 @@ struct Place {
 
 impl<'a> Folder<'a> {
     fn new(m: &'a Module) -> Self {
-        Folder { m, splices: BTreeMap::new(), refusals: Vec::new(), opened: BTreeMap::new() }
+        Folder {
+            m,
+            splices: BTreeMap::new(),
+            refusals: Vec::new(),
+            opened: BTreeMap::new(),
+            added: BTreeMap::new(),
+        }
     }
 
     fn text(&self, file: FileId) -> &'a str {
@@ -340,6 +349,12 @@ impl<'a> Folder<'a> {
             }
             // A default provider configuration may be new in an override (spec §4).
             None if ob.kind == "provider" => {
+                let key = (0, 0, format!("new {addr}"));
+                if self.added.contains_key(&key) {
+                    self.refuse(ob.def_span, format!("a second override of {addr}, which no primary file configures; merge the two blocks first"));
+                    return;
+                }
+                self.added.insert(key, (0, String::new()));
                 let Some(file) = self
                     .primaries()
                     .map(|p| p.file)
@@ -509,7 +524,7 @@ impl<'a> Folder<'a> {
             None => {
                 let Some(place) = self.end_of(base) else { return };
                 let s = self.snippet(a.span, Item::Attr(a.clone()), &place.indent, eol);
-                self.put(place, &[s]);
+                self.put_once((file, base.span.start, format!("attr {}", a.name)), place, &[s]);
             }
         }
     }
@@ -561,11 +576,31 @@ impl<'a> Folder<'a> {
             let Item::Block(b) = item else { continue };
             snippets.push(self.snippet(b.span, item.clone(), &place.indent, eol));
         }
-        self.put(place, &snippets);
+        self.put_once((file, base.span.start, format!("blocks {name}")), place, &snippets);
     }
 
-    /// Writes items at a place, one per line.
-    fn put(&mut self, place: Place, snippets: &[String]) {
+    /// [`Self::put`], or when the same item was added before, its text replaced.
+    fn put_once(&mut self, key: (FileId, usize, String), place: Place, snippets: &[String]) {
+        let file = key.0;
+        if let Some((at, old)) = self.added.get(&key).cloned() {
+            let text = self.lines(&place, snippets);
+            if let Some(s) = self
+                .splices
+                .get_mut(&file)
+                .and_then(|v| v.iter_mut().find(|s| s.start == at && s.end == at && s.text == old))
+            {
+                s.text = text.clone();
+            }
+            self.added.insert(key, (at, text));
+            return;
+        }
+        let (at, text) = (place.at, self.lines(&place, snippets));
+        self.added.insert(key, (at, text));
+        self.put(place, snippets);
+    }
+
+    /// The text [`Self::put`] inserts.
+    fn lines(&self, place: &Place, snippets: &[String]) -> String {
         let eol = eol_of(self.text(place.file));
         let mut out = place.prefix.clone();
         for s in snippets {
@@ -574,7 +609,13 @@ impl<'a> Folder<'a> {
             out.push_str(eol);
         }
         out.push_str(&place.suffix);
-        self.splice(place.file, Splice::insert(place.at, out));
+        out
+    }
+
+    /// Writes items at a place, one per line.
+    fn put(&mut self, place: Place, snippets: &[String]) {
+        let text = self.lines(&place, snippets);
+        self.splice(place.file, Splice::insert(place.at, text));
     }
 
     /// Where a new item goes: last in the block's body, indented as its other items. A

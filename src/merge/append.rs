@@ -40,6 +40,31 @@ pub(crate) fn address(b: &Block) -> Option<String> {
     }
 }
 
+/// HCL's wording for a block with the wrong number of labels (the same in override
+/// files, where it is checked while decoding, before any merge).
+pub(super) fn label_error(b: &Block) -> Option<Diagnostic> {
+    let names: &[&str] = match b.kind.as_str() {
+        "resource" | "data" | "ephemeral" | "action" => &["type", "name"],
+        "variable" | "output" | "module" | "provider" | "check" => &["name"],
+        _ => return None,
+    };
+    let (kind, n, want) = (&b.kind, b.labels.len(), names.len());
+    let (summary, detail) = if n > want {
+        (
+            format!("Extraneous label for {kind}"),
+            format!("Only {want} labels ({}) are expected for {kind} blocks.", names.join(", ")),
+        )
+    } else if n < want {
+        (
+            format!("Missing {} for {kind}", names[n]),
+            format!("All {kind} blocks must have {want} labels ({}).", names.join(", ")),
+        )
+    } else {
+        return None;
+    };
+    Some(Diagnostic::error(summary, detail, b.def_span))
+}
+
 /// The static `alias` of a provider block.
 pub(super) fn provider_alias(b: &Block) -> Option<String> {
     b.attr("alias").map(|a| {
@@ -143,11 +168,7 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
         "resource" | "data" | "ephemeral" | "action" | "variable" | "output" | "module"
         | "provider" | "check" => {
             let Some(addr) = address(b) else {
-                m.diagnostics.push(Diagnostic::error(
-                    "Missing name for block",
-                    format!("A \"{}\" block needs the right number of labels.", b.kind),
-                    b.def_span,
-                ));
+                m.diagnostics.extend(label_error(b));
                 return;
             };
             if b.kind == "variable" {

@@ -105,6 +105,7 @@ fn ignore(m: &mut Module, span: crate::terraform::Span, what: &str) {
 /// Errors Terraform raises while decoding an override file, before merging (spec §4).
 fn decode_errors(m: &mut Module, st: &mut State, f: &ParsedFile) {
     for o in f.body.blocks() {
+        m.diagnostics.extend(super::append::label_error(o));
         match o.kind.as_str() {
             "check" => m.diagnostics.push(Diagnostic::error(
                 "Can't override check blocks",
