@@ -42,7 +42,8 @@ fn every_fixture_folds_to_the_same_configuration_or_is_refused_with_a_reason() {
             continue;
         }
         match fold::plan(&m, &names) {
-            Ok(edits) => {
+            Ok(plan) => {
+                let edits = plan.edits;
                 let after = folded(&m, &edits);
                 assert!(after.override_files().next().is_none(), "{name}: overrides left");
                 assert!(!after.has_errors(), "{name}: {:?}", after.diagnostics);

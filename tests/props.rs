@@ -1701,7 +1701,7 @@ proptest! {
     fn fold_keeps_the_configuration_or_refuses(case in module_case(true, true)) {
         let m = load(&case, &case.names());
         let names: Vec<String> = m.override_files().map(|f| f.name().to_string()).collect();
-        if let Ok(edits) = override_guard::fix::fold::plan(&m, &names) {
+        if let Ok(edits) = override_guard::fix::fold::plan(&m, &names).map(|f| f.edits) {
             let mut folded = case.clone();
             folded.files.retain(|(n, _)| !names.contains(n));
             for e in edits.iter().filter(|e| e.after.is_some()) {

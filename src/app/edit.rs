@@ -136,7 +136,17 @@ pub fn fold(
         let m = merge::load("", &found, engine, |p| src.read(p))
             .map_err(|e| SourceError { path: join(&root, &e.path), ..e })?;
         match fold::plan(&m, &names) {
-            Ok(edits) => all.push((dir, root, edits)),
+            Ok(folded) => {
+                for n in &folded.notes {
+                    write_err(&format!(
+                        "note: {}:{}: {}\n",
+                        report::clean_line(&join(&root, &n.path)),
+                        n.line,
+                        report::clean_line(&n.reason)
+                    ));
+                }
+                all.push((dir, root, folded.edits));
+            }
             Err(refusals) => {
                 refused = true;
                 for r in refusals {

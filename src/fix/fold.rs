@@ -36,9 +36,17 @@ pub struct Refusal {
     pub reason: String,
 }
 
+/// What folding does: the files to rewrite and delete, and comments in them that still
+/// speak of a folded file (written by hand, so left for the user to reword).
+#[derive(Clone, Debug)]
+pub struct Folded {
+    pub edits: Vec<FileEdit>,
+    pub notes: Vec<Refusal>,
+}
+
 /// Folds the override files named in `names` (file names in `m`'s directory) into the
-/// primary files: the files to rewrite and delete, or why not.
-pub fn plan(m: &Module, names: &[String]) -> Result<Vec<FileEdit>, Vec<Refusal>> {
+/// primary files, or says why not.
+pub fn plan(m: &Module, names: &[String]) -> Result<Folded, Vec<Refusal>> {
     let whole = |reason: String| vec![Refusal { path: m.dir.clone(), line: 0, reason }];
     if m.has_errors() {
         return Err(whole(format!(
@@ -156,7 +164,51 @@ pub fn plan(m: &Module, names: &[String]) -> Result<Vec<FileEdit>, Vec<Refusal>>
             }
         }
     }
-    Ok(edits)
+    Ok(Folded { edits, notes: comments_naming(&after, names) })
+}
+
+/// Comments above items of the primary files that name one of `folded`.
+fn comments_naming(m: &Module, folded: &[String]) -> Vec<Refusal> {
+    let mut out = Vec::new();
+    for p in &m.parsed {
+        let src = m.files.get(p.file);
+        if src.class != FileClass::Primary || src.syntax != Syntax::Hcl {
+            continue;
+        }
+        let mut starts = Vec::new();
+        item_starts(&p.body, &mut starts);
+        let mut seen = std::collections::BTreeSet::new();
+        for s in starts {
+            for (start, _, text) in lines_above(&src.text, s) {
+                let named = folded.iter().find(|f| {
+                    crate::policy::config::CommentMatcher::Names((*f).clone()).is_match(&text)
+                });
+                if let Some(f) = named
+                    && seen.insert(start)
+                {
+                    out.push(Refusal {
+                        path: src.path.clone(),
+                        line: src.line_col(start).0,
+                        reason: format!("this comment still speaks of {f}, which fold deletes: reword or remove it"),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+fn item_starts(b: &Body, out: &mut Vec<usize>) {
+    for i in &b.items {
+        match i {
+            Item::Attr(a) => out.push(a.span.start),
+            Item::Block(b) => {
+                out.push(b.span.start);
+                item_starts(&b.body, out);
+            }
+            Item::Json(_) => {}
+        }
+    }
 }
 
 fn load(m: &Module, files: &[(String, FileClass, Syntax, Arc<str>)]) -> Module {
@@ -195,19 +247,7 @@ fn stale_comments(m: &Module, file: FileId, folded: &[String]) -> Vec<Splice> {
         return Vec::new();
     }
     let mut spans = Vec::new();
-    fn walk(b: &Body, out: &mut Vec<usize>) {
-        for i in &b.items {
-            match i {
-                Item::Attr(a) => out.push(a.span.start),
-                Item::Block(b) => {
-                    out.push(b.span.start);
-                    walk(&b.body, out);
-                }
-                Item::Json(_) => {}
-            }
-        }
-    }
-    walk(&p.body, &mut spans);
+    item_starts(&p.body, &mut spans);
     let mut out: Vec<Splice> = Vec::new();
     for s in spans {
         for (start, _, text) in lines_above(&src.text, s) {
@@ -876,7 +916,7 @@ mod tests {
     fn fold(files: &[(&str, &str)]) -> Result<Vec<(String, Option<String>)>, Vec<Refusal>> {
         let m = merge::load_texts("", files, None);
         let names: Vec<String> = m.override_files().map(|f| f.name().to_string()).collect();
-        plan(&m, &names).map(|e| e.into_iter().map(|e| (e.path, e.after)).collect())
+        plan(&m, &names).map(|f| f.edits.into_iter().map(|e| (e.path, e.after)).collect())
     }
 
     #[test]
