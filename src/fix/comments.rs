@@ -13,7 +13,10 @@ use std::sync::{Arc, LazyLock};
 
 use regex::Regex;
 
-use super::{FileEdit, Splice, apply, eol_of, indent_before, line_end, line_start};
+use super::{
+    FileEdit, Splice, apply, eol_of, indent_before, json_member_range, json_members, line_end,
+    line_start,
+};
 use crate::merge::{self, Module};
 use crate::policy::context::{Change, Cx, Node, changes, lines_above};
 use crate::policy::rules::missing_override_comment::RULE;
@@ -169,7 +172,7 @@ pub fn plan(m: &Module, policy: &Policy, prefix: &str) -> Plan {
             }
             let insert = match src.syntax {
                 Syntax::Hcl => insert_native(&src.text, a, &lines),
-                Syntax::Json => insert_json(m, &src.text, a, &lines, had),
+                Syntax::Json => insert_json(&src.text, a, &lines, had),
             };
             match insert {
                 Ok(s) => splices.push(s),
@@ -341,15 +344,14 @@ fn existing_in(m: &Module, file: FileId) -> BTreeMap<Anchor, Vec<Existing>> {
         }
         Syntax::Json => {
             for n in &parsed.notes {
-                if generated(&n.text).is_some()
-                    && let Some((s, e)) = json_property_range(&src.text, n.span)
-                {
+                if generated(&n.text).is_none() {
+                    continue;
+                }
+                let Some((members, _)) = json_members(&src.text, n.covers.start) else { continue };
+                if let Some(x) = members.iter().find(|x| x.key == "//" && x.value_start == n.span.start) {
+                    let (start, end) = json_member_range(&src.text, x);
                     let text = n.text.trim().to_string();
-                    out.entry(n.covers.into()).or_default().push(Existing {
-                        start: s,
-                        end: e,
-                        text,
-                    });
+                    out.entry(n.covers.into()).or_default().push(Existing { start, end, text });
                 }
             }
         }
@@ -389,7 +391,6 @@ fn insert_native(text: &str, a: Anchor, lines: &[String]) -> Result<Splice, Stri
 
 /// `"//": "text",` as the object's first property, laid out as its current first property.
 fn insert_json(
-    m: &Module,
     text: &str,
     a: Anchor,
     lines: &[String],
@@ -403,8 +404,8 @@ fn insert_json(
     let first = text[inner..a.end].find(|c: char| !c.is_whitespace()).map_or(a.end, |i| inner + i);
     let gap = &text[inner..first];
     // Does anything stay in the object besides the comments being replaced?
-    let others =
-        json_members(m, a).into_iter().any(|s| !removed.iter().any(|e| e.start <= s && s < e.end));
+    let members = json_members(text, a.start).map(|(m, _)| m).unwrap_or_default();
+    let others = members.iter().any(|x| !removed.iter().any(|e| e.start <= x.key_start && x.key_start < e.end));
     let quoted: Vec<String> =
         lines.iter().map(|l| format!("\"//\": {}", serde_json::Value::String(l.clone()))).collect();
     let sep = if gap.is_empty() { " ".to_string() } else { gap.to_string() };
@@ -424,58 +425,6 @@ fn closing_gap(gap: &str) -> &str {
     match gap.rfind('\n') {
         Some(i) => &gap[i..],
         None => "",
-    }
-}
-
-/// Offsets where the members of a JSON object start (its properties and comments).
-fn json_members(m: &Module, a: Anchor) -> Vec<usize> {
-    let Some(parsed) = m.parsed.iter().find(|p| p.file == a.file) else { return Vec::new() };
-    let mut out: Vec<usize> = parsed
-        .notes
-        .iter()
-        .filter(|n| n.covers.start == a.start && n.covers.end == a.end)
-        .map(|n| n.span.start)
-        .collect();
-    fn find(body: &Body, a: Anchor, out: &mut Vec<usize>) -> bool {
-        for i in &body.items {
-            if let Item::Block(b) = i {
-                if b.span.start == a.start && b.span.end == a.end {
-                    out.extend(b.body.items.iter().map(|i| match i {
-                        Item::Attr(x) => x.span.start,
-                        Item::Block(x) => x.def_span.start,
-                        Item::Json(x) => x.span.start,
-                    }));
-                    return true;
-                }
-                if find(&b.body, a, out) {
-                    return true;
-                }
-            }
-        }
-        false
-    }
-    find(&parsed.body, a, &mut out);
-    out
-}
-
-/// The bytes to delete to remove the property whose string value is at `value`: the
-/// property, its comma and the blanks up to the next member (or, for the last member,
-/// the comma and blanks before it).
-fn json_property_range(text: &str, value: Span) -> Option<(usize, usize)> {
-    let before = text.get(..value.start)?.trim_end();
-    let before = before.strip_suffix(':')?.trim_end();
-    let key = before.strip_suffix("\"//\"")?.len();
-    let after = &text[value.end..];
-    let skip = after.len() - after.trim_start().len();
-    if after[skip..].starts_with(',') {
-        let rest = &after[skip + 1..];
-        let blanks = rest.len() - rest.trim_start().len();
-        return Some((key, value.end + skip + 1 + blanks));
-    }
-    let head = text[..key].trim_end();
-    match head.strip_suffix(',') {
-        Some(h) => Some((h.len(), value.end)),
-        None => Some((key, value.end)),
     }
 }
 

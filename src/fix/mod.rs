@@ -162,6 +162,103 @@ pub fn reindent(snippet: &str, from: &str, to: &str, eol: &str) -> String {
     out
 }
 
+/// One member of a JSON object as written: its key and where the key and value are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JsonMember {
+    pub key: String,
+    pub key_start: usize,
+    pub value_start: usize,
+    pub value_end: usize,
+}
+
+/// The members of the JSON object whose `{` is at `open`, in order, and the offset of its
+/// `}`. The text was parsed already (strict JSON): this only finds the extents again.
+pub fn json_members(text: &str, open: usize) -> Option<(Vec<JsonMember>, usize)> {
+    let b = text.as_bytes();
+    if b.get(open) != Some(&b'{') {
+        return None;
+    }
+    let skip_ws = |mut i: usize| {
+        while b.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
+            i += 1;
+        }
+        i
+    };
+    let string_end = |mut i: usize| -> Option<usize> {
+        i += 1;
+        loop {
+            match b.get(i)? {
+                b'\\' => i += 2,
+                b'"' => return Some(i + 1),
+                _ => i += 1,
+            }
+        }
+    };
+    let value_end = |mut i: usize| -> Option<usize> {
+        let mut depth = 0usize;
+        loop {
+            match *b.get(i)? {
+                b'"' => {
+                    i = string_end(i)?;
+                    if depth == 0 {
+                        return Some(i);
+                    }
+                    continue;
+                }
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' if depth == 0 => return Some(i),
+                b'}' | b']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(i + 1);
+                    }
+                }
+                b',' if depth == 0 => return Some(i),
+                c if depth == 0 && c.is_ascii_whitespace() => return Some(i),
+                _ => {}
+            }
+            i += 1;
+        }
+    };
+    let mut out = Vec::new();
+    let mut i = skip_ws(open + 1);
+    loop {
+        match b.get(i)? {
+            b'}' => return Some((out, i)),
+            b',' => i = skip_ws(i + 1),
+            b'"' => {
+                let end = string_end(i)?;
+                let key: String = serde_json::from_str(text.get(i..end)?).ok()?;
+                let colon = skip_ws(end);
+                if b.get(colon) != Some(&b':') {
+                    return None;
+                }
+                let value_start = skip_ws(colon + 1);
+                let v_end = value_end(value_start)?;
+                out.push(JsonMember { key, key_start: i, value_start, value_end: v_end });
+                i = skip_ws(v_end);
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// The bytes deleting a member removes: the member, its comma and the blanks up to the
+/// next member; or, for the last member, the comma and blanks before it.
+pub fn json_member_range(text: &str, m: &JsonMember) -> (usize, usize) {
+    let after = &text[m.value_end..];
+    let skip = after.len() - after.trim_start().len();
+    if after[skip..].starts_with(',') {
+        let rest = &after[skip + 1..];
+        return (m.key_start, m.value_end + skip + 1 + (rest.len() - rest.trim_start().len()));
+    }
+    let head = text[..m.key_start].trim_end();
+    match head.strip_suffix(',') {
+        Some(h) => (h.len(), m.value_end),
+        None => (m.key_start, m.value_end),
+    }
+}
+
 /// `a`, `a and b`, `a, b and c`; past four names, `a, b, c and 2 more`.
 pub fn list(names: &[String]) -> String {
     let shown: Vec<&str> =
@@ -196,6 +293,22 @@ mod tests {
         assert_eq!(whole_lines(t, b, b + 5), Some((5, 15)));
         assert_eq!(reindent("x {\n    y = 1\n  }", "  ", "\t", "\r\n"), "x {\r\n\t\ty = 1\r\n\t}");
         assert_eq!(reindent("x {\n  y = 1\n}", "", "    ", "\n"), "x {\n      y = 1\n    }");
+    }
+
+    #[test]
+    fn json_members_are_found_again() {
+        let t = r#"{ "a": {"x": [1, "}"]}, "b\"c": -1.5e3 ,"d":null}"#;
+        let (m, close) = json_members(t, 0).unwrap();
+        let keys: Vec<&str> = m.iter().map(|m| m.key.as_str()).collect();
+        assert_eq!(keys, ["a", "b\"c", "d"]);
+        assert_eq!(&t[m[0].value_start..m[0].value_end], r#"{"x": [1, "}"]}"#);
+        assert_eq!(&t[m[1].value_start..m[1].value_end], "-1.5e3");
+        assert_eq!(close, t.len() - 1);
+        let (s, e) = json_member_range(t, &m[1]);
+        assert_eq!(format!("{}{}", &t[..s], &t[e..]), r#"{ "a": {"x": [1, "}"]}, "d":null}"#);
+        let (s, e) = json_member_range(t, &m[2]);
+        assert_eq!(format!("{}{}", &t[..s], &t[e..]), r#"{ "a": {"x": [1, "}"]}, "b\"c": -1.5e3 }"#);
+        assert_eq!(json_members("{}", 0), Some((vec![], 1)));
     }
 
     #[test]
