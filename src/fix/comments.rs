@@ -348,7 +348,9 @@ fn existing_in(m: &Module, file: FileId) -> BTreeMap<Anchor, Vec<Existing>> {
                     continue;
                 }
                 let Some((members, _)) = json_members(&src.text, n.covers.start) else { continue };
-                if let Some(x) = members.iter().find(|x| x.key == "//" && x.value_start == n.span.start) {
+                if let Some(x) =
+                    members.iter().find(|x| x.key == "//" && x.value_start == n.span.start)
+                {
                     let (start, end) = json_member_range(&src.text, x);
                     let text = n.text.trim().to_string();
                     out.entry(n.covers.into()).or_default().push(Existing { start, end, text });
@@ -405,7 +407,9 @@ fn insert_json(
     let gap = &text[inner..first];
     // Does anything stay in the object besides the comments being replaced?
     let members = json_members(text, a.start).map(|(m, _)| m).unwrap_or_default();
-    let others = members.iter().any(|x| !removed.iter().any(|e| e.start <= x.key_start && x.key_start < e.end));
+    let others = members
+        .iter()
+        .any(|x| !removed.iter().any(|e| e.start <= x.key_start && x.key_start < e.end));
     let quoted: Vec<String> =
         lines.iter().map(|l| format!("\"//\": {}", serde_json::Value::String(l.clone()))).collect();
     let sep = if gap.is_empty() { " ".to_string() } else { gap.to_string() };

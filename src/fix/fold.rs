@@ -23,6 +23,7 @@ use crate::merge::{self, Module};
 use crate::policy::context::lines_above;
 use crate::render;
 use crate::terraform::expr::{hcl_quote, is_ident};
+use crate::terraform::schema::Schema;
 use crate::terraform::{
     Attr, Block, Body, FileClass, FileId, Item, ParsedFile, Span, Syntax, json,
 };
@@ -134,10 +135,17 @@ pub fn plan(m: &Module, names: &[String]) -> Result<Folded, Vec<Refusal>> {
         return Err(vec![Refusal {
             path: f.path.clone(),
             line: f.line_col(span.start).0,
-            reason: format!(
-                "the folded files would not load ({}: {}); nothing is changed",
-                d.summary, d.detail
-            ),
+            reason: if d.summary.starts_with("Invalid combination of \"count\"") {
+                "count and for_each would end up in one block: Terraform keeps both after the merge \
+                 of an original and an override, but refuses both in one block, so the original \
+                 file cannot say this; nothing is changed"
+                    .to_string()
+            } else {
+                format!(
+                    "the folded files would not load ({}: {}); nothing is changed",
+                    d.summary, d.detail
+                )
+            },
         }]);
     }
     let (old, new) = (render::tfjson::document(m), render::tfjson::document(&after));
@@ -262,6 +270,16 @@ fn stale_comments(m: &Module, file: FileId, folded: &[String]) -> Vec<Splice> {
     out
 }
 
+/// The JSON schema of a primary block, so values are written as Terraform reads them.
+fn schema_of(b: &Block) -> Schema {
+    match b.kind.as_str() {
+        "lifecycle" => Schema::Resource.child("lifecycle"),
+        "required_providers" => Schema::top_block("terraform")
+            .map_or(Schema::Unknown, |(_, s)| s.child("required_providers")),
+        k => Schema::top_block(k).map_or(Schema::Unknown, |(_, s)| s),
+    }
+}
+
 /// Plans the splices of one override file onto the primaries of a module.
 struct Folder<'a> {
     m: &'a Module,
@@ -346,15 +364,6 @@ impl<'a> Folder<'a> {
         None
     }
 
-    /// Refuses edits in JSON primaries (not supported yet); true when native.
-    fn native(&mut self, span: Span) -> bool {
-        if self.m.files.get(span.file).syntax == Syntax::Hcl {
-            return true;
-        }
-        self.refuse(span, "fold cannot edit JSON-syntax files yet; fold this override by hand");
-        false
-    }
-
     fn fold_file(&mut self, over: FileId) {
         let Some(of) = self.parsed(over) else { return };
         for b in of.body.blocks() {
@@ -382,11 +391,7 @@ impl<'a> Folder<'a> {
             return;
         };
         match self.base_of(&addr) {
-            Some(base) => {
-                if self.native(base.span) {
-                    self.fold_body(base, ob);
-                }
-            }
+            Some(base) => self.fold_body(base, ob),
             // A default provider configuration may be new in an override (spec §4).
             None if ob.kind == "provider" => {
                 let key = (0, 0, format!("new {addr}"));
@@ -424,6 +429,13 @@ impl<'a> Folder<'a> {
             let name = item.merge_name().to_string();
             match item {
                 Item::Attr(a) => self.set_attr(base, a),
+                Item::Json(j) if self.m.files.get(base.span.file).syntax == Syntax::Json => {
+                    // JSON into JSON: the property replaces every member of its name, as
+                    // the merge does, whatever the provider's schema makes of it.
+                    let src = self.m.files.get(j.span.file);
+                    let raw = src.text[j.value.span.start..j.value.span.end].to_string();
+                    self.set_member(base, &j.name, Some(raw));
+                }
                 Item::Json(j) => {
                     let native_attr = base.body.attrs().any(|x| x.name == j.name);
                     let native_blocks = base
@@ -544,6 +556,11 @@ impl<'a> Folder<'a> {
     /// An override attribute on a primary block: the expression replaced, or added.
     fn set_attr(&mut self, base: &'a Block, a: &Attr) {
         let file = base.span.file;
+        if self.m.files.get(file).syntax == Syntax::Json {
+            let value = self.json_attr(a, schema_of(base));
+            self.set_member(base, &a.name, Some(value));
+            return;
+        }
         let text = self.text(file);
         let eol = eol_of(text);
         match base.body.attrs().find(|x| x.name == a.name) {
@@ -572,6 +589,19 @@ impl<'a> Folder<'a> {
     /// Replaces every block of type `name` (and `dynamic "name"`) in `base` by `blocks`.
     fn replace_blocks(&mut self, base: &'a Block, name: &str, blocks: &[Item]) {
         let file = base.span.file;
+        if self.m.files.get(file).syntax == Syntax::Json {
+            let child = schema_of(base).child(name);
+            let list: Vec<Value> = blocks
+                .iter()
+                .filter_map(|i| match i {
+                    Item::Block(b) => Some(render::tfjson::labelled(b, child)),
+                    _ => None,
+                })
+                .collect();
+            let value = (!list.is_empty()).then(|| Value::Array(list).to_string());
+            self.set_member(base, name, value);
+            return;
+        }
         let text = self.text(file);
         let eol = eol_of(text);
         let old: Vec<&Block> = base
@@ -619,24 +649,90 @@ impl<'a> Folder<'a> {
         self.put_once((file, base.span.start, format!("blocks {name}")), place, &snippets);
     }
 
-    /// [`Self::put`], or when the same item was added before, its text replaced.
-    fn put_once(&mut self, key: (FileId, usize, String), place: Place, snippets: &[String]) {
-        let file = key.0;
-        if let Some((at, old)) = self.added.get(&key).cloned() {
-            let text = self.lines(&place, snippets);
-            if let Some(s) = self
-                .splices
-                .get_mut(&file)
-                .and_then(|v| v.iter_mut().find(|s| s.start == at && s.end == at && s.text == old))
-            {
-                s.text = text.clone();
-            }
-            self.added.insert(key, (at, text));
+    /// An override attribute's value as JSON text: as written when the override is JSON.
+    fn json_attr(&self, a: &Attr, schema: Schema) -> String {
+        let src = self.m.files.get(a.span.file);
+        match src.syntax {
+            Syntax::Json => src.text[a.expr.span.start..a.expr.span.end].to_string(),
+            Syntax::Hcl => render::tfjson::attr_value(a, schema).to_string(),
+        }
+    }
+
+    /// In a JSON primary object: the members named `key` replaced by one with `value`
+    /// (in the first one's place, else added last), or removed when `value` is `None`.
+    fn set_member(&mut self, base: &'a Block, key: &str, value: Option<String>) {
+        let file = base.span.file;
+        let text = self.text(file);
+        let Some((members, close)) = super::json_members(text, base.span.start) else {
+            self.refuse(base.def_span, "this JSON block is not an object fold can edit");
+            return;
+        };
+        if members.iter().any(|x| x.key == "dynamic")
+            && base.body.blocks_of("dynamic").any(|d| d.labels.first().is_some_and(|l| l == key))
+        {
+            self.refuse(
+                base.def_span,
+                format!(
+                    "fold cannot replace a JSON `dynamic \"{key}\"` block yet; fold it by hand"
+                ),
+            );
             return;
         }
-        let (at, text) = (place.at, self.lines(&place, snippets));
-        self.added.insert(key, (at, text));
-        self.put(place, snippets);
+        let named: Vec<&super::JsonMember> = members.iter().filter(|x| x.key == key).collect();
+        let quoted = serde_json::Value::String(key.to_string()).to_string();
+        match (named.split_first(), value) {
+            (Some((first, rest)), Some(v)) => {
+                self.splice(
+                    file,
+                    Splice { start: first.value_start, end: first.value_end, text: v },
+                );
+                for x in rest {
+                    let (s, e) = super::json_member_range(text, x);
+                    self.splice(file, Splice::delete(s, e));
+                }
+            }
+            (Some(_), None) => {
+                for x in &named {
+                    let (s, e) = super::json_member_range(text, x);
+                    self.splice(file, Splice::delete(s, e));
+                }
+            }
+            (None, Some(v)) => {
+                let (at, member) = match (members.first(), members.last()) {
+                    (Some(first), Some(last)) => {
+                        let gap = &text[base.span.start + 1..first.key_start];
+                        let gap = if gap.is_empty() { " " } else { gap };
+                        (last.value_end, format!(",{gap}{quoted}: {v}"))
+                    }
+                    _ => (close, format!("{quoted}: {v}")),
+                };
+                let key = (file, base.span.start, format!("member {key}"));
+                self.insert_once(key, file, at, member);
+            }
+            (None, None) => {}
+        }
+    }
+
+    /// Inserts `text` at `at`, or when an insertion with the same key was made before
+    /// (a second override block for the same primary), replaces that one's text.
+    fn insert_once(&mut self, key: (FileId, usize, String), file: FileId, at: usize, text: String) {
+        if let Some((at0, old)) = self.added.get(&key).cloned() {
+            if let Some(s) = self.splices.get_mut(&file).and_then(|v| {
+                v.iter_mut().find(|s| s.start == at0 && s.end == at0 && s.text == old)
+            }) {
+                s.text = text.clone();
+            }
+            self.added.insert(key, (at0, text));
+            return;
+        }
+        self.added.insert(key, (at, text.clone()));
+        self.splice(file, Splice::insert(at, text));
+    }
+
+    /// [`Self::put`], or when the same item was added before, its text replaced.
+    fn put_once(&mut self, key: (FileId, usize, String), place: Place, snippets: &[String]) {
+        let text = self.lines(&place, snippets);
+        self.insert_once(key, place.file, place.at, text);
     }
 
     /// The text [`Self::put`] inserts.
@@ -721,8 +817,7 @@ impl<'a> Folder<'a> {
                 .flat_map(|p| p.body.blocks_of("locals"))
                 .find(|b| b.attr(&a.name).is_some());
             match base {
-                Some(b) if self.native(b.span) => self.set_attr(b, a),
-                Some(_) => {}
+                Some(b) => self.set_attr(b, a),
                 None => self.refuse(
                     a.span,
                     format!("there is no local value `{}` in the primary files", a.name),
@@ -788,13 +883,11 @@ impl<'a> Folder<'a> {
             .collect();
         match base.split_first() {
             Some(((t, _), rest)) => {
-                if !self.native(t.span) {
-                    return;
-                }
                 self.set_attr(t, o);
                 for (t, a) in rest {
-                    if !self.native(t.span) {
-                        return;
+                    if self.m.files.get(t.span.file).syntax == Syntax::Json {
+                        self.set_member(t, "required_version", None);
+                        continue;
                     }
                     match whole_lines(self.text(a.span.file), a.span.start, a.span.end) {
                         Some((s, e)) => self.splice(a.span.file, Splice::delete(s, e)),
@@ -823,30 +916,50 @@ impl<'a> Folder<'a> {
             );
             return;
         }
-        let base: Vec<&Block> = self
+        // (terraform block, storage block) of the primaries.
+        let base: Vec<(&Block, &Block)> = self
             .primaries()
             .flat_map(|p| p.body.blocks_of("terraform"))
-            .flat_map(|t| t.body.blocks())
-            .filter(|b| kinds.contains(&b.kind.as_str()))
+            .flat_map(|t| t.body.blocks().map(move |b| (t, b)))
+            .filter(|(_, b)| kinds.contains(&b.kind.as_str()))
             .collect();
-        let Some(first) = base.first() else {
+        let Some(&(t0, first)) = base.first() else {
             self.add_to_terraform(o.span, Item::Block(o.clone()));
             return;
         };
-        for b in &base {
-            if !self.native(b.span) {
-                return;
+        // JSON terraform objects: their storage members go, the new one takes the first's place.
+        let mut json_done: Vec<Span> = Vec::new();
+        for &(t, _) in &base {
+            if self.m.files.get(t.span.file).syntax != Syntax::Json || json_done.contains(&t.span) {
+                continue;
+            }
+            json_done.push(t.span);
+            let is_first = t.span == t0.span;
+            let value = render::tfjson::labelled(o, Schema::Unknown).to_string();
+            for kind in kinds {
+                if t.body.blocks_of(kind).next().is_some() {
+                    let keep = (is_first && kind == o.kind).then(|| value.clone());
+                    self.set_member(t, kind, keep);
+                }
+            }
+            if is_first && t.body.blocks_of(&o.kind).next().is_none() {
+                self.set_member(t, &o.kind, Some(value));
             }
         }
+        let native: Vec<&Block> = base
+            .iter()
+            .filter(|(t, _)| self.m.files.get(t.span.file).syntax == Syntax::Hcl)
+            .map(|&(_, b)| b)
+            .collect();
         let text = self.text(first.span.file);
         let eol = eol_of(text);
         let indent = indent_before(text, first.span.start).unwrap_or("").to_string();
         let s = self.snippet(o.span, Item::Block(o.clone()), &indent, eol);
-        for (k, b) in base.iter().enumerate() {
+        for b in native {
             match whole_lines(self.text(b.span.file), b.span.start, b.span.end) {
                 Some((s0, e0)) => {
                     self.splice(b.span.file, Splice::delete(s0, e0));
-                    if k == 0 {
+                    if b.span == first.span {
                         self.splice(b.span.file, Splice::insert(s0, format!("{indent}{s}{eol}")));
                     }
                 }
@@ -865,8 +978,7 @@ impl<'a> Folder<'a> {
         let mut missing: Vec<&Attr> = Vec::new();
         for a in ob.body.attrs() {
             match blocks.iter().find(|b| b.attr(&a.name).is_some()).or(blocks.first()) {
-                Some(b) if self.native(b.span) => self.set_attr(b, a),
-                Some(_) => {}
+                Some(b) => self.set_attr(b, a),
                 None => missing.push(a),
             }
         }

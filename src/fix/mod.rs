@@ -307,7 +307,10 @@ mod tests {
         let (s, e) = json_member_range(t, &m[1]);
         assert_eq!(format!("{}{}", &t[..s], &t[e..]), r#"{ "a": {"x": [1, "}"]}, "d":null}"#);
         let (s, e) = json_member_range(t, &m[2]);
-        assert_eq!(format!("{}{}", &t[..s], &t[e..]), r#"{ "a": {"x": [1, "}"]}, "b\"c": -1.5e3 }"#);
+        assert_eq!(
+            format!("{}{}", &t[..s], &t[e..]),
+            r#"{ "a": {"x": [1, "}"]}, "b\"c": -1.5e3 }"#
+        );
         assert_eq!(json_members("{}", 0), Some((vec![], 1)));
     }
 

@@ -66,7 +66,8 @@ pub fn document(m: &Module) -> Value {
     Value::Object(top)
 }
 
-fn labelled(b: &Block, schema: Schema) -> Value {
+/// A block as Terraform's JSON syntax writes it: its labels as nested object keys.
+pub(crate) fn labelled(b: &Block, schema: Schema) -> Value {
     let mut v = Value::Object(body_map(&b.body, schema));
     for l in b.labels.iter().rev() {
         let mut o = Map::new();
@@ -76,7 +77,8 @@ fn labelled(b: &Block, schema: Schema) -> Value {
     v
 }
 
-fn attr_value(a: &Attr, schema: Schema) -> Value {
+/// An attribute's value in JSON syntax, as the body's schema reads it back.
+pub(crate) fn attr_value(a: &Attr, schema: Schema) -> Value {
     match schema.prop(&a.name) {
         Prop::Ref | Prop::RefList | Prop::RefMap => a.expr.to_json_reference(),
         _ if schema == Schema::RequiredProviders => match a.expr.as_object() {
