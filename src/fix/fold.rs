@@ -871,11 +871,7 @@ impl<'a> Folder<'a> {
     fn fold_version(&mut self, of: &'a ParsedFile) {
         let over: Vec<&Attr> =
             of.body.blocks_of("terraform").filter_map(|t| t.attr("required_version")).collect();
-        let Some(&o) = over.first() else { return };
-        if over.len() > 1 {
-            self.refuse(over[1].span, "more than one required_version in one override file");
-            return;
-        }
+        let Some((&o, extra)) = over.split_first() else { return };
         let base: Vec<(&Block, &Attr)> = self
             .primaries()
             .flat_map(|p| p.body.blocks_of("terraform"))
@@ -897,6 +893,26 @@ impl<'a> Folder<'a> {
             }
             None => self.add_to_terraform(o.span, Item::Attr(o.clone())),
         }
+        // All the file's constraints apply, and one block may set the argument only once:
+        // the others go into terraform blocks of their own.
+        if extra.is_empty() {
+            return;
+        }
+        let native =
+            self.primaries().map(|p| p.file).find(|&f| self.m.files.get(f).syntax == Syntax::Hcl);
+        let Some(file) = native else {
+            self.refuse(extra[0].span, "no native-syntax primary file to add this constraint to");
+            return;
+        };
+        let text = self.text(file);
+        let eol = eol_of(text);
+        let mut add = String::new();
+        for a in extra {
+            let s = self.snippet(a.span, Item::Attr((*a).clone()), "  ", eol);
+            add.push_str(&format!("{eol}terraform {{{eol}  {s}{eol}}}{eol}"));
+        }
+        let sep = if text.is_empty() || text.ends_with('\n') { "" } else { eol };
+        self.splice(file, Splice::insert(text.len(), format!("{sep}{add}")));
     }
 
     /// The storage block of an override file replaces the module's (spec §5.11).
@@ -908,14 +924,14 @@ impl<'a> Folder<'a> {
             .flat_map(|t| t.body.blocks())
             .filter(|b| kinds.contains(&b.kind.as_str()))
             .collect();
-        let Some(&o) = over.first() else { return };
-        if over.len() > 1 {
-            self.refuse(
-                over[1].def_span,
-                "more than one backend, cloud or state_store block in one override file",
-            );
+        // Several kinds in one file: the one processed last wins (spec §5.11).
+        let order: &[&str] = match self.m.engine {
+            crate::terraform::discover::Engine::Terraform => &["cloud", "state_store", "backend"],
+            crate::terraform::discover::Engine::OpenTofu => &["cloud", "backend", "state_store"],
+        };
+        let Some(&o) = order.iter().find_map(|k| over.iter().find(|b| b.kind == *k)) else {
             return;
-        }
+        };
         // (terraform block, storage block) of the primaries.
         let base: Vec<(&Block, &Block)> = self
             .primaries()
