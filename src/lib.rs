@@ -3,7 +3,8 @@
 //! One pipeline: a [`source`] yields file bytes → [`terraform::discover`] picks and orders
 //! a directory's files → [`terraform::hcl`]/[`terraform::json`] parse them with spans →
 //! [`merge`] computes the effective configuration with provenance and Terraform's own
-//! errors → [`render`]/[`report`] print it. Only `source`, `app` and `main` do I/O.
+//! errors → [`render`]/[`report`] print it; [`fix`] plans the edits of `fix` and `fold`.
+//! Only `source`, `app` and `main` do I/O.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod app;
