@@ -400,22 +400,8 @@ impl<'a> Folder<'a> {
                     return;
                 }
                 self.added.insert(key, (0, String::new()));
-                let Some(file) = self
-                    .primaries()
-                    .map(|p| p.file)
-                    .find(|&f| self.m.files.get(f).syntax == Syntax::Hcl)
-                else {
-                    self.refuse(
-                        ob.def_span,
-                        "no native-syntax primary file to add this provider to",
-                    );
-                    return;
-                };
-                let text = self.text(file);
-                let eol = eol_of(text);
-                let body = self.snippet(ob.span, Item::Block(ob.clone()), "", eol);
-                let sep = if text.is_empty() || text.ends_with('\n') { "" } else { eol };
-                self.splice(file, Splice::insert(text.len(), format!("{sep}{eol}{body}{eol}")));
+                let body = self.snippet(ob.span, Item::Block(ob.clone()), "", "\n");
+                self.append_blocks(ob.def_span, &[body]);
             }
             None => self.refuse(ob.def_span, format!("there is no {addr} in the primary files")),
         }
@@ -833,6 +819,26 @@ impl<'a> Folder<'a> {
             .find(|b| self.m.files.get(b.span.file).syntax == Syntax::Hcl)
     }
 
+    /// Appends top-level blocks (native text written with `\n`) to the end of the first
+    /// native-syntax primary file, each after a blank line, in that file's line endings.
+    fn append_blocks(&mut self, span: Span, blocks: &[String]) {
+        let native =
+            self.primaries().map(|p| p.file).find(|&f| self.m.files.get(f).syntax == Syntax::Hcl);
+        let Some(file) = native else {
+            self.refuse(span, "no native-syntax primary file to write this into");
+            return;
+        };
+        let text = self.text(file);
+        let eol = eol_of(text);
+        let mut out = String::from(if text.is_empty() || text.ends_with('\n') { "" } else { eol });
+        for b in blocks {
+            out.push_str(eol);
+            out.push_str(&b.replace('\n', eol));
+            out.push_str(eol);
+        }
+        self.splice(file, Splice::insert(text.len(), out));
+    }
+
     /// Adds `item` to the first primary `terraform` block, or a new one.
     fn add_to_terraform(&mut self, span: Span, item: Item) {
         let s = self.snippet(span, item, "", "\n");
@@ -898,21 +904,14 @@ impl<'a> Folder<'a> {
         if extra.is_empty() {
             return;
         }
-        let native =
-            self.primaries().map(|p| p.file).find(|&f| self.m.files.get(f).syntax == Syntax::Hcl);
-        let Some(file) = native else {
-            self.refuse(extra[0].span, "no native-syntax primary file to add this constraint to");
-            return;
-        };
-        let text = self.text(file);
-        let eol = eol_of(text);
-        let mut add = String::new();
-        for a in extra {
-            let s = self.snippet(a.span, Item::Attr((*a).clone()), "  ", eol);
-            add.push_str(&format!("{eol}terraform {{{eol}  {s}{eol}}}{eol}"));
-        }
-        let sep = if text.is_empty() || text.ends_with('\n') { "" } else { eol };
-        self.splice(file, Splice::insert(text.len(), format!("{sep}{add}")));
+        let blocks: Vec<String> = extra
+            .iter()
+            .map(|a| {
+                let s = self.snippet(a.span, Item::Attr((*a).clone()), "  ", "\n");
+                format!("terraform {{\n  {s}\n}}")
+            })
+            .collect();
+        self.append_blocks(extra[0].span, &blocks);
     }
 
     /// The storage block of an override file replaces the module's (spec §5.11).
@@ -1020,20 +1019,8 @@ impl<'a> Folder<'a> {
             self.put(place, &[s]);
             return;
         }
-        let native =
-            self.primaries().map(|p| p.file).find(|&f| self.m.files.get(f).syntax == Syntax::Hcl);
-        let Some(file) = native else {
-            self.refuse(span, "no native-syntax primary file to add this setting to");
-            return;
-        };
-        let text = self.text(file);
-        let eol = eol_of(text);
-        let s = reindent(snippet, "", "  ", eol);
-        let sep = if text.is_empty() || text.ends_with('\n') { "" } else { eol };
-        self.splice(
-            file,
-            Splice::insert(text.len(), format!("{sep}{eol}terraform {{{eol}  {s}{eol}}}{eol}")),
-        );
+        let s = reindent(snippet, "", "  ", "\n");
+        self.append_blocks(span, &[format!("terraform {{\n  {s}\n}}")]);
     }
 }
 
