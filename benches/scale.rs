@@ -112,6 +112,8 @@ fn bench(root: &Path, n: usize, a: &Args) -> std::io::Result<()> {
     git(root, &["gc", "-q"])?;
 
     let audit = measure(root, &["audit", ".", "--format", "compact"], &[0, 1], a.runs)?;
+    // Plans every warning comment of the corpus and proves each edited module unchanged.
+    let fix = measure(root, &["fix", "--check", "."], &[0, 1], a.runs)?;
     // One module's change is staged: an override that swaps the state backend (deny, exit 1).
     let staged = root.join(corpus::CHANGED_MODULE).join("backend_override.tf");
     std::fs::write(&staged, "terraform {\n  backend \"local\" {}\n}\n")?;
@@ -119,6 +121,8 @@ fn bench(root: &Path, n: usize, a: &Args) -> std::io::Result<()> {
     let check = measure(root, &["check", "--format", "compact"], &[1], a.runs)?;
     let diff = measure(root, &["diff", "--color", "never"], &[1], a.runs)?;
     let version = measure(root, &["--version"], &[0], a.runs)?;
+    let one_override = format!("{}/backend_override.tf", corpus::CHANGED_MODULE);
+    let fold = measure(root, &["fold", "--dry-run", &one_override], &[0, 1], a.runs)?;
 
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!("parse, in memory, hcl-edit parse_body on .tf files: {:>9.1} ms", ms(raw));
@@ -136,6 +140,13 @@ fn bench(root: &Path, n: usize, a: &Args) -> std::io::Result<()> {
         audit.rss_mib,
         audit.rss_mib / mib
     );
+    println!(
+        "fix --check, whole corpus (process):                {:>9.1} ms  {:.2}x audit, {:.1} MiB",
+        ms(fix.wall),
+        fix.wall.as_secs_f64() / audit.wall.as_secs_f64(),
+        fix.rss_mib
+    );
+    println!("fold --dry-run, one override file (process):        {:>9.1} ms", ms(fold.wall));
     println!("check, one module staged (process):                 {:>9.1} ms", ms(check.wall));
     println!("diff, HEAD -> index, one module (process):          {:>9.1} ms", ms(diff.wall));
     println!("--version (process start):                          {:>9.1} ms", ms(version.wall));

@@ -5,6 +5,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
+
 use super::write::{self, Change};
 use super::{
     Outcome, display_root, find_policy, load_policy, policy_prefix, read_policy_file, write_err,
@@ -43,12 +45,19 @@ pub fn fix(
     let prefix = policy_prefix(path, &policy);
     let src = WorktreeSource::tree(path);
     let root = display_root(path);
+    // Each module is loaded, planned and dropped, in parallel, as `audit` does.
+    let dirs: Vec<(String, Vec<String>)> = src.modules()?.into_iter().collect();
+    let plans: Vec<comments::Plan> = dirs
+        .par_iter()
+        .map(|(dir, names)| {
+            let m = merge::load(dir, names, engine, |p| src.read(p))
+                .map_err(|e| SourceError { path: join(&root, &e.path), ..e })?;
+            Ok(comments::plan(&m, &policy, &prefix))
+        })
+        .collect::<Result<_, SourceError>>()?;
     let mut edits = Vec::new();
     let mut problems = Vec::new();
-    for (dir, names) in src.modules()? {
-        let m = merge::load(&dir, &names, engine, |p| src.read(p))
-            .map_err(|e| SourceError { path: join(&root, &e.path), ..e })?;
-        let plan = comments::plan(&m, &policy, &prefix);
+    for plan in plans {
         edits.extend(plan.edits);
         problems.extend(plan.problems);
     }
