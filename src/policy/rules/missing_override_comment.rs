@@ -64,9 +64,11 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
         let help = if let Some(p) = &cx.policy.comment.pattern {
             format!("add a comment directly above it that matches the policy's pattern `{p}`")
         } else if json {
-            format!("add \"//\": \"NOTE: overridden by {name}\" to this block's object")
+            format!(
+                "add a \"//\" property naming {name} to this block's object (`override-guard fix` writes one)"
+            )
         } else {
-            format!("add `# NOTE: overridden by {name}` directly above it")
+            format!("add a comment naming {name} directly above it (`override-guard fix` writes one)")
         };
         out.push(
             Finding::new(
