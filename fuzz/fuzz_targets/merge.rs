@@ -1,6 +1,7 @@
 //! Bytes → a module directory of several files → `merge::load` (discovery, parsing, the
 //! merge); then the diagnostics are drawn and the effective configuration is rendered,
-//! as `show` does.
+//! as `show` does; then `fix` and `fold` plan their edits (a fold they accept must give
+//! the same effective configuration: `fold` checks that itself, and a panic here is a bug).
 //!
 //! Input format (so seeds can be written by hand and made from fixture directories):
 //! chunks separated by NUL bytes. The first chunk picks the engine: `terraform`,
@@ -68,4 +69,7 @@ fuzz_target!(|data: &[u8]| {
         let _ = report::human(&m.files, d, "merge-error", Style::plain());
     }
     let _ = render::hcl::render(&m);
+    let _ = override_guard::fix::comments::plan(&m, &override_guard::policy::Policy::builtin(), "");
+    let overrides: Vec<String> = m.override_files().map(|f| f.name().to_string()).collect();
+    let _ = override_guard::fix::fold::plan(&m, &overrides);
 });
