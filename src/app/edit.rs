@@ -65,7 +65,7 @@ pub fn fix(
         let at = if p.line > 0 { format!(":{}", p.line) } else { String::new() };
         write_err(&format!(
             "warning: {}{at}: {}\n",
-            report::clean_line(&join(&root, &p.path)),
+            report::clean_line(&shown(&root, &p.path)),
             report::clean_line(&p.message)
         ));
     }
@@ -149,7 +149,7 @@ pub fn fold(
                 for n in &folded.notes {
                     write_err(&format!(
                         "note: {}:{}: {}\n",
-                        report::clean_line(&join(&root, &n.path)),
+                        report::clean_line(&shown(&root, &n.path)),
                         n.line,
                         report::clean_line(&n.reason)
                     ));
@@ -160,8 +160,7 @@ pub fn fold(
                 refused = true;
                 for r in refusals {
                     let at = if r.line > 0 { format!(":{}", r.line) } else { String::new() };
-                    let path = if r.path.is_empty() { root.clone() } else { join(&root, &r.path) };
-                    let path = if path.is_empty() { ".".to_string() } else { path };
+                    let path = shown(&root, &r.path);
                     write_err(&format!(
                         "error: cannot fold {}{at}: {}\n",
                         report::clean_line(&path),
@@ -196,6 +195,12 @@ pub fn fold(
         write_err(&format!("{verb} {}\n", report::clean_line(&c.shown)));
     }
     Ok(Outcome::Clean)
+}
+
+/// A module path under the directory the user named, `.` for the directory itself.
+fn shown(root: &str, path: &str) -> String {
+    let p = if path.is_empty() { root.to_string() } else { join(root, path) };
+    if p.is_empty() { ".".to_string() } else { p }
 }
 
 fn show_diffs(edits: &[FileEdit], root: &str) {

@@ -68,7 +68,9 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
                 "add a \"//\" property naming {name} to this block's object (`override-guard fix` writes one)"
             )
         } else {
-            format!("add a comment naming {name} directly above it (`override-guard fix` writes one)")
+            format!(
+                "add a comment naming {name} directly above it (`override-guard fix` writes one)"
+            )
         };
         out.push(
             Finding::new(
