@@ -25,7 +25,7 @@ use crate::render;
 use crate::terraform::expr::{hcl_quote, is_ident};
 use crate::terraform::schema::Schema;
 use crate::terraform::{
-    Attr, Block, Body, FileClass, FileId, Item, ParsedFile, Span, Syntax, json,
+    Attr, Block, Body, FileClass, FileId, Item, JsonProp, JsonValue, ParsedFile, Span, Syntax, json,
 };
 
 /// Why `fold` will not fold: where, and what to do about it.
@@ -422,59 +422,7 @@ impl<'a> Folder<'a> {
                     let raw = src.text[j.value.span.start..j.value.span.end].to_string();
                     self.set_member(base, &j.name, Some(raw));
                 }
-                Item::Json(j) => {
-                    let native_attr = base.body.attrs().any(|x| x.name == j.name);
-                    let native_blocks = base
-                        .body
-                        .items
-                        .iter()
-                        .any(|i| matches!(i, Item::Block(_)) && i.merge_name() == j.name);
-                    let scalar = !matches!(j.value.value, crate::terraform::JsonValue::Object(_))
-                        && !matches!(&j.value.value, crate::terraform::JsonValue::Array(v) if v.iter().any(|e| matches!(e.value, crate::terraform::JsonValue::Object(_))));
-                    let none = match &j.value.value {
-                        crate::terraform::JsonValue::Null => true,
-                        crate::terraform::JsonValue::Array(v) => v.is_empty(),
-                        _ => false,
-                    };
-                    if native_blocks && !native_attr && none {
-                        self.refuse(
-                            j.name_span,
-                            format!(
-                                "`{}` is null or [] in JSON, zero blocks, which Terraform ignores (the \
-                                 original's blocks stay): folding it would remove them; delete it \
-                                 from the override file first",
-                                j.name
-                            ),
-                        );
-                    } else if native_attr || (scalar && !native_blocks) {
-                        let a = Attr {
-                            name: j.name.clone(),
-                            name_span: j.name_span,
-                            expr: json::expr_from_value(&j.value),
-                            span: j.span,
-                            displaced: Vec::new(),
-                        };
-                        self.set_attr(base, &a);
-                    } else if native_blocks {
-                        if !done_types.contains(&name) {
-                            done_types.push(name.clone());
-                            let blocks: Vec<Item> = json::blocks_from_value(&j.name, &j.value)
-                                .into_iter()
-                                .map(Item::Block)
-                                .collect();
-                            self.replace_blocks(base, &name, &blocks);
-                        }
-                    } else {
-                        self.refuse(
-                            j.name_span,
-                            format!(
-                                "whether `{}` is an argument or a block depends on the provider's schema, \
-                                 and the primary block has neither; fold it by hand",
-                                j.name
-                            ),
-                        );
-                    }
-                }
+                Item::Json(j) => self.fold_json_prop(base, j, &mut done_types),
                 Item::Block(b) if resource && b.kind == "lifecycle" => {
                     match base.body.blocks_of("lifecycle").next() {
                         Some(bl) => {
@@ -517,6 +465,60 @@ impl<'a> Folder<'a> {
                     }
                 }
             }
+        }
+    }
+
+    /// A JSON property of an override on a native primary block: an argument or nested
+    /// blocks, as the primary writes that name (the provider's schema decides otherwise).
+    fn fold_json_prop(&mut self, base: &'a Block, j: &JsonProp, done_types: &mut Vec<String>) {
+        let name = j.name.clone();
+        let native_attr = base.body.attrs().any(|x| x.name == j.name);
+        let native_blocks =
+            base.body.items.iter().any(|i| matches!(i, Item::Block(_)) && i.merge_name() == j.name);
+        let object = |v: &JsonValue| matches!(v, JsonValue::Object(_));
+        let scalar = match &j.value.value {
+            JsonValue::Object(_) => false,
+            JsonValue::Array(v) => !v.iter().any(|e| object(&e.value)),
+            _ => true,
+        };
+        let none = match &j.value.value {
+            JsonValue::Null => true,
+            JsonValue::Array(v) => v.is_empty(),
+            _ => false,
+        };
+        if native_blocks && !native_attr && none {
+            self.refuse(
+                j.name_span,
+                format!(
+                    "`{name}` is null or [] in JSON, zero blocks, which Terraform ignores (the \
+                     original's blocks stay): folding it would remove them; delete it from the \
+                     override file first"
+                ),
+            );
+        } else if native_attr || (scalar && !native_blocks) {
+            let a = Attr {
+                name: name.clone(),
+                name_span: j.name_span,
+                expr: json::expr_from_value(&j.value),
+                span: j.span,
+                displaced: Vec::new(),
+            };
+            self.set_attr(base, &a);
+        } else if native_blocks {
+            if !done_types.contains(&name) {
+                done_types.push(name.clone());
+                let blocks: Vec<Item> =
+                    json::blocks_from_value(&name, &j.value).into_iter().map(Item::Block).collect();
+                self.replace_blocks(base, &name, &blocks);
+            }
+        } else {
+            self.refuse(
+                j.name_span,
+                format!(
+                    "whether `{name}` is an argument or a block depends on the provider's schema, \
+                     and the primary block has neither; fold it by hand"
+                ),
+            );
         }
     }
 
