@@ -400,5 +400,27 @@ fn pre_commit_framework_blocks_commits_by_their_staged_content() {
     repo.git(&["rm", "-q", "main.tf"]);
     repo.commit_blocked("delete the original", "Missing resource to override");
 
+    // (e) The fix hook, like a formatter: an override without a warning comment makes it
+    // write the comment into main.tf and fail the commit; staged, the commit goes through.
+    repo.git(&["reset", "-q", "--hard"]);
+    repo.write(
+        ".pre-commit-config.yaml",
+        &format!(
+            "repos:\n  - repo: {hook_repo_yaml}\n    rev: {rev}\n    hooks:\n      - id: override-guard\n      - id: override-guard-fix\n"
+        ),
+    );
+    repo.write("main.tf", MAIN_TF);
+    repo.write("override.tf", &good_override("t3.medium"));
+    repo.git(&["add", "--all"]);
+    let out = repo.commit("an override without its comment");
+    let output = text(&out);
+    assert!(!out.status.success(), "the fix hook let the commit through:\n{output}");
+    assert!(output.contains("files were modified by this hook"), "{output}");
+    let fixed = repo.read("main.tf");
+    assert!(fixed.contains("# NOTE: instance_type is overridden in override.tf\n"), "{fixed}");
+    assert_eq!(repo.git(&["show", ":main.tf"]), MAIN_TF.trim_end(), "the hook wrote the index");
+    repo.git(&["add", "main.tf"]);
+    repo.commit_passes("the override, with its comment");
+
     eprintln!("pre-commit end to end: {:.1?} in all", started.elapsed());
 }
