@@ -11,7 +11,9 @@ use std::process::{Command, Output};
 
 use tempfile::TempDir;
 
-use crate::util::{SANDBOX_GIT_CONFIG as GIT_CONFIG, assert_same_tree, bin, snapshot_tree};
+use crate::util::{
+    SANDBOX_GIT_CONFIG as GIT_CONFIG, assert_same_tree, bin, hermetic, snapshot_tree,
+};
 
 /// The binary's path, for the hook (`OVERRIDE_GUARD`).
 const BIN: &str = env!("CARGO_BIN_EXE_override-guard");
@@ -27,28 +29,6 @@ const HARMLESS: &str =
     "resource \"aws_db_instance\" \"main\" {\n  instance_class = \"db.t3.large\"\n}\n";
 /// The compact line of the deny finding `WEAKEN` causes in `db/override.tf`.
 const WEAKENED: &str = "db/override.tf:3:5: error[weakened-safeguard]: resource.aws_db_instance.main: prevent_destroy is turned off";
-
-/// Removes everything git or the hook could inherit, and pins what git needs.
-fn hermetic(cmd: &mut Command, home: &Path) {
-    for (key, _) in std::env::vars_os() {
-        let k = key.to_string_lossy();
-        if k.starts_with("GIT_") || k.starts_with("OVERRIDE_GUARD") {
-            cmd.env_remove(&key);
-        }
-    }
-    cmd.env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "Test Author")
-        .env("GIT_AUTHOR_EMAIL", "author@example.com")
-        .env("GIT_COMMITTER_NAME", "Test Committer")
-        .env("GIT_COMMITTER_EMAIL", "committer@example.com")
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env("LC_ALL", "C")
-        .env("LANG", "C")
-        .env_remove("NO_COLOR");
-}
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

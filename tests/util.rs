@@ -167,6 +167,31 @@ impl Run {
     }
 }
 
+/// Removes what the environment could leak in (`GIT_*`, `OVERRIDE_GUARD*`, `TF_VAR_*`,
+/// `NO_COLOR`, `CI`), and pins what git needs: `home` as HOME, no system or global
+/// configuration, fixed identities, the C locale.
+pub fn hermetic(cmd: &mut std::process::Command, home: &Path) {
+    for (key, _) in std::env::vars_os() {
+        let k = key.to_string_lossy();
+        if k.starts_with("GIT_") || k.starts_with("OVERRIDE_GUARD") || k.starts_with("TF_VAR_") {
+            cmd.env_remove(&key);
+        }
+    }
+    cmd.env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "Test Author")
+        .env("GIT_AUTHOR_EMAIL", "author@example.com")
+        .env("GIT_COMMITTER_NAME", "Test Committer")
+        .env("GIT_COMMITTER_EMAIL", "committer@example.com")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("LC_ALL", "C")
+        .env("LANG", "C")
+        .env_remove("NO_COLOR")
+        .env_remove("CI");
+}
+
 /// A temporary directory with a home and a git repository (`repo/`), and commands (git
 /// and the binary) run in a hermetic environment: no inherited `GIT_*` or
 /// `OVERRIDE_GUARD*` variable, a temporary HOME, no system or global git configuration.
@@ -222,27 +247,7 @@ impl Sandbox {
 
     /// Removes what the environment could leak in, and pins what git needs.
     pub fn hermetic(&self, cmd: &mut std::process::Command) {
-        for (key, _) in std::env::vars_os() {
-            let k = key.to_string_lossy();
-            if k.starts_with("GIT_") || k.starts_with("OVERRIDE_GUARD") || k.starts_with("TF_VAR_")
-            {
-                cmd.env_remove(&key);
-            }
-        }
-        let home = self.home();
-        cmd.env("HOME", &home)
-            .env("XDG_CONFIG_HOME", home.join(".config"))
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_AUTHOR_NAME", "Test Author")
-            .env("GIT_AUTHOR_EMAIL", "author@example.com")
-            .env("GIT_COMMITTER_NAME", "Test Committer")
-            .env("GIT_COMMITTER_EMAIL", "committer@example.com")
-            .env("GIT_TERMINAL_PROMPT", "0")
-            .env("LC_ALL", "C")
-            .env("LANG", "C")
-            .env_remove("NO_COLOR")
-            .env_remove("CI");
+        hermetic(cmd, &self.home());
     }
 
     /// `git` in `dir`, which must succeed; its stdout.
