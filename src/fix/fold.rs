@@ -481,21 +481,7 @@ impl<'a> Folder<'a> {
             JsonValue::Array(v) => !v.iter().any(|e| object(&e.value)),
             _ => true,
         };
-        let none = match &j.value.value {
-            JsonValue::Null => true,
-            JsonValue::Array(v) => v.is_empty(),
-            _ => false,
-        };
-        if native_blocks && !native_attr && none {
-            self.refuse(
-                j.name_span,
-                format!(
-                    "`{name}` is null or [] in JSON, zero blocks, which Terraform ignores (the \
-                     original's blocks stay): folding it would remove them; delete it from the \
-                     override file first"
-                ),
-            );
-        } else if native_attr || (scalar && !native_blocks) {
+        if native_attr || (scalar && !native_blocks) {
             let a = Attr {
                 name: name.clone(),
                 name_span: j.name_span,

@@ -7,7 +7,7 @@ use super::body::{merge_body, replaced_attr};
 use super::{Ignored, Module, types};
 use crate::diag::Diagnostic;
 use crate::terraform::discover::Engine;
-use crate::terraform::{Attr, Block, ExprKind, FileId, Item, ParsedFile};
+use crate::terraform::{Attr, Block, ExprKind, FileId, Item, JsonValue, ParsedFile};
 
 /// Does this file have a `.tofu`/`.tofu.json` extension?
 pub(super) fn tofu_file(m: &Module, file: FileId) -> bool {
@@ -94,6 +94,31 @@ pub(super) fn merge_file(m: &mut Module, st: &mut State, f: &ParsedFile) {
                 a.name_span,
             )),
             _ => {}
+        }
+    }
+}
+
+/// A JSON `null` or `[]` where the original writes nested blocks of that name is zero
+/// blocks, which do not mark the type as overridden: the original's blocks stay (spec §6).
+fn ignore_zero_blocks(m: &mut Module, base: &Block, o: &Block) {
+    for i in &o.body.items {
+        let Item::Json(j) = i else { continue };
+        let empty = match &j.value.value {
+            JsonValue::Null => Some("null"),
+            JsonValue::Array(v) if v.is_empty() => Some("[]"),
+            _ => None,
+        };
+        let blocks =
+            base.body.items.iter().any(|b| matches!(b, Item::Block(_)) && b.merge_name() == j.name);
+        if let Some(v) = empty
+            && blocks
+            && base.body.attr(&j.name).is_none()
+        {
+            let what = format!(
+                "\"{}\": {v} in JSON is zero blocks, which Terraform ignores: the original's blocks stay",
+                j.name
+            );
+            ignore(m, j.span, &what);
         }
     }
 }
@@ -263,6 +288,7 @@ fn merge_provider(m: &mut Module, st: &mut State, o: &Block) {
     match st.index.get(&addr) {
         Some(&i) => {
             let mut base = m.blocks[i].clone();
+            ignore_zero_blocks(m, &base, o);
             merge_body(&mut base.body, &o.body, &["alias"]);
             base.displaced.push(o.def_span);
             m.blocks[i] = base;
@@ -394,6 +420,7 @@ fn check_depends_on(m: &mut Module, o: &Block) {
 
 fn merge_resource(m: &mut Module, base: &mut Block, o: &Block) {
     check_depends_on(m, o);
+    ignore_zero_blocks(m, base, o);
     merge_body(&mut base.body, &o.body, &["depends_on", "lifecycle"]);
     for lc in o.body.blocks_of("lifecycle") {
         merge_lifecycle(m, base, lc);
@@ -509,15 +536,18 @@ fn merge_output(m: &mut Module, base: &mut Block, o: &Block) {
 fn merge_module(m: &mut Module, base: &mut Block, o: &Block) {
     check_depends_on(m, o);
     let providers = o.attr("providers");
+    ignore_zero_blocks(m, base, o);
     merge_body(
         &mut base.body,
         &o.body,
         &["depends_on", "providers", "ignore_nested_deprecations", "lifecycle"],
     );
-    if let Some(p) = providers
-        && p.expr.as_object().is_none_or(|e| !e.is_empty())
-    {
-        set_attr(base, p);
+    if let Some(p) = providers {
+        if p.expr.as_object().is_none_or(|e| !e.is_empty()) {
+            set_attr(base, p);
+        } else {
+            ignore(m, p.span, "an empty providers map in an override changes nothing");
+        }
     }
     if let Some(a) = o.attr("ignore_nested_deprecations") {
         ignore(m, a.span, "ignore_nested_deprecations is not merged from override files");

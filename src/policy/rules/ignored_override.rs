@@ -13,7 +13,9 @@ What it checks
   `create_before_destroy`, `prevent_destroy` and `ignore_changes` (so
   `replace_triggered_by`), `provider_meta`, `depends_on = []`, an output's
   `description = \"\"`, an empty `ignore_changes`, a narrower `ignore_changes` over an
-  original `all`, and OpenTofu's `required_version` outside `.tofu` files.
+  original `all`, a module call's empty `providers = {}`, a JSON `null` or `[]` where the
+  original has nested blocks of that name (zero blocks: the original's stay), and
+  OpenTofu's `required_version` outside `.tofu` files.
 
 Why
   The author of the override believes it changes something. It does not, and nothing
