@@ -327,9 +327,7 @@ fn existing_in(m: &Module, file: FileId) -> BTreeMap<Anchor, Vec<Existing>> {
     let Some(parsed) = m.parsed.iter().find(|p| p.file == file) else { return out };
     match src.syntax {
         Syntax::Hcl => {
-            let mut spans = Vec::new();
-            item_spans(&parsed.body, &mut spans);
-            for span in spans {
+            for span in super::item_spans(&parsed.body) {
                 for (start, _, text) in lines_above(&src.text, span.start) {
                     if generated(&text).is_some() {
                         let (s, e) = (line_start(&src.text, start), line_end(&src.text, start));
@@ -359,19 +357,6 @@ fn existing_in(m: &Module, file: FileId) -> BTreeMap<Anchor, Vec<Existing>> {
         }
     }
     out
-}
-
-fn item_spans(body: &Body, out: &mut Vec<Span>) {
-    for i in &body.items {
-        match i {
-            Item::Attr(a) => out.push(a.span),
-            Item::Block(b) => {
-                out.push(b.span);
-                item_spans(&b.body, out);
-            }
-            Item::Json(_) => {}
-        }
-    }
 }
 
 /// The lines above a native item: `# text`, indented as the item is.

@@ -25,7 +25,7 @@ use crate::render;
 use crate::terraform::expr::{hcl_quote, is_ident};
 use crate::terraform::schema::Schema;
 use crate::terraform::{
-    Attr, Block, Body, FileClass, FileId, Item, JsonProp, JsonValue, ParsedFile, Span, Syntax, json,
+    Attr, Block, FileClass, FileId, Item, JsonProp, JsonValue, ParsedFile, Span, Syntax, json,
 };
 
 /// Why `fold` will not fold: where, and what to do about it.
@@ -183,10 +183,8 @@ fn comments_naming(m: &Module, folded: &[String]) -> Vec<Refusal> {
         if src.class != FileClass::Primary || src.syntax != Syntax::Hcl {
             continue;
         }
-        let mut starts = Vec::new();
-        item_starts(&p.body, &mut starts);
         let mut seen = std::collections::BTreeSet::new();
-        for s in starts {
+        for s in super::item_spans(&p.body).into_iter().map(|s| s.start) {
             for (start, _, text) in lines_above(&src.text, s) {
                 let named = folded.iter().find(|f| {
                     crate::policy::config::CommentMatcher::Names((*f).clone()).is_match(&text)
@@ -204,19 +202,6 @@ fn comments_naming(m: &Module, folded: &[String]) -> Vec<Refusal> {
         }
     }
     out
-}
-
-fn item_starts(b: &Body, out: &mut Vec<usize>) {
-    for i in &b.items {
-        match i {
-            Item::Attr(a) => out.push(a.span.start),
-            Item::Block(b) => {
-                out.push(b.span.start);
-                item_starts(&b.body, out);
-            }
-            Item::Json(_) => {}
-        }
-    }
 }
 
 fn load(m: &Module, files: &[(String, FileClass, Syntax, Arc<str>)]) -> Module {
@@ -254,10 +239,8 @@ fn stale_comments(m: &Module, file: FileId, folded: &[String]) -> Vec<Splice> {
     if src.syntax != Syntax::Hcl {
         return Vec::new();
     }
-    let mut spans = Vec::new();
-    item_starts(&p.body, &mut spans);
     let mut out: Vec<Splice> = Vec::new();
-    for s in spans {
+    for s in super::item_spans(&p.body).into_iter().map(|s| s.start) {
         for (start, _, text) in lines_above(&src.text, s) {
             if generated(&text).is_some_and(|n| folded.iter().any(|f| f == n)) {
                 let sp = Splice::delete(line_start(&src.text, start), line_end(&src.text, start));

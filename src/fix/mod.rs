@@ -106,13 +106,6 @@ pub fn indent_before(text: &str, offset: usize) -> Option<&str> {
     lead.chars().all(|c| c == ' ' || c == '\t').then_some(lead)
 }
 
-/// Does only blank space or a line comment follow `offset` on its line?
-pub fn ends_line(text: &str, offset: usize) -> bool {
-    let rest = &text[offset.min(text.len())..line_end(text, offset)];
-    let t = rest.trim();
-    t.is_empty() || t.starts_with('#') || t.starts_with("//")
-}
-
 /// The byte range of whole lines holding `start..end`, when nothing else shares them
 /// (what deleting an item removes), else `None`.
 pub fn whole_lines(text: &str, start: usize, end: usize) -> Option<(usize, usize)> {
@@ -257,6 +250,26 @@ pub fn json_member_range(text: &str, m: &JsonMember) -> (usize, usize) {
         Some(h) => (h.len(), m.value_end),
         None => (m.key_start, m.value_end),
     }
+}
+
+/// The spans of every native item of a body, nested ones too, in source order (where a
+/// comment above an item may sit).
+pub fn item_spans(body: &crate::terraform::Body) -> Vec<crate::terraform::Span> {
+    fn walk(body: &crate::terraform::Body, out: &mut Vec<crate::terraform::Span>) {
+        for i in &body.items {
+            match i {
+                crate::terraform::Item::Attr(a) => out.push(a.span),
+                crate::terraform::Item::Block(b) => {
+                    out.push(b.span);
+                    walk(&b.body, out);
+                }
+                crate::terraform::Item::Json(_) => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(body, &mut out);
+    out
 }
 
 /// `a`, `a and b`, `a, b and c`; past four names, `a, b, c and 2 more`.
