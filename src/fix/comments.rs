@@ -17,7 +17,7 @@ use super::{
     FileEdit, Splice, apply, eol_of, indent_before, json_member_range, json_members, line_end,
     line_start,
 };
-use crate::merge::{self, Module};
+use crate::merge::Module;
 use crate::policy::context::{Change, Cx, Node, changes, lines_above};
 use crate::policy::rules::missing_override_comment::RULE;
 use crate::policy::suppress::Inline;
@@ -432,8 +432,7 @@ pub(super) fn same_configuration(m: &Module, texts: &[(FileId, String)]) -> Resu
             (f.name().to_string(), t)
         })
         .collect();
-    let pairs: Vec<(&str, &str)> = files.iter().map(|(n, t)| (n.as_str(), &**t)).collect();
-    let after = merge::load_texts(&m.dir, &pairs, Some(m.engine));
+    let after = super::reload(m, &files);
     let errors = |m: &Module| -> Vec<(String, String)> {
         m.diagnostics
             .iter()
@@ -460,7 +459,7 @@ mod tests {
     use super::*;
 
     fn fix(files: &[(&str, &str)]) -> (Vec<(String, String)>, Vec<Problem>) {
-        let m = merge::load_texts("", files, None);
+        let m = crate::merge::load_texts("", files, None);
         let p = plan(&m, &Policy::builtin(), "");
         (p.edits.into_iter().map(|e| (e.path, e.after.unwrap_or_default())).collect(), p.problems)
     }

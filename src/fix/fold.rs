@@ -15,11 +15,12 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::comments::generated;
+use super::reload;
 use super::{
     FileEdit, Splice, apply, eol_of, indent_before, line_end, line_start, reindent, whole_lines,
 };
+use crate::merge::Module;
 use crate::merge::append::address;
-use crate::merge::{self, Module};
 use crate::policy::context::lines_above;
 use crate::render;
 use crate::terraform::expr::{hcl_quote, is_ident};
@@ -88,18 +89,14 @@ pub fn plan(m: &Module, names: &[String]) -> Result<Folded, Vec<Refusal>> {
     if !refusals.is_empty() {
         return Err(refusals);
     }
-    // The current files, as (name, class, syntax, text); folded overrides drop out.
-    let mut files: Vec<(String, FileClass, Syntax, Arc<str>)> = m
-        .files
-        .files
-        .iter()
-        .map(|f| (f.name().to_string(), f.class, f.syntax, f.text.clone()))
-        .collect();
+    // The current files, as (name, text); folded overrides drop out.
+    let mut files: Vec<(String, Arc<str>)> =
+        m.files.files.iter().map(|f| (f.name().to_string(), f.text.clone())).collect();
     // Overrides merge in file order: fold them in that order.
     let order: Vec<String> =
         files.iter().filter(|f| names.contains(&f.0)).map(|f| f.0.clone()).collect();
     for name in &order {
-        let cur = load(m, &files);
+        let cur = reload(m, &files);
         let Some(over) = cur.files.files.iter().position(|f| f.name() == name) else { continue };
         let mut f = Folder::new(&cur);
         f.fold_file(over);
@@ -107,16 +104,18 @@ pub fn plan(m: &Module, names: &[String]) -> Result<Folded, Vec<Refusal>> {
             return Err(f.refusals);
         }
         for (file, splices) in f.splices {
-            let text = &files[file].3;
-            match apply(text, &splices) {
-                Ok(t) => files[file].3 = Arc::from(t),
+            let Some(slot) = files.iter_mut().find(|x| x.0 == cur.files.get(file).name()) else {
+                continue;
+            };
+            match apply(&slot.1, &splices) {
+                Ok(t) => slot.1 = Arc::from(t),
                 Err(e) => return Err(whole(format!("internal error, nothing changed: {e}"))),
             }
         }
         files.retain(|f| &f.0 != name);
     }
     // The warning comments about the folded files are no longer true.
-    let cur = load(m, &files);
+    let cur = reload(m, &files);
     for (id, f) in cur.files.files.iter().enumerate() {
         let splices = stale_comments(&cur, id, names);
         if splices.is_empty() {
@@ -125,10 +124,10 @@ pub fn plan(m: &Module, names: &[String]) -> Result<Folded, Vec<Refusal>> {
         if let (Ok(t), Some(slot)) =
             (apply(&f.text, &splices), files.iter_mut().find(|x| x.0 == f.name()))
         {
-            slot.3 = Arc::from(t);
+            slot.1 = Arc::from(t);
         }
     }
-    let after = load(m, &files);
+    let after = reload(m, &files);
     if let Some(d) = after.diagnostics.iter().find(|d| d.is_error()) {
         let span = d.subject.unwrap_or_default();
         let f = after.files.get(span.file);
@@ -161,10 +160,10 @@ pub fn plan(m: &Module, names: &[String]) -> Result<Folded, Vec<Refusal>> {
     let mut edits = Vec::new();
     for f in &m.files.files {
         match files.iter().find(|x| x.0 == f.name()) {
-            Some(x) if *x.3 != *f.text => edits.push(FileEdit {
+            Some(x) if *x.1 != *f.text => edits.push(FileEdit {
                 path: f.path.clone(),
                 before: f.text.clone(),
-                after: Some(x.3.to_string()),
+                after: Some(x.1.to_string()),
             }),
             Some(_) => {}
             None => {
@@ -202,11 +201,6 @@ fn comments_naming(m: &Module, folded: &[String]) -> Vec<Refusal> {
         }
     }
     out
-}
-
-fn load(m: &Module, files: &[(String, FileClass, Syntax, Arc<str>)]) -> Module {
-    let pairs: Vec<(&str, &str)> = files.iter().map(|f| (f.0.as_str(), &*f.3)).collect();
-    merge::load_texts(&m.dir, &pairs, Some(m.engine))
 }
 
 /// JSON pointers where two effective configurations differ (for the refusal).
@@ -1000,7 +994,7 @@ mod tests {
     use super::*;
 
     fn fold(files: &[(&str, &str)]) -> Result<Vec<(String, Option<String>)>, Vec<Refusal>> {
-        let m = merge::load_texts("", files, None);
+        let m = crate::merge::load_texts("", files, None);
         let names: Vec<String> = m.override_files().map(|f| f.name().to_string()).collect();
         plan(&m, &names).map(|f| f.edits.into_iter().map(|e| (e.path, e.after)).collect())
     }

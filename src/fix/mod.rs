@@ -52,6 +52,16 @@ pub fn apply(text: &str, splices: &[Splice]) -> Result<String, String> {
     Ok(out)
 }
 
+/// `m`'s directory loaded again from `(name, text)` pairs, under the same engine: how
+/// both commands prove an edit before writing it.
+pub(crate) fn reload(
+    m: &crate::merge::Module,
+    files: &[(String, Arc<str>)],
+) -> crate::merge::Module {
+    let pairs: Vec<(&str, &str)> = files.iter().map(|(n, t)| (n.as_str(), &**t)).collect();
+    crate::merge::load_texts(&m.dir, &pairs, Some(m.engine))
+}
+
 /// What a command would do to one file.
 #[derive(Clone, Debug)]
 pub struct FileEdit {
