@@ -34,8 +34,21 @@ pub enum Outcome {
     Error = 2,
 }
 
-/// Runs a parsed command line.
+/// Runs a parsed command line. A report that could not be written whole (a full disk, a
+/// closed file) is an error even when the run itself succeeded: a cut-short SARIF file
+/// must not pass for a clean one.
 pub fn run(cli: &Cli) -> Result<Outcome, SourceError> {
+    let outcome = dispatch(cli)?;
+    match STDOUT_ERROR.lock().map(|mut e| e.take()) {
+        Ok(Some(e)) => Err(SourceError {
+            path: "standard output".into(),
+            message: format!("the output could not be written whole: {e}"),
+        }),
+        _ => Ok(outcome),
+    }
+}
+
+fn dispatch(cli: &Cli) -> Result<Outcome, SourceError> {
     use clap::CommandFactory;
     let style = Style { color: use_color(cli.color), width: 100 };
     COLOR.store(style.color, Ordering::Relaxed);
@@ -1053,25 +1066,46 @@ impl Default for Progress {
     }
 }
 
-/// Writes to stdout; a closed pipe (`| head`) is not an error.
 /// Whether this run draws colours (set once, in [`run`]): the output guard keeps colour
 /// sequences only then.
 static COLOR: AtomicBool = AtomicBool::new(false);
 
+/// The first error writing to stdout, other than a closed pipe; [`run`] turns it into exit
+/// 2. Once set (or once the pipe is closed), nothing more is written.
+static STDOUT_ERROR: std::sync::Mutex<Option<std::io::Error>> = std::sync::Mutex::new(None);
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Writes to stdout and flushes, so that an error is seen here and not lost at exit. A
+/// closed pipe (`| head`) ends the output quietly, as ripgrep does; any other error is
+/// kept for [`run`].
+fn stdout_write(s: &str) {
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(s.as_bytes()).and_then(|()| out.flush()) {
+        STDOUT_CLOSED.store(true, Ordering::Relaxed);
+        if e.kind() != std::io::ErrorKind::BrokenPipe
+            && let Ok(mut first) = STDOUT_ERROR.lock()
+        {
+            first.get_or_insert(e);
+        }
+    }
+}
+
 /// Prints text for people on stdout, through the output guard.
 fn write_out(s: &str) {
-    let s = report::guard(s, Escapes::Text, COLOR.load(Ordering::Relaxed));
-    let _ = std::io::stdout().lock().write_all(s.as_bytes());
+    stdout_write(&report::guard(s, Escapes::Text, COLOR.load(Ordering::Relaxed)));
 }
 
 /// Prints JSON, SARIF or HCL on stdout, through the output guard (with the syntax's own
 /// escapes, so the document means the same).
 fn write_syntax(s: &str) {
-    let s = report::guard(s, Escapes::Syntax, COLOR.load(Ordering::Relaxed));
-    let _ = std::io::stdout().lock().write_all(s.as_bytes());
+    stdout_write(&report::guard(s, Escapes::Syntax, COLOR.load(Ordering::Relaxed)));
 }
 
-/// Prints on stderr, through the output guard.
+/// Prints on stderr, through the output guard. Its errors are not kept: there is nowhere
+/// left to report them.
 fn write_err(s: &str) {
     let s = report::guard(s, Escapes::Text, COLOR.load(Ordering::Relaxed));
     let _ = std::io::stderr().lock().write_all(s.as_bytes());

@@ -264,3 +264,52 @@ fn every_command_has_examples_a_man_page_and_completions() {
         assert!(script.contains("audit") && script.contains("new-only"), "{shell}");
     }
 }
+
+/// A report cut short is an error: writing to a full device (Linux's `/dev/full`) exits 2
+/// and says so, instead of passing for a whole report.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_report_that_cannot_be_written_whole_exits_2() {
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
+    for format in ["sarif", "compact", "json"] {
+        let out = bin()
+            .args(["audit", "examples", "--format", format])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(full.try_clone().expect("dup"))
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{format}: {err}");
+        assert!(
+            err.contains("error: standard output: the output could not be written whole: No space left on device"),
+            "{format}: {err}"
+        );
+    }
+    let out = bin()
+        .args(["show", "examples/app"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(full)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A reader that stops early (`| head -1`) ends the output quietly: no error, and the exit
+/// code is still the verdict.
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    use std::io::Read;
+    let mut child = bin()
+        .args(["audit", "examples", "--format", "compact"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    drop(child.stdout.take());
+    let mut err = String::new();
+    child.stderr.take().expect("stderr").read_to_string(&mut err).expect("read");
+    let status = child.wait().expect("waits");
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(!err.contains("error"), "{err}");
+}
