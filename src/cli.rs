@@ -95,12 +95,13 @@ pub enum Command {
     },
     /// Evaluate the policy on every module under a directory: merge errors and findings.
     #[command(
-        after_help = "Examples:\n  override-guard audit\n  override-guard audit examples/ --format compact\n  override-guard audit --deny override-file --format sarif > results.sarif\n\nExit status: 0 clean or warnings only, 1 deny-level findings, 2 usage, policy or I/O error."
+        after_help = "Examples:\n  override-guard audit\n  override-guard audit examples/ --format compact\n  override-guard audit envs/dev envs/prod\n  override-guard audit --deny override-file --format sarif > results.sarif\n\nExit status: 0 clean or warnings only, 1 deny-level findings, 2 usage, policy or I/O error."
     )]
     Audit {
-        /// Where to start (modules are directories; .gitignore is honoured, .terraform/ skipped).
-        #[arg(default_value = ".")]
-        path: PathBuf,
+        /// Directories to audit, each with its subdirectories (ignored directories and
+        /// .terraform/ are skipped; every configuration file of a module is read).
+        #[arg(value_name = "PATH", default_value = ".")]
+        paths: Vec<PathBuf>,
         /// Output format (default: human on a terminal, compact otherwise).
         #[arg(long, value_enum)]
         format: Option<ReportFormat>,
@@ -113,14 +114,22 @@ pub enum Command {
     },
     /// The pre-commit hook: judge the modules the staged change touches, as staged.
     #[command(
-        after_help = "Reads the git index (or the temporary index git names in GIT_INDEX_FILE during\n`git commit -a` and `git commit PATHS`), never the worktree, and writes nothing.\nFILES are hints of touched modules; every file of each module is read from the index.\n\nExamples:\n  override-guard check\n  override-guard check --new-only\n\nExit status: 0 clean or warnings only, 1 deny-level findings, 2 usage, policy or git error."
+        after_help = "Reads the git index (or the temporary index git names in GIT_INDEX_FILE during\n`git commit -a` and `git commit PATHS`), never the worktree, and writes nothing.\nThe modules of the staged change are judged, and the modules of the FILES named (every\nfile of each module is read from the index): `pre-commit run --all-files` passes every\nfile. With --from-ref/--to-ref (or PRE_COMMIT_FROM_REF/PRE_COMMIT_TO_REF, which\n`pre-commit run --from-ref A --to-ref B` and pre-push set), the modules that A...B\nchanges are judged as B has them.\n\nExamples:\n  override-guard check\n  override-guard check --new-only\n  override-guard check --from-ref origin/main --to-ref HEAD\n\nExit status: 0 clean or warnings only, 1 deny-level findings, 2 usage, policy or git error."
     )]
     Check {
         /// Files the hook runner passes (optional): their modules are checked too.
         files: Vec<PathBuf>,
-        /// Report only findings the staged change introduces (compared with HEAD).
+        /// Report only findings the change introduces (compared with HEAD, or with the
+        /// start of the range).
         #[arg(long)]
         new_only: bool,
+        /// Judge the modules the commits FROM...TO change, at TO, instead of the staged
+        /// change (default: PRE_COMMIT_FROM_REF, set by `pre-commit run --from-ref`).
+        #[arg(long, value_name = "FROM", requires = "to_ref")]
+        from_ref: Option<String>,
+        /// The end of the range (default: PRE_COMMIT_TO_REF).
+        #[arg(long, value_name = "TO", requires = "from_ref")]
+        to_ref: Option<String>,
         /// Output format (default: human on a terminal, compact otherwise).
         #[arg(long, value_enum)]
         format: Option<ReportFormat>,

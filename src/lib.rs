@@ -8,12 +8,12 @@
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod app;
-pub mod audit;
 pub mod cli;
 pub mod cty;
 pub mod diag;
 pub mod fix;
 pub mod merge;
+pub mod pipeline;
 pub mod policy;
 pub mod render;
 pub mod report;

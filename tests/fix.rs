@@ -188,7 +188,12 @@ fn fix_is_idempotent_and_adds_only_comments_on_every_merge_fixture() {
     let mut fixed = 0;
     for case in fixtures("merge").into_iter().chain(fixtures("opentofu")) {
         let m = load_fixture(&case);
-        let plan = comments::plan(&m, &policy, "");
+        let plan = comments::plan(
+            &m,
+            &policy,
+            &Default::default(),
+            override_guard::policy::Date { year: 2026, month: 11, day: 22 },
+        );
         if plan.edits.is_empty() {
             continue;
         }
@@ -208,7 +213,12 @@ fn fix_is_idempotent_and_adds_only_comments_on_every_merge_fixture() {
         let pairs: Vec<(&str, &str)> =
             files.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
         let again = load_texts("", &pairs, Some(m.engine));
-        let second = comments::plan(&again, &policy, "");
+        let second = comments::plan(
+            &again,
+            &policy,
+            &Default::default(),
+            override_guard::policy::Date { year: 2026, month: 11, day: 22 },
+        );
         assert!(
             second.edits.is_empty(),
             "{}: a second fix changes {:?}",
@@ -243,9 +253,11 @@ fn fix_refuses_files_git_cannot_restore_unless_allowed() {
     );
     assert_eq!(index_bytes(&s), staged);
     assert_ne!(staged, index);
-    // Untracked files are refused too; --allow-dirty writes.
+    // Untracked files are refused too; --allow-dirty writes. (The override is tracked: a
+    // local-only override gets no comment, see below.)
     s.write("extra/main.tf", main);
     s.write("extra/override.tf", "resource \"a\" \"b\" {\n  x = 3\n}\n");
+    s.git(&["add", "extra/override.tf"]);
     let run = s.run(&["fix", "extra"]);
     assert_eq!(run.code, 2, "{}", run.shown());
     assert!(run.err().contains("extra/main.tf is not tracked by git"), "{}", run.shown());

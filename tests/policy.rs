@@ -6,9 +6,10 @@
 
 use std::path::Path;
 
-use override_guard::app::{Progress, load_subjects};
-use override_guard::audit;
-use override_guard::policy::{Date, Policy};
+use override_guard::pipeline::audit::Audit;
+use override_guard::pipeline::policies::Trouble;
+use override_guard::pipeline::{Choice, Policies, PolicyFile, load_modules};
+use override_guard::policy::{Date, GlobBase, Scope};
 use override_guard::report::{self, Style, findings};
 use override_guard::source::MemorySource;
 use override_guard::terraform::discover::Engine;
@@ -46,22 +47,34 @@ pub fn run_case(case: &Path) -> String {
         "opentofu" => Engine::OpenTofu,
         _ => Engine::Terraform,
     });
-    let policy = match std::fs::read_to_string(case.join("policy.toml")) {
-        Err(_) => Policy::builtin(),
-        Ok(text) => match Policy::parse("policy.toml", &text) {
-            Ok(p) => p,
-            Err(errors) => {
-                let shown: Vec<String> =
-                    errors.into_iter().map(|e| report::policy_error(e, Style::plain())).collect();
-                return shown.join("\n");
-            }
-        },
+    let choice = match std::fs::read_to_string(case.join("policy.toml")) {
+        Err(_) => Choice::Nearest,
+        Ok(text) => Choice::Fixed(PolicyFile {
+            path: "policy.toml".into(),
+            text,
+            base: GlobBase::default(),
+        }),
     };
     let mut src = MemorySource::new();
     read_tree(&case.join("module"), "", &mut src);
-    let loaded = load_subjects(&src, engine, &Progress::none()).expect("in-memory source");
-    let (found, summary) =
-        audit::run(&policy, &loaded, "", today, override_guard::policy::Scope::Whole);
+    let loaded = load_modules(&src, engine, &()).expect("in-memory source");
+    let dirs: Vec<&str> = loaded.iter().map(|l| l.module.dir.as_str()).collect();
+    let policies = match Policies::resolve(&src, &choice, dirs, &[]) {
+        Ok(p) => p,
+        Err(Trouble::Policy(errors)) => {
+            let shown: Vec<String> =
+                errors.into_iter().map(|e| report::policy_error(e, Style::plain())).collect();
+            return shown.join("\n");
+        }
+        Err(Trouble::Source(e)) => panic!("{e}"),
+    };
+    let audit = Audit {
+        policies: &policies,
+        engine,
+        today,
+        scopes: policies.list.iter().map(|_| Scope::whole()).collect(),
+    };
+    let (found, summary) = audit.run_loaded(&loaded);
     let mut out = findings::human(&found, &summary, Style::plain());
     out.push_str("\n---- compact ----\n");
     out.push_str(&findings::compact(&found, &summary));

@@ -1723,14 +1723,14 @@ proptest! {
     fn fix_twice_is_fix_once(case in module_case(true, true)) {
         let m = load(&case, &case.names());
         let policy = override_guard::policy::Policy::builtin();
-        let plan = override_guard::fix::comments::plan(&m, &policy, "");
+        let plan = override_guard::fix::comments::plan(&m, &policy, &Default::default(), override_guard::policy::Date { year: 2026, month: 11, day: 22 });
         let mut fixed = case.clone();
         for e in &plan.edits {
             if let Some(slot) = fixed.files.iter_mut().find(|(n, _)| *n == e.path) {
                 slot.1 = e.after.clone().unwrap_or_default();
             }
         }
-        let again = override_guard::fix::comments::plan(&load(&fixed, &fixed.names()), &policy, "");
+        let again = override_guard::fix::comments::plan(&load(&fixed, &fixed.names()), &policy, &Default::default(), override_guard::policy::Date { year: 2026, month: 11, day: 22 });
         prop_assert!(again.edits.is_empty(), "{:?}", again.edits.iter().map(|e| e.diff(&e.path)).collect::<Vec<_>>());
     }
 

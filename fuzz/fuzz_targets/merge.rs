@@ -69,7 +69,12 @@ fuzz_target!(|data: &[u8]| {
         let _ = report::human(&m.files, d, "merge-error", Style::plain());
     }
     let _ = render::hcl::render(&m);
-    let _ = override_guard::fix::comments::plan(&m, &override_guard::policy::Policy::builtin(), "");
+    let _ = override_guard::fix::comments::plan(
+        &m,
+        &override_guard::policy::Policy::builtin(),
+        &Default::default(),
+        override_guard::policy::Date { year: 2026, month: 11, day: 22 },
+    );
     let overrides: Vec<String> = m.override_files().map(|f| f.name().to_string()).collect();
     let _ = override_guard::fix::fold::plan(&m, &overrides);
 });

@@ -7,14 +7,12 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use super::workspace::{Workspace, display_root};
 use super::write::{self, Change};
-use super::{
-    Outcome, display_root, find_policy, load_policy, policy_prefix, read_policy_file, write_err,
-    write_out,
-};
-use crate::cli::PolicyArgs;
+use super::{Outcome, print_disk_notes, resolve_policies, today, write_err, write_out};
 use crate::fix::{FileEdit, comments, fold};
 use crate::merge;
+use crate::pipeline::{Choice, mark_local};
 use crate::report::{self, Style};
 use crate::source::{Git, Source, SourceError, WorktreeSource, join};
 use crate::terraform::discover::Engine;
@@ -35,24 +33,31 @@ pub fn fix(
     policy_path: Option<&Path>,
     style: Style,
 ) -> Result<Outcome, SourceError> {
-    let found = match policy_path {
-        Some(p) => Some(read_policy_file(p)?),
-        None => find_policy(path)?.map(|p| read_policy_file(&p)).transpose()?,
+    let ws = Workspace::worktree(&[path.to_path_buf()])?;
+    let shown = ws.shown();
+    let src = ws.worktree_source(true)?;
+    let listed = src.modules().map_err(|e| shown.error(e));
+    print_disk_notes(&src, &shown);
+    let dirs: Vec<(String, Vec<String>)> = listed?.into_iter().collect();
+    let choice = match policy_path {
+        Some(p) => Choice::Fixed(ws.fixed_policy(p)?),
+        None => Choice::Nearest,
     };
-    let Some(policy) = load_policy(found, &PolicyArgs::default(), style)? else {
+    let scopes = ws.scopes();
+    let asked = dirs.iter().map(|(d, _)| d.as_str()).chain(scopes.iter().map(String::as_str));
+    let Some(policies) = resolve_policies(&src, &choice, asked, &[], &shown, style)? else {
         return Ok(Outcome::Error);
     };
-    let prefix = policy_prefix(path, &policy);
-    let src = WorktreeSource::tree(path);
-    let root = display_root(path);
+    let today = today();
     // Each module is loaded, planned and dropped, in parallel, as `audit` does.
-    let dirs: Vec<(String, Vec<String>)> = src.modules()?.into_iter().collect();
     let plans: Vec<comments::Plan> = dirs
         .par_iter()
         .map(|(dir, names)| {
-            let m = merge::load(dir, names, engine, |p| src.read(p))
-                .map_err(|e| SourceError { path: join(&root, &e.path), ..e })?;
-            Ok(comments::plan(&m, &policy, &prefix))
+            let mut m =
+                merge::load(dir, names, engine, |p| src.read(p)).map_err(|e| shown.error(e))?;
+            mark_local(&mut m, &src);
+            let (_, g) = policies.of(dir);
+            Ok(comments::plan(&m, &g.policy, &g.base, today))
         })
         .collect::<Result<_, SourceError>>()?;
     let mut edits = Vec::new();
@@ -65,7 +70,7 @@ pub fn fix(
         let at = if p.line > 0 { format!(":{}", p.line) } else { String::new() };
         write_err(&format!(
             "warning: {}{at}: {}\n",
-            report::clean_line(&shown(&root, &p.path)),
+            report::clean_line(&shown.path(&p.path)),
             report::clean_line(&p.message)
         ));
     }
@@ -77,9 +82,10 @@ pub fn fix(
         return Ok(left);
     }
     let noun = |n: usize| if n == 1 { "file" } else { "files" };
+    let name = |p: &str| shown.path(p);
     match mode {
         Mode::DryRun | Mode::Check => {
-            show_diffs(&edits, &root);
+            show_diffs(&edits, name);
             let n = edits.len();
             if mode == Mode::Check {
                 write_err(&format!(
@@ -93,7 +99,7 @@ pub fn fix(
             }
         }
         Mode::Write => {
-            let changes = to_changes(&edits, path, &root);
+            let changes = to_changes(&edits, &ws.root, name);
             if let Some(out) = refuse_dirty(&changes, path, allow_dirty)? {
                 return Ok(out);
             }
@@ -176,14 +182,14 @@ pub fn fold(
     }
     if dry_run {
         for (_, root, edits) in &all {
-            show_diffs(edits, root);
+            show_diffs(edits, |p| join(root, p));
         }
         write_err("fold would change the files above; nothing was written\n");
         return Ok(Outcome::Clean);
     }
     let mut changes = Vec::new();
     for (dir, root, edits) in &all {
-        changes.extend(to_changes(edits, dir, root));
+        changes.extend(to_changes(edits, dir, |p| join(root, p)));
     }
     let start = all.first().map_or(Path::new("."), |(d, _, _)| d.as_path());
     if let Some(out) = refuse_dirty(&changes, start, allow_dirty)? {
@@ -203,20 +209,21 @@ fn shown(root: &str, path: &str) -> String {
     if p.is_empty() { ".".to_string() } else { p }
 }
 
-fn show_diffs(edits: &[FileEdit], root: &str) {
+fn show_diffs(edits: &[FileEdit], name: impl Fn(&str) -> String) {
     let mut out = String::new();
     for e in edits {
-        out.push_str(&e.diff(&join(root, &e.path)));
+        out.push_str(&e.diff(&name(&e.path)));
     }
     write_out(&out);
 }
 
-fn to_changes(edits: &[FileEdit], dir: &Path, root: &str) -> Vec<Change> {
+/// The writes of some edits: each file under `dir`, shown as `name` says.
+fn to_changes(edits: &[FileEdit], dir: &Path, name: impl Fn(&str) -> String) -> Vec<Change> {
     edits
         .iter()
         .map(|e| Change {
             path: dir.join(&e.path),
-            shown: join(root, &e.path),
+            shown: name(&e.path),
             before: e.before.as_bytes().to_vec(),
             after: e.after.as_ref().map(|a| a.as_bytes().to_vec()),
         })

@@ -18,10 +18,9 @@ use super::{
     line_start,
 };
 use crate::merge::Module;
-use crate::policy::context::{Change, Cx, Node, changes, lines_above};
+use crate::policy::context::{Change, Node, changes, lines_above};
 use crate::policy::rules::missing_override_comment::RULE;
-use crate::policy::suppress::Inline;
-use crate::policy::{Finding, Level, Policy, join_prefix};
+use crate::policy::{Date, GlobBase, Policy, Subject};
 use crate::terraform::{Body, FileClass, FileId, Item, Span, Syntax};
 
 /// The shape of a comment `fix` wrote (markers stripped): what, and the override file.
@@ -91,9 +90,10 @@ struct Existing {
     text: String,
 }
 
-/// Plans the comments of one module under a policy (the rule's level, paths, pattern and
-/// inline suppressions decide where a comment is wanted, exactly as `audit` reports it).
-pub fn plan(m: &Module, policy: &Policy, prefix: &str) -> Plan {
+/// Plans the comments of one module under a policy (the rule's level, paths, pattern,
+/// inline suppressions and exceptions decide where a comment is wanted, exactly as `audit`
+/// reports it: the policy evaluation itself is asked).
+pub fn plan(m: &Module, policy: &Policy, base: &GlobBase, today: Date) -> Plan {
     let mut plan = Plan::default();
     // A merge error leaves the files readable and the pairs known; a file that does not
     // parse does not.
@@ -110,13 +110,18 @@ pub fn plan(m: &Module, policy: &Policy, prefix: &str) -> Plan {
         }
         return plan;
     }
-    let firing = firing(m, policy, prefix);
+    let firing = firing(m, policy, base, today);
     let mut wants: BTreeMap<Anchor, Want> = BTreeMap::new();
     let mut seen = HashSet::new();
     for c in changes(m) {
         let Some(base) = c.base else { continue };
         let over_span = c.over.head();
         if m.ignored.iter().any(|i| i.span == over_span || i.span == c.over.span()) {
+            continue;
+        }
+        // A committed comment must not name a file the repository does not have: a
+        // local-only override gets none, and the one `fix` wrote earlier goes.
+        if m.files.get(c.file()).local.is_some() {
             continue;
         }
         let anchor = match anchor_of(m, base) {
@@ -214,21 +219,17 @@ pub fn plan(m: &Module, policy: &Policy, prefix: &str) -> Plan {
 }
 
 /// `(primary header offset, primary file, override file)` of every finding of the rule
-/// that the policy keeps (level, paths, inline suppressions).
-fn firing(m: &Module, policy: &Policy, prefix: &str) -> HashSet<(usize, FileId, FileId)> {
+/// that the policy reports.
+fn firing(
+    m: &Module,
+    policy: &Policy,
+    base: &GlobBase,
+    today: Date,
+) -> HashSet<(usize, FileId, FileId)> {
     let mut out = HashSet::new();
-    let Some(check) = RULE.check else { return out };
-    let cx = Cx::new(m, None, policy, prefix, &[]);
-    let mut found: Vec<Finding> = Vec::new();
-    check(&cx, &mut found);
-    let mut inline = Inline::scan(m);
+    let subject = Subject { module: m, other: None, tfvars: &[] };
     let file_of = |path: &str| m.files.files.iter().position(|f| f.path == path);
-    for f in found {
-        if policy.level_for(RULE.id, &join_prefix(prefix, &f.primary.path)) == Level::Allow
-            || inline.suppresses(m, &f)
-        {
-            continue;
-        }
+    for f in crate::policy::findings_of(policy, &subject, base, today, RULE.id) {
         let (Some(p), Some(o)) =
             (file_of(&f.primary.path), f.related.first().and_then(|r| file_of(&r.path)))
         else {
@@ -460,7 +461,12 @@ mod tests {
 
     fn fix(files: &[(&str, &str)]) -> (Vec<(String, String)>, Vec<Problem>) {
         let m = crate::merge::load_texts("", files, None);
-        let p = plan(&m, &Policy::builtin(), "");
+        let p = plan(
+            &m,
+            &Policy::builtin(),
+            &Default::default(),
+            Date { year: 2026, month: 11, day: 22 },
+        );
         (p.edits.into_iter().map(|e| (e.path, e.after.unwrap_or_default())).collect(), p.problems)
     }
 

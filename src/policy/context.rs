@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::{Policy, Site};
+use super::{GlobBase, Policy, Site};
 use crate::merge::Module;
 use crate::merge::append::address;
 use crate::terraform::{Attr, Block, Body, FileClass, FileId, Item, ParsedFile, Span, Syntax};
@@ -71,7 +71,7 @@ pub struct Cx<'a> {
     pub other: Option<&'a Module>,
     pub policy: &'a Policy,
     /// Turns a module path into a path relative to the policy file (for globs).
-    pub prefix: String,
+    pub base: GlobBase,
     pub changes: Vec<Change<'a>>,
     /// What the variables files in the module's directory set (none: no such file).
     pub vars: Option<crate::vars::Report>,
@@ -82,7 +82,7 @@ impl<'a> Cx<'a> {
         m: &'a Module,
         other: Option<&'a Module>,
         policy: &'a Policy,
-        prefix: &str,
+        base: &GlobBase,
         tfvars: &[crate::vars::VarFile],
     ) -> Cx<'a> {
         // Only the files in the repository: flags and the environment are the runner's.
@@ -90,7 +90,7 @@ impl<'a> Cx<'a> {
             let inputs = crate::vars::Inputs { auto: tfvars.to_vec(), ..Default::default() };
             crate::vars::collect(m, &inputs)
         });
-        Cx { m, other, policy, prefix: prefix.to_string(), changes: changes(m), vars }
+        Cx { m, other, policy, base: base.clone(), changes: changes(m), vars }
     }
 
     pub fn site(&self, span: Span, label: impl Into<String>) -> Site {
@@ -348,7 +348,7 @@ mod tests {
             None,
         );
         let policy = Policy::builtin();
-        let cx = Cx::new(&m, None, &policy, "", &[]);
+        let cx = Cx::new(&m, None, &policy, &GlobBase::default(), &[]);
         let got: Vec<(String, bool)> =
             cx.changes.iter().map(|c| (c.address.clone(), c.base.is_some())).collect();
         assert_eq!(

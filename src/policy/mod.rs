@@ -178,13 +178,13 @@ pub struct Subject<'a> {
 pub fn evaluate(
     policy: &Policy,
     subjects: &[Subject<'_>],
-    prefix: &str,
+    base: &GlobBase,
     today: Date,
-    scope: Scope,
+    scope: &Scope,
 ) -> Vec<Finding> {
     use rayon::prelude::*;
     let partials: Vec<Partial> =
-        subjects.par_iter().map(|s| evaluate_module(policy, s, prefix, today)).collect();
+        subjects.par_iter().map(|s| evaluate_module(policy, s, base, today)).collect();
     conclude(policy, partials, today, scope)
 }
 
@@ -196,10 +196,24 @@ pub struct Partial {
 }
 
 /// Evaluates the policy on one module.
-pub fn evaluate_module(policy: &Policy, s: &Subject<'_>, prefix: &str, today: Date) -> Partial {
+pub fn evaluate_module(policy: &Policy, s: &Subject<'_>, base: &GlobBase, today: Date) -> Partial {
     let mut ledger = suppress::Ledger::new(policy);
-    let findings = evaluate_one(policy, s, prefix, today, &mut ledger);
+    let findings = evaluate_one(policy, s, base, today, &mut ledger, None);
     Partial { findings, ledger }
+}
+
+/// The findings of one rule on one module, decided exactly as [`evaluate_module`] decides
+/// them (level, scopes, inline suppressions, exceptions): what `fix` asks before it writes
+/// the comments `missing-override-comment` wants.
+pub fn findings_of(
+    policy: &Policy,
+    s: &Subject<'_>,
+    base: &GlobBase,
+    today: Date,
+    rule: &'static str,
+) -> Vec<Finding> {
+    let mut ledger = suppress::Ledger::new(policy);
+    evaluate_one(policy, s, base, today, &mut ledger, Some(rule))
 }
 
 /// The run's findings from its modules' partial results, in their order, followed by
@@ -208,30 +222,48 @@ pub fn conclude(
     policy: &Policy,
     partials: impl IntoIterator<Item = Partial>,
     today: Date,
-    scope: Scope,
+    scope: &Scope,
 ) -> Vec<Finding> {
-    let mut ledger = suppress::Ledger::new(policy);
+    conclude_all(&[(policy, scope.clone())], partials.into_iter().map(|p| (0, p)), today)
+}
+
+/// [`conclude`] for a run whose modules are governed by several policies: each partial
+/// comes with the index of its policy in `policies`. Module findings keep their order;
+/// then come each policy's findings about its exceptions, in the order of `policies`.
+pub fn conclude_all(
+    policies: &[(&Policy, Scope)],
+    partials: impl IntoIterator<Item = (usize, Partial)>,
+    today: Date,
+) -> Vec<Finding> {
+    let mut ledgers: Vec<suppress::Ledger> =
+        policies.iter().map(|(p, _)| suppress::Ledger::new(p)).collect();
     let mut out = Vec::new();
-    for p in partials {
-        ledger.absorb(&p.ledger);
+    for (i, p) in partials {
+        if let Some(l) = ledgers.get_mut(i) {
+            l.absorb(&p.ledger);
+        }
         out.extend(p.findings);
     }
-    out.extend(ledger.findings(policy, today, scope));
+    for ((policy, scope), ledger) in policies.iter().zip(&ledgers) {
+        out.extend(ledger.findings(policy, today, scope));
+    }
     out
 }
 
 fn evaluate_one(
     policy: &Policy,
     s: &Subject<'_>,
-    prefix: &str,
+    base: &GlobBase,
     today: Date,
     ledger: &mut suppress::Ledger,
+    only: Option<&'static str>,
 ) -> Vec<Finding> {
-    let cx = context::Cx::new(s.module, s.other, policy, prefix, s.tfvars);
+    let cx = context::Cx::new(s.module, s.other, policy, base, s.tfvars);
     let mut found = Vec::new();
     for rule in rules::RULES {
         if let Some(check) = rule.check
             && policy.may_fire(rule.id)
+            && only.is_none_or(|o| o == rule.id)
         {
             check(&cx, &mut found);
         }
@@ -239,7 +271,7 @@ fn evaluate_one(
     let mut comments = suppress::Inline::scan(s.module);
     let mut out = Vec::new();
     for mut f in found {
-        let path = join_prefix(prefix, &f.primary.path);
+        let path = base.of(&f.primary.path);
         f.level = policy.level_for(f.rule, &path).min(f.level);
         if f.level == Level::Allow {
             continue;
@@ -249,22 +281,92 @@ fn evaluate_one(
         }
         out.push(f);
     }
-    out.extend(comments.findings(s.module, policy, prefix));
+    if only.is_none() {
+        out.extend(comments.findings(s.module, policy, base));
+    }
     out
 }
 
-/// How much of the repository an evaluation sees. An exception that matched nothing is
-/// only known to be unused when every module was evaluated; the pre-commit hook sees
-/// the modules a change touches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How much of the area a policy governs an evaluation saw. An exception that matched
+/// nothing is only known to be unused when every module it could match was evaluated:
+/// the pre-commit hook sees the modules a change touches (`Part`), `audit DIR` the
+/// directories named (`Covers`, relative to the policy file's directory; `""` is all).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Scope {
-    Whole,
+    Covers(Vec<String>),
     Part,
 }
 
-/// `prefix/path`, or `path` when there is no prefix.
-pub fn join_prefix(prefix: &str, path: &str) -> String {
-    if prefix.is_empty() { path.to_string() } else { format!("{prefix}/{path}") }
+impl Scope {
+    /// Everything the policy governs.
+    pub fn whole() -> Scope {
+        Scope::Covers(vec![String::new()])
+    }
+
+    /// Does the run cover every path an exception with these path globs could match?
+    /// Judged by the globs' literal leading directories (`envs/dev/**` → `envs/dev`);
+    /// an exception without paths applies everywhere.
+    pub fn covers(&self, globs: Option<&[String]>) -> bool {
+        let Scope::Covers(dirs) = self else { return false };
+        let within = |lit: &str| {
+            dirs.iter().any(|d| {
+                d.is_empty()
+                    || lit == d
+                    || lit.strip_prefix(d.as_str()).is_some_and(|r| r.starts_with('/'))
+            })
+        };
+        match globs {
+            None => within(""),
+            Some(globs) => globs.iter().all(|g| within(&literal_prefix(g))),
+        }
+    }
+}
+
+/// The leading components of a glob that hold no pattern characters.
+fn literal_prefix(glob: &str) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for part in glob.trim_start_matches("./").split('/') {
+        if part.contains(['*', '?', '[', ']', '{', '}', '\\']) {
+            break;
+        }
+        out.push(part);
+    }
+    out.join("/")
+}
+
+/// How the paths of a run (relative to its root) become paths relative to the directory
+/// of the policy file that governs them, which is what a policy's globs are written
+/// against: strip the policy's directory (`dir`), or, for a policy above the root, put the
+/// way down to the root (`down`) in front.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GlobBase {
+    pub dir: String,
+    pub down: String,
+}
+
+impl GlobBase {
+    /// A path of the run, relative to the policy's directory. A path outside that
+    /// directory (a policy named with `--policy` elsewhere) is left as it is.
+    pub fn of(&self, path: &str) -> String {
+        let rest = if self.dir.is_empty() {
+            path
+        } else if path == self.dir {
+            ""
+        } else {
+            match path.strip_prefix(self.dir.as_str()).and_then(|r| r.strip_prefix('/')) {
+                Some(r) => r,
+                None => return path.to_string(),
+            }
+        };
+        crate::source::join(&self.down, rest)
+    }
+
+    /// Does this policy's directory hold `path` (a directory of the run)?
+    pub fn holds(&self, path: &str) -> bool {
+        self.dir.is_empty()
+            || path == self.dir
+            || path.strip_prefix(self.dir.as_str()).is_some_and(|r| r.starts_with('/'))
+    }
 }
 
 /// Counts of findings by level, and whether the run fails.

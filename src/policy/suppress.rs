@@ -4,7 +4,7 @@
 use super::config::{Origin, did_you_mean};
 use super::context::comments_around;
 use super::rules::{self, RULES};
-use super::{Date, Finding, Level, Policy, Scope, Site, join_prefix};
+use super::{Date, Finding, GlobBase, Level, Policy, Scope, Site};
 use crate::merge::Module;
 use crate::terraform::{Span, Syntax};
 
@@ -112,11 +112,11 @@ impl Inline {
     }
 
     /// Misused suppressions: no reason, unknown rule id, malformed, or unused.
-    pub fn findings(&self, m: &Module, policy: &Policy, prefix: &str) -> Vec<Finding> {
+    pub fn findings(&self, m: &Module, policy: &Policy, base: &GlobBase) -> Vec<Finding> {
         let mut out = Vec::new();
         for s in &self.items {
             let site = |label: &str| Site::in_module(m, s.span, label);
-            let path = join_prefix(prefix, &m.files.get(s.span.file).path);
+            let path = base.of(&m.files.get(s.span.file).path);
             let mut push = |rule: &'static str, f: Finding| {
                 let level = policy.level_for(rule, &path);
                 if level != Level::Allow {
@@ -234,14 +234,15 @@ impl Ledger {
         false
     }
 
-    /// Expired and unused exceptions, pointing into the policy file.
-    /// With [`Scope::Part`], only exceptions that met a finding of the evaluated modules
-    /// (an expired one that no longer hides it) are reported.
-    pub fn findings(&self, policy: &Policy, today: Date, scope: Scope) -> Vec<Finding> {
+    /// Expired and unused exceptions, pointing into the policy file. Only exceptions the
+    /// run saw all of (see [`Scope::covers`]) are judged, and those that met a finding of
+    /// the evaluated modules (an expired one that no longer hides it): an exception for
+    /// another directory is neither unused nor used by `audit envs/dev`.
+    pub fn findings(&self, policy: &Policy, today: Date, scope: &Scope) -> Vec<Finding> {
         let Origin::File { path, text } = &policy.origin else { return Vec::new() };
         let mut out = Vec::new();
         for (i, e) in policy.exceptions.iter().enumerate() {
-            if scope == Scope::Part && !self.expired_hit[i] {
+            if !self.expired_hit[i] && !scope.covers(e.path_globs.as_deref()) {
                 continue;
             }
             let site = |label: &str| Site {

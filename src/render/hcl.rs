@@ -14,6 +14,16 @@ pub fn render(m: &Module) -> String {
         m.engine.name(),
         if names.is_empty() { "(no files)".to_string() } else { names.join(", ") }
     ));
+    // Files git does not track: what runs here is not what CI and the team run.
+    for f in &m.files.files {
+        if let Some(l) = f.local {
+            p.out.push_str(&format!(
+                "# local-only: {} is {} (this checkout runs it; CI and teammates do not)\n",
+                f.name(),
+                l.describe()
+            ));
+        }
+    }
     let s = &m.settings;
     if !s.is_empty() {
         p.out.push_str("\nterraform {\n");

@@ -25,7 +25,13 @@ pub fn view(m: &Module) -> Value {
     json!({
         "dir": m.dir,
         "engine": m.engine,
-        "files": m.files.files.iter().map(|f| json!({"path": f.path, "class": f.class, "syntax": f.syntax})).collect::<Vec<_>>(),
+        "files": m.files.files.iter().map(|f| {
+            let mut o = json!({"path": f.path, "class": f.class, "syntax": f.syntax});
+            if let Some(l) = f.local {
+                o["local"] = json!(l);
+            }
+            o
+        }).collect::<Vec<_>>(),
         "skipped": m.skipped.iter().map(|(n, why)| json!({"file": n, "why": why})).collect::<Vec<_>>(),
         "terraform": {
             "required_version": st.required_version.iter().map(|a| attr(m, a)).collect::<Vec<_>>(),

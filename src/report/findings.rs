@@ -18,9 +18,25 @@ pub struct Summary {
     pub modules: usize,
     pub files: usize,
     pub override_files: usize,
-    /// The policy in force (a path, or "built-in default policy").
-    pub policy: String,
-    pub builtin_policy: bool,
+    /// The policies in force: each file's path, `None` for the built-in default.
+    pub policies: Vec<Option<String>>,
+}
+
+impl Summary {
+    /// The policies in force, for the summary line.
+    pub fn describe_policies(&self) -> String {
+        let name =
+            |p: &Option<String>| p.clone().unwrap_or_else(|| "built-in default policy".into());
+        match self.policies.as_slice() {
+            [] => "built-in default policy".into(),
+            [one] => name(one),
+            many => format!(
+                "{} policies: {}",
+                many.len(),
+                many.iter().map(name).collect::<Vec<_>>().join(", ")
+            ),
+        }
+    }
 }
 
 /// A finding shaped for miette: one file's labels, other files as related reports.
@@ -216,7 +232,8 @@ pub fn json(findings: &[Finding], s: &Summary) -> String {
     let doc = json!({
         "version": 1,
         "tool": {"name": "override-guard", "version": env!("CARGO_PKG_VERSION")},
-        "policy": if s.builtin_policy { serde_json::Value::Null } else { json!(s.policy) },
+        "policy": s.policies.first().cloned().flatten(),
+        "policies": s.policies,
         "findings": findings.iter().map(|f| json!({
             "rule": f.rule,
             "level": f.level,
@@ -269,7 +286,7 @@ fn summary_line(findings: &[Finding], s: &Summary) -> String {
         plural(t.deny),
         t.warn,
         plural(t.warn),
-        clean_line(&s.policy)
+        clean_line(&s.describe_policies())
     )
 }
 

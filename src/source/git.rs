@@ -8,10 +8,8 @@ use std::path::{Path, PathBuf};
 use gix::bstr::ByteSlice;
 use gix::index::entry::{Mode, Stage};
 
-use super::{Source, SourceError, split};
+use super::{POLICY_FILE, Source, SourceError, split};
 use crate::terraform::discover;
-
-const POLICY_FILE: &str = ".override-guard.toml";
 
 /// An open repository.
 pub struct Git {
@@ -75,10 +73,23 @@ impl Git {
 
     /// What is staged: the index (or the temporary one `GIT_INDEX_FILE` names).
     /// Unmerged entries of configuration files are an error naming them.
-    pub fn index(&self, view: View) -> Result<GitSource, SourceError> {
+    pub fn index(&self) -> Result<GitSource, SourceError> {
         let index = self.open_index()?;
-        let all = self.index_source(&index)?;
-        Ok(all.narrow(view))
+        self.index_source(&index)
+    }
+
+    /// The configuration files the index holds (repository-relative): a worktree file not
+    /// among them exists only in this checkout.
+    pub fn tracked(&self) -> Result<HashSet<String>, SourceError> {
+        let index = self.open_index()?;
+        Ok(index
+            .entries()
+            .iter()
+            .filter(|e| !e.flags.contains(gix::index::entry::Flags::INTENT_TO_ADD))
+            .filter_map(|e| e.path(&index).to_str().ok())
+            .filter(|p| discover::is_module_file(split(p).1))
+            .map(str::to_string)
+            .collect())
     }
 
     /// HEAD against the index, for the pre-commit hook. Reads only the parts of HEAD's
@@ -96,12 +107,7 @@ impl Git {
             .iter()
             .map(|(p, mode, id)| Entry { path: p.as_slice(), mode: *mode, id: *id })
             .collect();
-        let head = GitSource::new(
-            &self.repo,
-            "HEAD".into(),
-            View { base: String::new(), recursive: true },
-            &entries,
-        )?;
+        let head = GitSource::new(&self.repo, "HEAD".into(), &entries)?;
         let same = |p: &str| is_under(&pruned, p);
         let mut changed = BTreeSet::new();
         for (path, (id, _)) in &index.files {
@@ -121,10 +127,15 @@ impl Git {
                 changed.insert(path.clone());
             }
         }
-        let policy_changed =
-            index.policies.iter().any(|(p, id)| !same(p) && head.policies.get(p) != Some(id))
-                || head.policies.keys().any(|p| !index.policies.contains_key(p));
-        Ok(Staged { head, index, changed, policy_changed, pruned })
+        let mut policies_changed: BTreeSet<String> = index
+            .policies
+            .iter()
+            .filter(|(p, (id, _))| !same(p) && head.policies.get(*p).is_none_or(|(h, _)| h != id))
+            .map(|(p, _)| p.clone())
+            .collect();
+        policies_changed
+            .extend(head.policies.keys().filter(|p| !index.policies.contains_key(*p)).cloned());
+        Ok(Staged { head, index, changed, policies_changed, pruned })
     }
 
     /// Collects the blobs of `tree` (at `prefix`), skipping subtrees the cache shows equal.
@@ -235,17 +246,12 @@ impl Git {
             .map(|e| Entry { path: e.path(index).as_bytes(), mode: e.mode, id: e.id })
             .collect();
         entries.extend(sparse.iter().map(|(p, mode, id)| Entry { path: p, mode: *mode, id: *id }));
-        GitSource::new(
-            &self.repo,
-            "the index".into(),
-            View { base: String::new(), recursive: true },
-            &entries,
-        )
+        GitSource::new(&self.repo, "the index".into(), &entries)
     }
 
     /// A tree-ish (`HEAD`, `main`, `v1.2`, a commit id, `HEAD~2`). `HEAD` in a repository
     /// without a commit yet is the empty tree.
-    pub fn rev(&self, spec: &str, view: View) -> Result<GitSource, SourceError> {
+    pub fn rev(&self, spec: &str) -> Result<GitSource, SourceError> {
         let tree = self.tree_id(spec)?;
         let index = self.repo.index_from_tree(&tree).map_err(|e| err(spec, brief(e)))?;
         let entries: Vec<Entry<'_>> = index
@@ -253,7 +259,7 @@ impl Git {
             .iter()
             .map(|e| Entry { path: e.path(&index).as_bytes(), mode: e.mode, id: e.id })
             .collect();
-        GitSource::new(&self.repo, spec.to_string(), view, &entries)
+        GitSource::new(&self.repo, spec.to_string(), &entries)
     }
 
     /// The best common ancestor of two revisions, as a commit id (for `A...B`).
@@ -267,7 +273,7 @@ impl Git {
         }
     }
 
-    /// Reads the blobs of the modules in `dirs` (view-relative; `None`: every module).
+    /// Reads the blobs of the modules in `dirs` (`None`: every module).
     pub fn load(
         &self,
         src: &mut GitSource,
@@ -279,24 +285,6 @@ impl Git {
             }
         }
         Ok(())
-    }
-
-    /// The nearest policy file at or above the source's base directory, as
-    /// (repository-relative path, text).
-    pub fn find_policy(&self, src: &GitSource) -> Result<Option<(String, String)>, SourceError> {
-        let mut dir = src.view.base.as_str();
-        loop {
-            let path = super::join(dir, POLICY_FILE);
-            if let Some(id) = src.policies.get(&path) {
-                let bytes = self.blob(&path, *id)?;
-                let text = String::from_utf8(bytes).map_err(|_| err(&path, "not UTF-8"))?;
-                return Ok(Some((path, text)));
-            }
-            if dir.is_empty() {
-                return Ok(None);
-            }
-            dir = split(dir).0;
-        }
     }
 
     /// Is `bytes` exactly what the index holds for the repository-relative `path`? `None`
@@ -341,15 +329,6 @@ fn bad_rev(spec: &str, e: impl std::fmt::Display) -> SourceError {
     err(spec, format!("unknown revision ({})", brief(e)))
 }
 
-/// Which part of the repository a source shows.
-#[derive(Clone, Debug, Default)]
-pub struct View {
-    /// Repository-relative directory the source is rooted at (`""` = the whole repository).
-    pub base: String,
-    /// Subdirectories too (`audit`), or only `base` itself (`show`).
-    pub recursive: bool,
-}
-
 struct Entry<'a> {
     path: &'a [u8],
     mode: Mode,
@@ -371,11 +350,10 @@ fn interesting(path: &str) -> bool {
 /// are read up front rather than on demand from worker threads.)
 pub struct GitSource {
     label: String,
-    view: View,
-    /// View-relative configuration file paths, with their bytes once loaded.
+    /// Configuration file paths, with their bytes once loaded.
     files: BTreeMap<String, Blob>,
-    /// Repository-relative paths of every policy file.
-    policies: BTreeMap<String, gix::ObjectId>,
+    /// Every policy file, with its blob id and bytes (there are few: read up front).
+    policies: BTreeMap<String, (gix::ObjectId, Vec<u8>)>,
     /// (repository-relative path, what was skipped and why).
     notes: Vec<(String, String)>,
 }
@@ -390,8 +368,8 @@ pub struct Staged {
     pub index: GitSource,
     /// Configuration files added, deleted or modified by the staged change.
     pub changed: BTreeSet<String>,
-    /// Is a policy file added, deleted or modified?
-    pub policy_changed: bool,
+    /// Policy files added, deleted or modified.
+    pub policies_changed: BTreeSet<String>,
     /// Directories whose staged content equals HEAD's.
     pruned: HashSet<String>,
 }
@@ -403,6 +381,12 @@ impl Staged {
         for (path, (id, _)) in &self.index.files {
             if dirs.contains(split(path).0) && is_under(&self.pruned, path) {
                 self.head.files.entry(path.clone()).or_insert((*id, None));
+            }
+        }
+        // Policy files of unchanged directories, for the policy lookup at HEAD.
+        for (path, p) in &self.index.policies {
+            if is_under(&self.pruned, path) {
+                self.head.policies.entry(path.clone()).or_insert_with(|| p.clone());
             }
         }
         &mut self.head
@@ -434,27 +418,6 @@ fn is_under(dirs: &HashSet<String>, path: &str) -> bool {
 }
 
 impl GitSource {
-    /// The same state seen from another directory (the source was built for the root).
-    fn narrow(self, view: View) -> GitSource {
-        if view.base.is_empty() && view.recursive {
-            return GitSource { view, ..self };
-        }
-        let prefix = if view.base.is_empty() { String::new() } else { format!("{}/", view.base) };
-        let files = self
-            .files
-            .into_iter()
-            .filter_map(|(p, v)| {
-                let rel = p.strip_prefix(prefix.as_str())?;
-                (view.recursive || !rel.contains('/')).then(|| (rel.to_string(), v))
-            })
-            .collect();
-        let mut notes = self.notes;
-        notes.retain(|(p, _)| {
-            p.strip_prefix(prefix.as_str()).is_some_and(|r| view.recursive || !r.contains('/'))
-        });
-        GitSource { files, notes, view, ..self }
-    }
-
     /// Does the directory hold configuration files (of its own, not only below it)?
     pub fn has_module(&self, dir: &str) -> bool {
         let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
@@ -464,7 +427,17 @@ impl GitSource {
             .any(|(p, _)| !p[prefix.len()..].contains('/'))
     }
 
-    /// Configuration files whose blob differs between two states of the same view.
+    /// Does the state hold this configuration file?
+    pub fn has_file(&self, path: &str) -> bool {
+        self.files.contains_key(path)
+    }
+
+    /// Every configuration file of the state, in git's order.
+    pub fn paths(&self) -> impl Iterator<Item = &String> {
+        self.files.keys()
+    }
+
+    /// Configuration files whose blob differs between two states.
     pub fn changed(&self, other: &GitSource) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
         for (p, (id, _)) in &self.files {
@@ -483,26 +456,21 @@ impl GitSource {
     fn new(
         repo: &gix::Repository,
         label: String,
-        view: View,
         entries: &[Entry<'_>],
     ) -> Result<GitSource, SourceError> {
         let mut files: Vec<(String, Blob)> = Vec::with_capacity(entries.len());
         let mut policies = BTreeMap::new();
         let mut notes = Vec::new();
-        let prefix = if view.base.is_empty() { String::new() } else { format!("{}/", view.base) };
         for e in entries {
             let Ok(path) = e.path.to_str() else {
                 // Terraform reads such a file; skipping it would judge a module without it.
                 let lossy = e.path.to_str_lossy();
-                if lossy.starts_with(prefix.as_str()) && discover::is_module_file(split(&lossy).1) {
+                if discover::is_module_file(split(&lossy).1) {
                     return Err(err(lossy.into_owned(), super::worktree::NOT_UTF8));
                 }
                 continue;
             };
-            let Some(rel) = path.strip_prefix(prefix.as_str()) else { continue };
-            if !view.recursive && rel.contains('/') {
-                continue;
-            }
+            let rel = path;
             if e.mode == Mode::COMMIT {
                 notes.push((
                     path.to_string(),
@@ -512,7 +480,8 @@ impl GitSource {
             }
             let name = split(path).1;
             if name == POLICY_FILE && (e.mode == Mode::FILE || e.mode == Mode::FILE_EXECUTABLE) {
-                policies.insert(path.to_string(), e.id);
+                let blob = repo.find_blob(e.id).map_err(|x| err(path, brief(x)))?;
+                policies.insert(path.to_string(), (e.id, blob.data.clone()));
             }
             if !discover::is_module_file(name) {
                 continue;
@@ -538,7 +507,7 @@ impl GitSource {
         // Index and tree entries come sorted: collecting builds the map in one pass
         // instead of searching it per entry (60,000 entries in a large monorepo).
         let files = files.into_iter().collect();
-        Ok(GitSource { label, view, files, policies, notes })
+        Ok(GitSource { label, files, policies, notes })
     }
 
     /// The notes about paths `keep` accepts, as (path, note).
@@ -588,6 +557,20 @@ impl Source for GitSource {
 
     fn blob_id(&self, path: &str) -> Option<String> {
         self.files.get(path).map(|(id, _)| id.to_string())
+    }
+
+    fn policy_paths(&self) -> Result<BTreeSet<String>, SourceError> {
+        Ok(self.policies.keys().cloned().collect())
+    }
+
+    fn policy_file(&self, dir: &str) -> Result<Option<String>, SourceError> {
+        let path = super::join(dir, POLICY_FILE);
+        match self.policies.get(&path) {
+            None => Ok(None),
+            Some((_, bytes)) => String::from_utf8(bytes.clone())
+                .map(Some)
+                .map_err(|_| err(format!("{path} ({})", self.label), "not UTF-8")),
+        }
     }
 }
 

@@ -1,8 +1,8 @@
 //! An in-memory tree, for tests and for content that does not live on disk.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Source, SourceError, split};
+use super::{POLICY_FILE, Source, SourceError, join, split};
 use crate::terraform::discover;
 
 /// `path -> bytes`.
@@ -40,5 +40,19 @@ impl Source for MemorySource {
             .get(path)
             .cloned()
             .ok_or_else(|| SourceError { path: path.to_string(), message: "no such file".into() })
+    }
+
+    fn policy_paths(&self) -> Result<BTreeSet<String>, SourceError> {
+        Ok(self.files.keys().filter(|p| split(p).1 == POLICY_FILE).cloned().collect())
+    }
+
+    fn policy_file(&self, dir: &str) -> Result<Option<String>, SourceError> {
+        let path = join(dir, POLICY_FILE);
+        match self.files.get(&path) {
+            None => Ok(None),
+            Some(bytes) => String::from_utf8(bytes.clone())
+                .map(Some)
+                .map_err(|_| SourceError { path, message: "not UTF-8".into() }),
+        }
     }
 }

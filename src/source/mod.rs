@@ -5,14 +5,29 @@ pub mod git;
 pub mod memory;
 pub mod worktree;
 
-pub use git::{Git, GitSource, View};
+pub use git::{Git, GitSource};
 pub use memory::MemorySource;
 pub use worktree::WorktreeSource;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::terraform::Local;
+
+/// The policy file's name: the nearest one at or above a module governs it.
+pub const POLICY_FILE: &str = ".override-guard.toml";
+
+/// A policy file above a source's root (a directory outside any repository): its path
+/// relative to the root (`../.override-guard.toml`), its text, and the path from its
+/// directory down to the root, so module paths can be made relative to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParentPolicy {
+    pub path: String,
+    pub text: String,
+    pub down: String,
+}
+
 /// An I/O failure while listing or reading, with the path it concerns.
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[derive(Clone, Debug, thiserror::Error, miette::Diagnostic)]
 #[error("{path}: {message}")]
 #[diagnostic(code(override_guard::io))]
 pub struct SourceError {
@@ -44,6 +59,30 @@ pub trait Source: Sync {
     /// A content id (git's blob id) when the source knows it without reading: two files
     /// with the same id have the same bytes.
     fn blob_id(&self, _path: &str) -> Option<String> {
+        None
+    }
+
+    /// The text of the policy file directly in `dir`, if there is one. Every source
+    /// answers from its own state (the worktree, the index, a revision), so a module is
+    /// judged by the policy of the same state.
+    fn policy_file(&self, _dir: &str) -> Result<Option<String>, SourceError> {
+        Ok(None)
+    }
+
+    /// Every policy file the source knows of (for a worktree, those in the directories
+    /// it lists), so two states can be compared for a changed policy.
+    fn policy_paths(&self) -> Result<BTreeSet<String>, SourceError> {
+        Ok(BTreeSet::new())
+    }
+
+    /// The nearest policy file above the root, where the lookup does not stop at the root
+    /// (a directory outside any repository).
+    fn parent_policy(&self) -> Result<Option<ParentPolicy>, SourceError> {
+        Ok(None)
+    }
+
+    /// Whether a configuration file exists only here: git does not track it.
+    fn local(&self, _path: &str) -> Option<Local> {
         None
     }
 }
@@ -79,6 +118,22 @@ impl Source for Scoped<'_> {
     fn blob_id(&self, path: &str) -> Option<String> {
         self.inner.blob_id(path)
     }
+
+    fn policy_file(&self, dir: &str) -> Result<Option<String>, SourceError> {
+        self.inner.policy_file(dir)
+    }
+
+    fn parent_policy(&self) -> Result<Option<ParentPolicy>, SourceError> {
+        self.inner.parent_policy()
+    }
+
+    fn policy_paths(&self) -> Result<BTreeSet<String>, SourceError> {
+        self.inner.policy_paths()
+    }
+
+    fn local(&self, path: &str) -> Option<Local> {
+        self.inner.local(path)
+    }
 }
 
 /// Configuration files that differ between two sources (added, deleted or modified),
@@ -98,6 +153,18 @@ pub fn changed(a: &dyn Source, b: &dyn Source) -> Result<BTreeSet<String>, Sourc
             _ => a.read(path)? == b.read(path)?,
         };
         if !same {
+            out.insert(path.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// Policy files whose text differs between two sources (added, deleted or modified).
+pub fn changed_policies(a: &dyn Source, b: &dyn Source) -> Result<BTreeSet<String>, SourceError> {
+    let mut out = BTreeSet::new();
+    for path in a.policy_paths()?.union(&b.policy_paths()?) {
+        let dir = split(path).0;
+        if a.policy_file(dir)? != b.policy_file(dir)? {
             out.insert(path.clone());
         }
     }

@@ -1,47 +1,107 @@
-//! Files on disk: one directory (for `show`) or a whole tree (for `audit`), honouring
-//! `.gitignore` and skipping `.terraform/` working directories. Nothing outside the
+//! Files on disk, as Terraform reads them: one directory (for `show`) or trees (for
+//! `audit`). Ignore rules (`.gitignore`, `.git/info/exclude`, `.ignore`) prune which
+//! directories are walked, and `.terraform/` working directories are skipped, but every
+//! configuration file of a walked directory is listed, ignored or not: Terraform reads a
+//! git-ignored `override.tf` too, and GitHub's standard Terraform `.gitignore` ignores
+//! exactly those. Files git does not track are reported as local-only. Nothing outside the
 //! repository is read through a symbolic link (see [`boundary`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::OnceLock;
 
-use super::{Source, SourceError, join, split};
-use crate::terraform::discover;
+use super::{POLICY_FILE, ParentPolicy, Source, SourceError, join};
+use crate::terraform::{Local, discover};
 
 /// Why a configuration file whose path is not UTF-8 stops the run.
 pub const NOT_UTF8: &str = "the path is not valid UTF-8: override-guard cannot judge the module Terraform would load; rename it";
 
-/// A directory on disk, read recursively or not.
-#[derive(Clone, Debug)]
+/// A directory to list, relative to the source's root (`""`: the root itself).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scope {
+    pub dir: String,
+    /// Its subdirectories too (`audit`), or only the directory itself (`show`).
+    pub recursive: bool,
+}
+
+/// Directories on disk below one root; paths are `/`-separated and relative to the root.
+#[derive(Debug)]
 pub struct WorktreeSource {
     root: PathBuf,
-    recursive: bool,
-    /// Where reads must stay (canonical): the enclosing repository, else `root` itself.
-    boundary: Option<PathBuf>,
-    /// Files skipped while listing (links out of the repository), as (path, why).
-    notes: std::sync::Arc<Mutex<Vec<(String, String)>>>,
+    scopes: Vec<Scope>,
+    /// Where reads must stay (canonical): the enclosing repository, else the directories
+    /// the user named. A read resolving outside all of them is refused.
+    boundary: Vec<PathBuf>,
+    /// The enclosing repository's working tree (canonical), when there is one.
+    repo: Option<PathBuf>,
+    /// The configuration files git's index holds (root-relative); `None` outside git.
+    tracked: Option<HashSet<String>>,
+    listing: OnceLock<Result<Listing, SourceError>>,
+}
+
+/// What one walk found.
+#[derive(Debug, Default)]
+struct Listing {
+    modules: BTreeMap<String, Vec<String>>,
+    local: HashMap<String, Local>,
+    /// Policy files of the listed directories.
+    policies: BTreeSet<String>,
+    /// Files skipped (links out of the repository), as (path, why).
+    notes: Vec<(String, String)>,
 }
 
 impl WorktreeSource {
     /// Every module below `root`.
     pub fn tree(root: impl Into<PathBuf>) -> Self {
-        Self::new(root.into(), true)
+        Self::single(root.into(), true)
     }
 
     /// Only the files directly in `root` (one module).
     pub fn module(root: impl Into<PathBuf>) -> Self {
-        Self::new(root.into(), false)
+        Self::single(root.into(), false)
     }
 
-    fn new(root: PathBuf, recursive: bool) -> Self {
-        let boundary = boundary(&root);
-        WorktreeSource { root, recursive, boundary, notes: Default::default() }
+    fn single(root: PathBuf, recursive: bool) -> Self {
+        let repo = repository(&root);
+        let boundary = boundary(&root).into_iter().collect();
+        WorktreeSource {
+            root,
+            scopes: vec![Scope { dir: String::new(), recursive }],
+            boundary,
+            repo,
+            tracked: None,
+            listing: OnceLock::new(),
+        }
+    }
+
+    /// Some directories below `root` (a repository's working tree, or a directory that
+    /// holds what the user named). `repo` is the repository (canonical) when `root` is
+    /// its working tree: reads stay inside it. Without one, reads stay inside the
+    /// directories named.
+    pub fn scoped(root: PathBuf, scopes: Vec<Scope>, repo: Option<PathBuf>) -> Self {
+        let boundary = match &repo {
+            Some(r) => vec![r.clone()],
+            None => scopes
+                .iter()
+                .filter_map(|s| std::fs::canonicalize(root.join(&s.dir)).ok())
+                .collect(),
+        };
+        WorktreeSource { root, scopes, boundary, repo, tracked: None, listing: OnceLock::new() }
+    }
+
+    /// The configuration files git's index holds (root-relative paths): the others are
+    /// local-only.
+    pub fn with_tracked(mut self, tracked: HashSet<String>) -> Self {
+        self.tracked = Some(tracked);
+        self
     }
 
     /// What the listing skipped, as (path, why), for `note:` lines.
     pub fn notes(&self) -> Vec<(String, String)> {
-        self.notes.lock().map(|n| n.clone()).unwrap_or_default()
+        match self.listing.get() {
+            Some(Ok(l)) => l.notes.clone(),
+            _ => Vec::new(),
+        }
     }
 
     /// Why a file (relative to the root) is not to be read, when it is a symbolic link
@@ -54,9 +114,11 @@ impl WorktreeSource {
 
     /// Refuses a path that resolves outside the boundary (a link out of the repository).
     fn inside(&self, full: &Path) -> Result<(), &'static str> {
-        let Some(b) = &self.boundary else { return Ok(()) };
+        if self.boundary.is_empty() {
+            return Ok(());
+        }
         match std::fs::canonicalize(full) {
-            Ok(real) if real.starts_with(b) => Ok(()),
+            Ok(real) if self.boundary.iter().any(|b| real.starts_with(b)) => Ok(()),
             Ok(_) => Err("symbolic link leading out of the repository; not read"),
             // A dangling link: reading it reports the error itself.
             Err(_) => Ok(()),
@@ -72,61 +134,172 @@ impl WorktreeSource {
             if path.is_empty() { self.root.display().to_string() } else { path.to_string() };
         SourceError { path: shown, message: e.to_string() }
     }
-}
 
-impl Source for WorktreeSource {
-    fn modules(&self) -> Result<BTreeMap<String, Vec<String>>, SourceError> {
-        let meta = std::fs::metadata(&self.root).map_err(|e| self.err("", e))?;
-        if !meta.is_dir() {
-            return Err(self.err("", "not a directory"));
+    fn listing(&self) -> Result<&Listing, SourceError> {
+        match self.listing.get_or_init(|| self.list()) {
+            Ok(l) => Ok(l),
+            Err(e) => Err(e.clone()),
         }
-        self.inside(&self.root).map_err(|_| {
-            self.err("", "a symbolic link to a directory outside the repository; not read")
+    }
+
+    /// Walks every scope: the walker (ignore rules on) picks the directories and says which
+    /// files it would skip; each walked directory is then read whole.
+    fn list(&self) -> Result<Listing, SourceError> {
+        let mut out = Listing::default();
+        for scope in &self.scopes {
+            self.list_scope(scope, &mut out)?;
+        }
+        for names in out.modules.values_mut() {
+            names.sort();
+            names.dedup();
+        }
+        out.modules = super::only_modules(std::mem::take(&mut out.modules));
+        Ok(out)
+    }
+
+    fn list_scope(&self, scope: &Scope, out: &mut Listing) -> Result<(), SourceError> {
+        let base = self.root.join(&scope.dir);
+        let meta = std::fs::metadata(&base).map_err(|e| self.err(&scope.dir, e))?;
+        if !meta.is_dir() {
+            return Err(self.err(&scope.dir, "not a directory"));
+        }
+        self.inside(&base).map_err(|_| {
+            self.err(&scope.dir, "a symbolic link to a directory outside the repository; not read")
         })?;
-        let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        let walker = ignore::WalkBuilder::new(&self.root)
+        let mut dirs: Vec<String> = Vec::new();
+        let mut visible: HashSet<String> = HashSet::new();
+        let walker = ignore::WalkBuilder::new(&base)
             .hidden(false)
             .git_ignore(true)
             .git_exclude(true)
             .require_git(false)
-            .max_depth(if self.recursive { None } else { Some(1) })
+            .max_depth(if scope.recursive { None } else { Some(1) })
             .filter_entry(|e| {
                 !(e.file_type().is_some_and(|t| t.is_dir())
                     && (e.file_name() == ".terraform" || e.file_name() == ".git"))
             })
             .build();
         for entry in walker {
-            let entry = entry.map_err(|e| self.err("", e))?;
-            if !entry.file_type().is_some_and(|t| t.is_file() || t.is_symlink()) {
-                continue;
-            }
-            let Ok(rel) = entry.path().strip_prefix(&self.root) else {
-                continue;
-            };
+            let entry = entry.map_err(|e| self.err(&scope.dir, e))?;
+            let Ok(rel) = entry.path().strip_prefix(&base) else { continue };
             let Some(rel) = rel.to_str() else {
                 // Terraform reads such a file; skipping it would judge a module without it.
                 let lossy = rel.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/");
-                if discover::is_module_file(split(&lossy).1) {
-                    return Err(self.err(&lossy, NOT_UTF8));
+                let file = !entry.file_type().is_some_and(|t| t.is_dir());
+                if file && discover::is_module_file(lossy.rsplit('/').next().unwrap_or_default()) {
+                    return Err(self.err(&join(&scope.dir, &lossy), NOT_UTF8));
                 }
                 continue;
             };
             let rel = rel.replace(std::path::MAIN_SEPARATOR, "/");
-            let (dir, name) = split(&rel);
+            let rel = if rel.is_empty() { scope.dir.clone() } else { join(&scope.dir, &rel) };
+            if entry.file_type().is_some_and(|t| t.is_dir()) {
+                dirs.push(rel);
+            } else {
+                visible.insert(rel);
+            }
+        }
+        for dir in dirs {
+            self.list_dir(&dir, &visible, out)?;
+        }
+        Ok(())
+    }
+
+    /// Every configuration file of one directory, ignored or not.
+    fn list_dir(
+        &self,
+        dir: &str,
+        visible: &HashSet<String>,
+        out: &mut Listing,
+    ) -> Result<(), SourceError> {
+        let full = self.root.join(dir);
+        let entries = std::fs::read_dir(&full).map_err(|e| self.err(dir, e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| self.err(dir, e))?;
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else {
+                // Terraform reads such a file; skipping it would judge a module without it.
+                let lossy = name.to_string_lossy();
+                if discover::is_module_file(&lossy) {
+                    return Err(self.err(&join(dir, &lossy), NOT_UTF8));
+                }
+                continue;
+            };
+            if name == POLICY_FILE {
+                out.policies.insert(join(dir, name));
+                continue;
+            }
             if !discover::is_module_file(name) {
                 continue;
             }
-            if entry.path_is_symlink()
-                && let Err(why) = self.inside(entry.path())
-            {
-                if let Ok(mut n) = self.notes.lock() {
-                    n.push((rel.clone(), why.to_string()));
-                }
+            let Ok(kind) = entry.file_type() else { continue };
+            if !(kind.is_file() || kind.is_symlink()) {
                 continue;
             }
-            out.entry(dir.to_string()).or_default().push(name.to_string());
+            let path = join(dir, name);
+            if kind.is_symlink()
+                && let Err(why) = self.inside(&entry.path())
+            {
+                out.notes.push((path, why.to_string()));
+                continue;
+            }
+            if let Some(tracked) = &self.tracked
+                && !tracked.contains(&path)
+            {
+                let local = if visible.contains(&path) { Local::Untracked } else { Local::Ignored };
+                out.local.insert(path.clone(), local);
+            }
+            out.modules.entry(dir.to_string()).or_default().push(name.to_string());
         }
-        Ok(super::only_modules(out))
+        Ok(())
+    }
+
+    /// The policy file in a directory above the root (outside any repository only: a
+    /// repository's root is where its lookup stops), as the nearest parent that has one.
+    fn policy_above_root(&self) -> Result<Option<ParentPolicy>, SourceError> {
+        if self.repo.is_some() {
+            return Ok(None);
+        }
+        let Ok(root) = std::fs::canonicalize(&self.root) else { return Ok(None) };
+        if root.join(".git").exists() {
+            return Ok(None);
+        }
+        let mut up = String::from("..");
+        let mut down: Vec<String> = Vec::new();
+        let mut dir = root.as_path();
+        while let Some(parent) = dir.parent() {
+            if let Some(name) = dir.file_name() {
+                down.insert(0, name.to_string_lossy().into_owned());
+            }
+            let candidate = parent.join(POLICY_FILE);
+            if candidate.is_file() {
+                let text = read_policy_text(&candidate)
+                    .map_err(|e| self.err(&join(&up, POLICY_FILE), e))?;
+                return Ok(Some(ParentPolicy {
+                    path: join(&up, POLICY_FILE),
+                    text,
+                    down: down.join("/"),
+                }));
+            }
+            if parent.join(".git").exists() {
+                return Ok(None);
+            }
+            dir = parent;
+            up.push_str("/..");
+        }
+        Ok(None)
+    }
+}
+
+/// A policy file's text; a policy file is read whole, UTF-8.
+fn read_policy_text(path: &Path) -> Result<String, String> {
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    String::from_utf8(bytes).map_err(|_| "not UTF-8".to_string())
+}
+
+impl Source for WorktreeSource {
+    fn modules(&self) -> Result<BTreeMap<String, Vec<String>>, SourceError> {
+        Ok(self.listing()?.modules.clone())
     }
 
     fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {
@@ -145,6 +318,46 @@ impl Source for WorktreeSource {
         }
         std::fs::read(&full).map_err(|e| self.err(&join("", path), e))
     }
+
+    fn policy_file(&self, dir: &str) -> Result<Option<String>, SourceError> {
+        let shown = join(dir, POLICY_FILE);
+        let full = self.root.join(&shown);
+        let Ok(link) = std::fs::symlink_metadata(&full) else { return Ok(None) };
+        if !full.is_file() {
+            return Ok(None);
+        }
+        // A repository's policy may not be a link out of it: that is not its to give.
+        if link.is_symlink()
+            && let Some(repo) = &self.repo
+            && !std::fs::canonicalize(&full).is_ok_and(|r| r.starts_with(repo))
+        {
+            return Err(self.err(
+                &shown,
+                "a symbolic link leading out of the repository; not read (name it with --policy to use it)",
+            ));
+        }
+        read_policy_text(&full).map(Some).map_err(|e| self.err(&shown, e))
+    }
+
+    fn parent_policy(&self) -> Result<Option<ParentPolicy>, SourceError> {
+        self.policy_above_root()
+    }
+
+    fn policy_paths(&self) -> Result<BTreeSet<String>, SourceError> {
+        Ok(self.listing()?.policies.clone())
+    }
+
+    fn local(&self, path: &str) -> Option<Local> {
+        self.listing().ok()?.local.get(path).copied()
+    }
+}
+
+/// The repository working tree `root` lies in (the nearest ancestor, by the path as
+/// written, holding `.git`), canonical.
+fn repository(root: &Path) -> Option<PathBuf> {
+    let abs = lexical_absolute(root)?;
+    let top = abs.ancestors().find(|d| d.join(".git").exists())?;
+    std::fs::canonicalize(top).ok()
 }
 
 /// The directory reads must stay in: the repository `root` lies in (the nearest ancestor,
@@ -152,9 +365,7 @@ impl Source for WorktreeSource {
 /// content may link anywhere, and what it links to out of the repository is not its to
 /// show; a directory outside any repository is what the user named.
 pub fn boundary(root: &Path) -> Option<PathBuf> {
-    let abs = lexical_absolute(root)?;
-    let top = abs.ancestors().find(|d| d.join(".git").exists()).unwrap_or(&abs);
-    std::fs::canonicalize(top).ok()
+    repository(root).or_else(|| std::fs::canonicalize(lexical_absolute(root)?).ok())
 }
 
 /// `p` made absolute (against the working directory) with `.` and `..` taken lexically,
@@ -171,4 +382,42 @@ pub fn lexical_absolute(p: &Path) -> Option<PathBuf> {
         }
     }
     Some(abs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ignored_files_of_a_walked_directory_are_listed_and_marked() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        std::fs::create_dir_all(root.join("app")).unwrap();
+        std::fs::create_dir_all(root.join("vendor/x")).unwrap();
+        std::fs::write(root.join(".gitignore"), "override.tf\n*_override.tf\nvendor/\n").unwrap();
+        for f in [
+            "app/main.tf",
+            "app/override.tf",
+            "app/x_override.tf",
+            "app/new.tf",
+            "vendor/x/main.tf",
+        ] {
+            std::fs::write(root.join(f), "").unwrap();
+        }
+        let tracked: HashSet<String> = ["app/main.tf".to_string()].into();
+        let src = WorktreeSource::scoped(
+            root.to_path_buf(),
+            vec![Scope { dir: String::new(), recursive: true }],
+            None,
+        )
+        .with_tracked(tracked);
+        let modules = src.modules().unwrap();
+        // Ignored directories are not walked; ignored files of walked ones are listed.
+        assert_eq!(modules.keys().collect::<Vec<_>>(), ["app"]);
+        assert_eq!(modules["app"], ["main.tf", "new.tf", "override.tf", "x_override.tf"]);
+        assert_eq!(src.local("app/main.tf"), None);
+        assert_eq!(src.local("app/new.tf"), Some(Local::Untracked));
+        assert_eq!(src.local("app/override.tf"), Some(Local::Ignored));
+        assert_eq!(src.local("app/x_override.tf"), Some(Local::Ignored));
+    }
 }

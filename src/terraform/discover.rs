@@ -20,6 +20,14 @@ impl Engine {
             Engine::OpenTofu => "OpenTofu",
         }
     }
+
+    /// The other one (for comparing the two).
+    pub fn other(self) -> Engine {
+        match self {
+            Engine::Terraform => Engine::OpenTofu,
+            Engine::OpenTofu => Engine::Terraform,
+        }
+    }
 }
 
 /// Why a file in the directory is not loaded.

@@ -46,6 +46,24 @@ pub enum FileClass {
     Override,
 }
 
+/// A file that exists only in this checkout: git does not track it, so CI and the rest of
+/// the team run without it (a local override, often git-ignored on purpose).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Local {
+    Ignored,
+    Untracked,
+}
+
+impl Local {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Local::Ignored => "git-ignored",
+            Local::Untracked => "untracked",
+        }
+    }
+}
+
 /// One loaded configuration file.
 #[derive(Clone, Debug)]
 pub struct SourceText {
@@ -54,6 +72,8 @@ pub struct SourceText {
     pub class: FileClass,
     pub syntax: Syntax,
     pub text: std::sync::Arc<str>,
+    /// Set when the file exists only in this checkout (see [`Local`]).
+    pub local: Option<Local>,
     line_starts: Vec<usize>,
 }
 
@@ -61,7 +81,7 @@ impl SourceText {
     pub fn new(path: String, class: FileClass, syntax: Syntax, text: std::sync::Arc<str>) -> Self {
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        SourceText { path, class, syntax, text, line_starts }
+        SourceText { path, class, syntax, text, local: None, line_starts }
     }
 
     /// The file name without its directory.

@@ -1,7 +1,6 @@
 //! `override-file`: the presence of override files. See [`RULE`].
 
 use super::{Cx, Finding, Level, Rule};
-use crate::policy::join_prefix;
 use crate::terraform::{FileClass, Span, Syntax};
 
 pub static RULE: Rule = Rule {
@@ -70,7 +69,7 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
                 .help("fold the extra overrides into the original files"),
             );
         }
-        let path = join_prefix(&cx.prefix, &f.path);
+        let path = cx.base.of(&f.path);
         let accepted = opts.allow_paths.as_ref().is_some_and(|g| g.is_match(&path))
             || (opts.only_json && f.syntax == Syntax::Json);
         if accepted {

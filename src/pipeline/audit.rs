@@ -1,0 +1,94 @@
+//! The audit: every module judged by the policy that governs it, and the totals the
+//! report's summary shows. Pure: modules come in through a source, findings go out.
+
+use rayon::prelude::*;
+
+use super::{LoadedModule, Policies, Progress, load_module};
+use crate::policy::{self, Date, Finding, Partial, Scope};
+use crate::report::findings::Summary;
+use crate::source::{Source, SourceError};
+use crate::terraform::discover::Engine;
+
+/// What an audit needs besides its modules.
+pub struct Audit<'a> {
+    pub policies: &'a Policies,
+    pub engine: Option<Engine>,
+    pub today: Date,
+    /// How much of each policy's area the run sees (by index in `policies.list`; a policy
+    /// without an entry is judged as [`Scope::Part`]).
+    pub scopes: Vec<Scope>,
+}
+
+impl Audit<'_> {
+    /// Loads, judges and drops each module of `modules` (a few at a time, in parallel):
+    /// the memory an audit needs is what its findings keep, not the whole repository's
+    /// parsed configuration.
+    pub fn run(
+        &self,
+        src: &dyn Source,
+        modules: &[(String, Vec<String>)],
+        progress: &dyn Progress,
+    ) -> Result<(Vec<Finding>, Summary), SourceError> {
+        progress.start(modules.len());
+        let per_module: Result<Vec<(usize, Partial, usize, usize)>, SourceError> = modules
+            .par_iter()
+            .map(|(dir, names)| {
+                let l = load_module(src, dir, names, self.engine, progress)?;
+                Ok(self.judge(&l))
+            })
+            .collect();
+        progress.finish();
+        let per_module = per_module?;
+        let mut summary = self.summary(modules.len());
+        for (_, _, files, overrides) in &per_module {
+            summary.files += files;
+            summary.override_files += overrides;
+        }
+        let findings = self.conclude(per_module.into_iter().map(|(i, p, ..)| (i, p)));
+        Ok((findings, summary))
+    }
+
+    /// The same for modules already loaded.
+    pub fn run_loaded(&self, loaded: &[LoadedModule]) -> (Vec<Finding>, Summary) {
+        let per_module: Vec<(usize, Partial, usize, usize)> =
+            loaded.par_iter().map(|l| self.judge(l)).collect();
+        let mut summary = self.summary(loaded.len());
+        for (_, _, files, overrides) in &per_module {
+            summary.files += files;
+            summary.override_files += overrides;
+        }
+        (self.conclude(per_module.into_iter().map(|(i, p, ..)| (i, p))), summary)
+    }
+
+    fn judge(&self, l: &LoadedModule) -> (usize, Partial, usize, usize) {
+        let (i, g) = self.policies.of(&l.module.dir);
+        let partial = policy::evaluate_module(&g.policy, &l.subject(), &g.base, self.today);
+        (i, partial, l.module.files.files.len(), l.module.override_files().count())
+    }
+
+    fn conclude(&self, partials: impl Iterator<Item = (usize, Partial)>) -> Vec<Finding> {
+        let policies: Vec<(&policy::Policy, Scope)> = self
+            .policies
+            .list
+            .iter()
+            .enumerate()
+            .map(|(i, g)| (&g.policy, self.scopes.get(i).cloned().unwrap_or(Scope::Part)))
+            .collect();
+        policy::conclude_all(&policies, partials, self.today)
+    }
+
+    fn summary(&self, modules: usize) -> Summary {
+        Summary { modules, policies: policies_of(self.policies), ..Summary::default() }
+    }
+}
+
+/// The policies in force, for a summary: their paths, `None` for the built-in one.
+pub fn policies_of(p: &Policies) -> Vec<Option<String>> {
+    p.used()
+        .into_iter()
+        .map(|g| match &g.policy.origin {
+            policy::config::Origin::BuiltIn => None,
+            policy::config::Origin::File { path, .. } => Some(path.clone()),
+        })
+        .collect()
+}
