@@ -4,6 +4,7 @@
 mod backend_swap;
 pub mod engine_divergence;
 mod ignored_override;
+mod local_override;
 mod merge_error;
 mod meta;
 pub mod missing_override_comment;
@@ -39,6 +40,7 @@ pub struct Rule {
 pub static RULES: &[&Rule] = &[
     &merge_error::RULE,
     &override_file::RULE,
+    &local_override::RULE,
     &missing_override_comment::RULE,
     &backend_swap::RULE,
     &silent_drop::RULE,

@@ -88,7 +88,7 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
 
 /// Where a finding about a whole file points: its first block's header (so a comment
 /// above it can suppress the finding), else its first line.
-fn first_line(cx: &Cx<'_>, id: usize) -> Span {
+pub(super) fn first_line(cx: &Cx<'_>, id: usize) -> Span {
     let first = cx.m.parsed.iter().find(|p| p.file == id).and_then(|p| p.body.items.first());
     match first {
         Some(crate::terraform::Item::Block(b)) => return b.def_span,
