@@ -23,12 +23,12 @@ What it checks
   override files add to the difference, or change in it, is reported. That is an
   override file only one engine merges (`override.tofu`, or `x_override.tf` shadowed by
   `x_override.tofu` for OpenTofu), override blocks one engine ignores and the other
-  merges (`ephemeral`, `removed`), a `required_version` in an override file (OpenTofu
-  reads it only from `.tofu` files), an output `type` or `deprecated` only one engine
-  knows, or an override that makes one engine reject the module.
+  merges or rejects (`ephemeral`, `removed`), a `required_version` in an override file
+  (OpenTofu reads it only from `.tofu` files), an output `type` or `deprecated` only one
+  engine knows.
   A module without override files is not reported: `.tf`/`.tofu` twins of primary files
-  are a deliberate way to give each engine its own configuration, and so is an override
-  file that changes the same thing for both engines, or something else.
+  are a deliberate way to give each engine its own configuration. Nor is one whose
+  override files change the same thing for both engines, or something else.
 
 Why
   A repository that is run by both engines (or that is migrating) must mean one thing.
