@@ -674,7 +674,7 @@ fn invalid_utf8_is_an_encoding_error_naming_the_file() {
         expect_code(&format!("audit {dir}/{file}"), &got, 1);
         assert!(
             got.stdout.lines().any(|l| l.starts_with(&format!("{dir}/{file}:"))
-                && l.ends_with("error[merge-error]: Invalid character encoding")),
+                && l.contains("error[merge-error]: Invalid character encoding: ")),
             "{}",
             got.shown()
         );

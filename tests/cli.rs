@@ -11,7 +11,9 @@ fn audit_of_the_examples_shows_every_rule() {
         .expect("runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
-    for rule in override_guard::policy::rules::RULES {
+    // `local-override` needs a file git does not track: no committed example can have one
+    // (tests/local.rs covers it).
+    for rule in override_guard::policy::rules::RULES.iter().filter(|r| r.id != "local-override") {
         assert!(stdout.contains(&format!("[{}]: ", rule.id)), "{} missing:\n{stdout}", rule.id);
     }
     assert!(stdout.contains("error[merge-error]: Invalid default value for variable"), "{stdout}");

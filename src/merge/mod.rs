@@ -191,6 +191,37 @@ pub fn reassemble(m: &Module, engine: Engine) -> Module {
     o
 }
 
+/// The module as its primary files alone make it, merged again by the same engine from
+/// the files it already parsed: what its override files change is the difference. Read
+/// errors of the override files go with them. Needs the module's parsed files (a
+/// [`reassemble`]d module has none: reassemble this one instead).
+pub fn without_overrides(m: &Module) -> Module {
+    // Files are in merge order: the primaries come first, so their ids stay the same.
+    let n = m.files.files.iter().take_while(|f| f.class == FileClass::Primary).count();
+    let diagnostics: Vec<Diagnostic> = m.diagnostics[..m.parse_diagnostics]
+        .iter()
+        .filter(|d| d.subject.is_none_or(|s| s.file < n))
+        .cloned()
+        .collect();
+    let mut o = Module {
+        dir: m.dir.clone(),
+        engine: m.engine,
+        files: Files { files: m.files.files[..n].to_vec() },
+        skipped: m.skipped.clone(),
+        blocks: Vec::new(),
+        locals: Vec::new(),
+        settings: Settings::default(),
+        parse_diagnostics: diagnostics.len(),
+        diagnostics,
+        ignored: Vec::new(),
+        parsed: Vec::new(),
+    };
+    let primaries: Vec<ParsedFile> = m.parsed.iter().filter(|p| p.file < n).cloned().collect();
+    assemble(&mut o, &primaries);
+    o.parsed = primaries;
+    o
+}
+
 /// Loads a module from in-memory `(name, text)` pairs (tests, fixtures, re-parsing output).
 pub fn load_texts(dir: &str, files: &[(&str, &str)], engine: Option<Engine>) -> Module {
     let names: Vec<String> = files.iter().map(|(n, _)| n.to_string()).collect();
@@ -215,5 +246,28 @@ fn assemble(m: &mut Module, parsed: &[ParsedFile]) {
     }
     for f in &overrides {
         kinds::merge_file(m, &mut st, f);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_overrides_is_the_module_of_its_primary_files() {
+        let main = "resource \"a\" \"b\" {\n  x = 1\n}\n";
+        let m = load_texts(
+            "",
+            &[("main.tf", main), ("override.tf", "resource \"a\" \"b\" {\n  x = \n}\n")],
+            None,
+        );
+        assert!(m.has_errors());
+        let base = without_overrides(&m);
+        let alone = load_texts("", &[("main.tf", main)], None);
+        assert!(!base.has_errors());
+        assert_eq!(base.files.files.len(), 1);
+        assert_eq!(base.blocks, alone.blocks);
+        // Another engine can merge it again from the same parsed files.
+        assert_eq!(reassemble(&base, Engine::OpenTofu).blocks, alone.blocks);
     }
 }

@@ -162,21 +162,35 @@ fn level_word(l: Level) -> &'static str {
 }
 
 /// `path:line:col: level[rule]: message`, one finding a line, then the summary line.
+/// A merge error's message is the engine's summary, which does not say which object
+/// (`Missing resource to override`): its detail does, so it follows on the same line.
 pub fn compact(findings: &[Finding], s: &Summary) -> String {
     let mut out = String::new();
     for f in findings {
         let (l, c) = f.primary.start_line_col();
+        let mut message = clean(&f.message).replace('\n', " ");
+        if f.rule == "merge-error"
+            && let Some(detail) = f.help.as_deref().map(one_line).filter(|d| !d.is_empty())
+        {
+            message.push_str(": ");
+            message.push_str(&detail);
+        }
         out.push_str(&format!(
-            "{}:{l}:{c}: {}[{}]: {}\n",
+            "{}:{l}:{c}: {}[{}]: {message}\n",
             clean_line(&f.primary.path),
             level_word(f.level),
             f.rule,
-            clean(&f.message).replace('\n', " ")
         ));
     }
     out.push_str(&summary_line(findings, s));
     out.push('\n');
     out
+}
+
+/// Text folded onto one line: its lines trimmed and joined by a space.
+fn one_line(s: &str) -> String {
+    let text = clean(s).replace('\t', " ");
+    text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
 }
 
 /// GitHub Actions workflow commands: one annotation per finding.
@@ -309,4 +323,49 @@ pub fn table(findings: &[Finding], s: &Summary) -> String {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(rule: &'static str, message: &str, help: &str) -> Finding {
+        let site = Site {
+            path: "main.tf".into(),
+            source: "resource \"aws_instance\" \"web\" {}\n".into(),
+            start: 0,
+            end: 8,
+            label: "here".into(),
+        };
+        Finding::new(rule, message, site).help(help)
+    }
+
+    #[test]
+    fn compact_merge_errors_name_the_object() {
+        let found = [
+            finding(
+                "merge-error",
+                "Missing resource to override",
+                "There is no aws_instance resource named \"web\".\nAn override file can only override a resource block defined in a primary configuration file.",
+            ),
+            finding("override-file", "override file override.tf changes x", "fold it in"),
+        ];
+        let out = compact(&found, &Summary::default());
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            lines[0],
+            "main.tf:1:1: error[merge-error]: Missing resource to override: There is no aws_instance resource named \"web\". An override file can only override a resource block defined in a primary configuration file."
+        );
+        // Other rules' help stays out of the line.
+        assert_eq!(
+            lines[1],
+            "main.tf:1:1: error[override-file]: override file override.tf changes x"
+        );
+        // GitHub annotations carry every finding's help, merge errors included.
+        let gh = github(&found[..1], &Summary::default());
+        assert!(
+            gh.contains("::Missing resource to override%0AThere is no aws_instance resource named \"web\".%0AAn override file"),
+            "{gh}"
+        );
+    }
 }

@@ -205,6 +205,23 @@ enum Frame<'a> {
 /// The offset where nesting passes [`MAX_DEPTH`], or `Err` when the input ends inside a
 /// string, heredoc or comment.
 fn lexical_depth(b: &[u8]) -> Result<Scan, usize> {
+    lex(b, &mut |_, _| {})
+}
+
+/// Where the comments of a native-syntax file are, as byte ranges of `text`: `#` and `//`
+/// up to the end of their line (the line break excluded), `/* … */` whole. A `#` in a
+/// quoted string or in a heredoc is text, which a line-by-line reading cannot tell. A
+/// file that ends inside a string, or nests too deep, yields the comments before that.
+pub fn comments(text: &str) -> Vec<(usize, usize)> {
+    let offset = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let mut out = Vec::new();
+    let input = text.get(offset..).unwrap_or("");
+    let _ = lex(input.as_bytes(), &mut |s, e| out.push((s + offset, e + offset)));
+    out
+}
+
+/// [`lexical_depth`]'s scan, telling `comment` where each comment is.
+fn lex(b: &[u8], comment: &mut dyn FnMut(usize, usize)) -> Result<Scan, usize> {
     let mut stack: Vec<Frame> = Vec::new();
     let mut depth = 0usize;
     let mut lone_lt = None;
@@ -248,10 +265,19 @@ fn lexical_depth(b: &[u8]) -> Result<Scan, usize> {
             }
             _ => match c {
                 b'"' => stack.push(Frame::Str(i)),
-                b'#' => i = line_end(i),
-                b'/' if next == Some(b'/') => i = line_end(i),
+                b'#' => {
+                    let end = line_end(i);
+                    comment(i, end);
+                    i = end;
+                }
+                b'/' if next == Some(b'/') => {
+                    let end = line_end(i);
+                    comment(i, end);
+                    i = end;
+                }
                 b'/' if next == Some(b'*') => {
                     let close = b[i + 2..].windows(2).position(|w| w == b"*/").ok_or(i)?;
+                    comment(i, i + 2 + close + 2);
                     i += 2 + close + 1;
                 }
                 b'<' if next == Some(b'<') => {
@@ -494,6 +520,17 @@ mod tests {
         // differently.
         assert!(nesting_too_deep(&format!("x = \"{open}\n")).is_some());
         assert!(nesting_too_deep(&format!("/* {open}\n")).is_some());
+    }
+
+    #[test]
+    fn comments_are_found_outside_strings_and_heredocs() {
+        let text = "\u{feff}# head\nx = \"a # not\" # tail\ny = <<EOT\n# body\n// body\nEOT\nz = 1 // slash\n/* a\n b */ w = \"//\"\n";
+        let got: Vec<&str> = comments(text).into_iter().map(|(s, e)| &text[s..e]).collect();
+        assert_eq!(got, ["# head", "# tail", "// slash", "/* a\n b */"]);
+        // Interpolations in a heredoc are expressions, but their text is still the heredoc's.
+        let text = "x = <<-EOT\n  ${var.a} # not\n  EOT\n# yes\n";
+        let got: Vec<&str> = comments(text).into_iter().map(|(s, e)| &text[s..e]).collect();
+        assert_eq!(got, ["# yes"]);
     }
 
     #[test]

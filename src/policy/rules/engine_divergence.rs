@@ -1,32 +1,43 @@
 //! `engine-divergence`: Terraform and OpenTofu would run different configurations. See
 //! [`RULE`].
 
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
 use super::{Cx, Finding, Level, Rule};
-use crate::merge::Module;
+use crate::merge::{self, Module};
 use crate::render::tfjson;
 use crate::terraform::discover::Skip;
+use crate::terraform::schema::Schema;
 use crate::terraform::{FileClass, Span};
 
 pub static RULE: Rule = Rule {
     id: "engine-divergence",
     level: Level::Warn,
-    summary: "Terraform and OpenTofu compute different effective configurations",
+    summary: "an override file makes Terraform and OpenTofu compute different effective configurations",
     doc: "\
 What it checks
-  Loads a module that has override files or `.tofu` files with both engines and compares
-  the effective configurations: `.tofu` files that shadow `.tf` files for OpenTofu only,
-  override blocks one engine ignores and the other merges (`ephemeral`, `removed`), a
-  `required_version` that Terraform reads from any file and OpenTofu only from `.tofu`
-  files, an output `type` or
-  `deprecated` only one engine knows, or a module one engine rejects.
+  Loads a module that has override files with both engines and compares the effective
+  configurations, then compares them again without the override files: only what the
+  override files add to the difference, or change in it, is reported. That is an
+  override file only one engine merges (`override.tofu`, or `x_override.tf` shadowed by
+  `x_override.tofu` for OpenTofu), override blocks one engine ignores and the other
+  merges or rejects (`ephemeral`, `removed`), a `required_version` in an override file
+  (OpenTofu reads it only from `.tofu` files), an output `type` or `deprecated` only one
+  engine knows.
+  A module without override files is not reported: `.tf`/`.tofu` twins of primary files
+  are a deliberate way to give each engine its own configuration. Nor is one whose
+  override files change the same thing for both engines, or something else.
 
 Why
   A repository that is run by both engines (or that is migrating) must mean one thing.
-  A divergence here is a plan that differs with the binary that runs it.
+  An override file that makes the engines disagree is a plan that differs with the
+  binary that runs it, and nothing in the primary files says so.
 
 Example
   main.tf              instance_type = \"t3.micro\"
-  main.tofu            instance_type = \"t3.large\"   # OpenTofu reads this instead
+  override.tofu        instance_type = \"t3.large\"   # OpenTofu merges this, Terraform does not
 ",
     options: &[],
     check: Some(check),
@@ -38,6 +49,9 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
     if a.files.files.is_empty() || b.files.files.is_empty() {
         return; // only .tofu files: Terraform has nothing to run here
     }
+    if a.override_files().next().is_none() && b.override_files().next().is_none() {
+        return; // whatever differs is the module's own .tf/.tofu twins
+    }
     // Same files, same merge result (provenance included): nothing to compare further.
     if a.has_errors() == b.has_errors()
         && a.blocks == b.blocks
@@ -46,34 +60,22 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
     {
         return;
     }
-    let diff: Vec<String> = match (a.has_errors(), b.has_errors()) {
-        (false, false) => {
-            // OpenTofu reads `required_version` only from `.tofu` files, so every module
-            // with one in a `.tf` file differs on it; that is not the override's doing
-            // unless an override file sets it.
-            let versioned = cx.changes.iter().any(|c| c.address == "terraform.required_version");
-            let doc = |m: &Module| {
-                let mut d = tfjson::document(m);
-                if !versioned
-                    && let Some(t) = d.get_mut("terraform").and_then(|t| t.as_object_mut())
-                {
-                    t.remove("required_version");
-                }
-                d
-            };
-            differences(&doc(a), &doc(b), "", 3)
-        }
-        (x, y) if x != y => vec![format!(
-            "{} rejects the module, {} accepts it",
-            if x { a.engine.name() } else { b.engine.name() },
-            if x { b.engine.name() } else { a.engine.name() }
-        )],
-        _ => Vec::new(),
-    };
+    let full = divergence(a, b);
+    if full == Divergence::Same {
+        return;
+    }
+    // The same comparison without the override files: what the primary files (and
+    // their .tofu twins) make differ by themselves is not the overrides' doing.
+    let base_a = merge::without_overrides(a);
+    let same_files = a.files.files.len() == b.files.files.len()
+        && a.files.files.iter().zip(&b.files.files).all(|(x, y)| x.path == y.path);
+    let base_b =
+        if same_files { merge::reassemble(&base_a, b.engine) } else { merge::without_overrides(b) };
+    let diff = introduced(full, &divergence(&base_a, &base_b));
     if diff.is_empty() {
         return;
     }
-    let span = anchor(a);
+    let span = anchor(a, b, &diff, cx);
     let shown: Vec<&str> = diff.iter().take(8).map(String::as_str).collect();
     let more = if diff.len() > 8 { format!(" and {} more", diff.len() - 8) } else { String::new() };
     out.push(
@@ -84,6 +86,140 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
         )
         .help(format!("differs: {}{more}\ncompare with `override-guard show --engine terraform` and `--engine opentofu`", shown.join(", "))),
     );
+}
+
+/// How two engines' views of one module differ.
+#[derive(Debug, PartialEq)]
+enum Divergence {
+    /// The same configuration, or both engines reject the module.
+    Same,
+    /// One engine rejects the module (its name, the other's, and its errors).
+    Rejects { by: &'static str, not_by: &'static str, errors: Vec<(String, String)> },
+    /// Both accept it: the leaves that differ, with each engine's value (`None`: absent).
+    Values(Vec<(String, Option<Value>, Option<Value>)>),
+}
+
+fn divergence(a: &Module, b: &Module) -> Divergence {
+    let errors = |m: &Module| -> Vec<(String, String)> {
+        let errs = m.diagnostics.iter().filter(|d| d.is_error());
+        errs.map(|d| (d.summary.clone(), d.detail.clone())).collect()
+    };
+    match (a.has_errors(), b.has_errors()) {
+        (false, false) => {
+            let (x, y) = (leaves(a), leaves(b));
+            let mut out = Vec::new();
+            for (k, v) in &x {
+                if y.get(k) != Some(v) {
+                    out.push((k.clone(), Some(v.clone()), y.get(k).cloned()));
+                }
+            }
+            for (k, v) in &y {
+                if !x.contains_key(k) {
+                    out.push((k.clone(), None, Some(v.clone())));
+                }
+            }
+            if out.is_empty() { Divergence::Same } else { Divergence::Values(out) }
+        }
+        (true, false) => {
+            Divergence::Rejects { by: a.engine.name(), not_by: b.engine.name(), errors: errors(a) }
+        }
+        (false, true) => {
+            Divergence::Rejects { by: b.engine.name(), not_by: a.engine.name(), errors: errors(b) }
+        }
+        (true, true) => Divergence::Same,
+    }
+}
+
+/// What differs in `full` (the module as loaded) that did not differ the same way in
+/// `base` (without its override files), as configuration paths down to an object
+/// (`resource.aws_instance.web`, `terraform.required_version`).
+fn introduced(full: Divergence, base: &Divergence) -> Vec<String> {
+    match full {
+        Divergence::Same => Vec::new(),
+        Divergence::Rejects { by, not_by, errors } => {
+            let known = match base {
+                Divergence::Rejects { by: b, errors: e, .. } => {
+                    *b == by && errors.iter().all(|x| e.contains(x))
+                }
+                _ => false,
+            };
+            if known {
+                Vec::new()
+            } else {
+                vec![format!("{by} rejects the module, {not_by} accepts it")]
+            }
+        }
+        Divergence::Values(values) => {
+            let before: HashMap<&str, (&Option<Value>, &Option<Value>)> = match base {
+                Divergence::Values(v) => v.iter().map(|(k, x, y)| (k.as_str(), (x, y))).collect(),
+                _ => HashMap::new(),
+            };
+            let mut out: Vec<String> = Vec::new();
+            for (k, x, y) in &values {
+                if before.get(k.as_str()) == Some(&(x, y)) {
+                    continue;
+                }
+                let path = k.split('.').take(3).collect::<Vec<_>>().join(".");
+                if !out.contains(&path) {
+                    out.push(path);
+                }
+            }
+            out
+        }
+    }
+}
+
+/// The effective configuration as `path → value` for every leaf, in document order.
+/// Top-level blocks are keyed by kind and labels, not by position, so that a block one
+/// engine has and the other lacks does not shift the others.
+fn leaves(m: &Module) -> Map<String, Value> {
+    let doc = tfjson::document(m);
+    let mut out = Map::new();
+    for key in ["terraform", "locals"] {
+        if let Some(v) = doc.get(key) {
+            flatten(key, v, &mut out);
+        }
+    }
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for b in &m.blocks {
+        let schema = Schema::top_block(&b.kind).map_or(Schema::Unknown, |(_, s)| s);
+        let mut body = tfjson::labelled(b, schema);
+        for l in &b.labels {
+            body = match body {
+                Value::Object(mut o) => o.remove(l).unwrap_or(Value::Null),
+                v => v,
+            };
+        }
+        let mut key = std::iter::once(b.kind.as_str())
+            .chain(b.labels.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(".");
+        let n = seen.entry(key.clone()).or_insert(0);
+        *n += 1;
+        if *n > 1 {
+            key = format!("{key}#{n}");
+        }
+        flatten(&key, &body, &mut out);
+    }
+    out
+}
+
+fn flatten(path: &str, v: &Value, out: &mut Map<String, Value>) {
+    match v {
+        Value::Object(o) if !o.is_empty() => {
+            for (k, x) in o {
+                flatten(&format!("{path}.{k}"), x, out);
+            }
+        }
+        Value::Array(a) if !a.is_empty() => {
+            for (i, x) in a.iter().enumerate() {
+                flatten(&format!("{path}[{i}]"), x, out);
+            }
+        }
+        _ => {
+            out.insert(path.to_string(), v.clone());
+        }
+    }
 }
 
 /// Could the engines merge this module differently? Only constructs the engines treat
@@ -106,63 +242,145 @@ pub fn may_diverge(m: &Module) -> bool {
     })
 }
 
-/// Where to point: the first `.tofu` file that shadows another, else the first override
-/// file, else the first file.
-fn anchor(m: &Module) -> Span {
-    let find = |name: &str| m.files.files.iter().position(|f| f.name() == name);
-    let shadow = m.skipped.iter().find_map(|(name, why)| match why {
-        Skip::Shadowed { by } => find(by),
-        Skip::TofuFile => find(&name.replace(".tofu", ".tf")),
-        Skip::Ignored => None,
-    });
-    let id = shadow
-        .or_else(|| m.files.files.iter().position(|f| f.class == FileClass::Override))
+/// Where to point: an override file only this engine merges, else one that changes an
+/// object that differs, else the first override file; without any, the first `.tofu`
+/// file that shadows another, else the first file.
+fn anchor(a: &Module, b: &Module, diff: &[String], cx: &Cx<'_>) -> Span {
+    let overrides =
+        || a.files.files.iter().enumerate().filter(|(_, f)| f.class == FileClass::Override);
+    let alone =
+        overrides().find(|(_, f)| !b.files.files.iter().any(|g| g.path == f.path)).map(|(i, _)| i);
+    let changes = || {
+        overrides().find(|(i, _)| {
+            cx.changes
+                .iter()
+                .any(|c| c.file() == *i && diff.iter().any(|d| d.starts_with(c.address.as_str())))
+        })
+    };
+    let find = |name: &str| a.files.files.iter().position(|f| f.name() == name);
+    let shadow = || {
+        a.skipped.iter().find_map(|(name, why)| match why {
+            Skip::Shadowed { by } => find(by),
+            Skip::TofuFile => find(&name.replace(".tofu", ".tf")),
+            Skip::Ignored => None,
+        })
+    };
+    let id = alone
+        .or_else(|| changes().map(|(i, _)| i))
+        .or_else(|| overrides().next().map(|(i, _)| i))
+        .or_else(shadow)
         .unwrap_or(0);
     Span::new(id, 0, 0)
 }
 
-/// Dotted paths (down to `depth`) where two JSON documents differ.
-fn differences(
-    a: &serde_json::Value,
-    b: &serde_json::Value,
-    at: &str,
-    depth: usize,
-) -> Vec<String> {
-    use serde_json::Value::Object;
-    if a == b {
-        return Vec::new();
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::merge::load_texts;
+    use crate::policy::Policy;
+    use crate::terraform::discover::Engine;
+
+    const WEB: &str = "resource \"aws_instance\" \"web\" {\n  ami           = \"ami-1\"\n  instance_type = \"t3.micro\"\n}\n";
+    const WEB_LARGE: &str = "resource \"aws_instance\" \"web\" {\n  ami           = \"ami-1\"\n  instance_type = \"t3.large\"\n}\n";
+
+    /// The findings for a module loaded by both engines: (file pointed at, help).
+    fn run(files: &[(&str, &str)]) -> Vec<(String, String)> {
+        let m = load_texts("", files, None);
+        let tofu = files.iter().any(|(n, _)| n.contains(".tofu"));
+        let other = if tofu {
+            load_texts("", files, Some(Engine::Terraform))
+        } else {
+            merge::reassemble(&m, Engine::OpenTofu)
+        };
+        let policy = Policy::builtin();
+        let cx = Cx::new(&m, Some(&other), &policy, &Default::default(), &[]);
+        let mut out = Vec::new();
+        check(&cx, &mut out);
+        out.into_iter()
+            .map(|f| {
+                let help = f.help.unwrap_or_default();
+                (f.primary.path, help.lines().next().unwrap_or_default().to_string())
+            })
+            .collect()
     }
-    match (a, b) {
-        (Object(x), Object(y)) if depth > 0 => {
-            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
-            keys.dedup();
-            let mut seen = std::collections::HashSet::new();
-            let mut out = Vec::new();
-            for k in keys {
-                if !seen.insert(k) {
-                    continue;
-                }
-                let path = if at.is_empty() { k.clone() } else { format!("{at}.{k}") };
-                match (x.get(k), y.get(k)) {
-                    (Some(p), Some(q)) => out.extend(differences(p, q, &path, depth - 1)),
-                    _ => out.push(path),
-                }
-            }
-            out
-        }
-        (serde_json::Value::Array(x), serde_json::Value::Array(y))
-            if depth > 0 && x.len() == y.len() =>
-        {
-            let mut out: Vec<String> = Vec::new();
-            for (p, q) in x.iter().zip(y) {
-                for d in differences(p, q, at, depth) {
-                    if !out.contains(&d) {
-                        out.push(d);
-                    }
-                }
-            }
-            out
-        }
-        _ => vec![if at.is_empty() { "everything".into() } else { at.to_string() }],
+
+    #[test]
+    fn tofu_twins_alone_are_not_reported() {
+        assert_eq!(run(&[("main.tf", WEB), ("main.tofu", WEB_LARGE)]), []);
+    }
+
+    #[test]
+    fn overrides_both_engines_merge_alike_add_nothing() {
+        let same = "resource \"aws_instance\" \"web\" {\n  instance_type = \"m6i.large\"\n}\n";
+        let tags = "resource \"aws_instance\" \"web\" {\n  tags = { a = \"b\" }\n}\n";
+        assert_eq!(run(&[("main.tf", WEB), ("main.tofu", WEB_LARGE), ("override.tf", same)]), []);
+        assert_eq!(run(&[("main.tf", WEB), ("main.tofu", WEB_LARGE), ("override.tf", tags)]), []);
+        // A twin with one more block does not shift the others out of place.
+        let extra = format!("resource \"aws_sqs_queue\" \"a\" {{}}\n{WEB_LARGE}");
+        assert_eq!(run(&[("main.tf", WEB), ("main.tofu", &extra), ("override.tf", tags)]), []);
+    }
+
+    #[test]
+    fn an_override_one_engine_merges_is_reported_at_it() {
+        let ami = "resource \"aws_instance\" \"web\" {\n  ami = \"ami-2\"\n}\n";
+        let want =
+            [("override.tofu".to_string(), "differs: resource.aws_instance.web".to_string())];
+        assert_eq!(run(&[("main.tf", WEB), ("override.tofu", ami)]), want);
+        assert_eq!(
+            run(&[("main.tf", WEB), ("main.tofu", WEB_LARGE), ("override.tofu", ami)]),
+            want
+        );
+        // The same value as the twin already gives OpenTofu changes nothing.
+        let large = "resource \"aws_instance\" \"web\" {\n  instance_type = \"t3.large\"\n}\n";
+        assert_eq!(
+            run(&[("main.tf", WEB), ("main.tofu", WEB_LARGE), ("override.tofu", large)]),
+            []
+        );
+    }
+
+    #[test]
+    fn what_the_primary_files_make_differ_is_not_the_overrides_doing() {
+        let region = "variable \"region\" {\n  default = \"a\"\n}\n";
+        let region_override = "variable \"region\" {\n  default = \"b\"\n}\n";
+        // OpenTofu reads required_version only from .tofu files, Terraform from any.
+        let versions = "terraform {\n  required_version = \">= 1.9\"\n}\n";
+        assert_eq!(
+            run(&[
+                ("versions.tf", versions),
+                ("vars.tf", region),
+                ("vars_override.tf", region_override)
+            ]),
+            []
+        );
+        let relaxed = "terraform {\n  required_version = \">= 1.5\"\n}\n";
+        assert_eq!(
+            run(&[("versions.tf", versions), ("versions_override.tf", relaxed)]),
+            [(
+                "versions_override.tf".to_string(),
+                "differs: terraform.required_version".to_string()
+            )]
+        );
+        // Terraform rejects experiments in any file; the override has nothing to do with it.
+        let experiments = "terraform {\n  experiments = [x]\n}\n";
+        assert_eq!(
+            run(&[
+                ("main.tf", experiments),
+                ("vars.tf", region),
+                ("vars_override.tf", region_override)
+            ]),
+            []
+        );
+    }
+
+    #[test]
+    fn an_override_one_engine_rejects_is_reported() {
+        let removed = "removed {\n  from = aws_instance.old\n}\n";
+        assert_eq!(
+            run(&[("main.tf", WEB), ("main.tofu", WEB_LARGE), ("override.tf", removed)]),
+            [(
+                "override.tf".to_string(),
+                "differs: OpenTofu rejects the module, Terraform accepts it".to_string()
+            )]
+        );
     }
 }
