@@ -5,6 +5,7 @@ mod cli;
 mod fix;
 mod fold;
 mod git;
+mod local;
 mod merge;
 mod nothing_lost;
 mod opentofu;

@@ -598,12 +598,14 @@ fn diff(
                     policies.push(j.policy.clone());
                 }
             }
-            let summary = findings::Summary {
-                modules: changes.len(),
-                files: now.iter().map(|j| j.loaded.module.files.files.len()).sum(),
-                override_files: now.iter().map(|j| j.loaded.module.override_files().count()).sum(),
-                policies,
-            };
+            let mut summary =
+                findings::Summary { modules: changes.len(), policies, ..Default::default() };
+            for j in &now {
+                let c = crate::pipeline::audit::Counts::of(&j.loaded.module);
+                summary.files += c.files;
+                summary.override_files += c.overrides;
+                summary.local_only.extend(c.local);
+            }
             render_findings(&introduced, &summary, other, style)
         }
     };

@@ -223,7 +223,7 @@ impl Shown {
                 site.path = self.path_for(&site.path, format);
             }
         }
-        for p in summary.policies.iter_mut().flatten() {
+        for p in summary.policies.iter_mut().flatten().chain(summary.local_only.iter_mut()) {
             *p = self.path_for(p, format);
         }
     }

@@ -30,7 +30,7 @@ impl Audit<'_> {
         progress: &dyn Progress,
     ) -> Result<(Vec<Finding>, Summary), SourceError> {
         progress.start(modules.len());
-        let per_module: Result<Vec<(usize, Partial, usize, usize)>, SourceError> = modules
+        let per_module: Result<Vec<(usize, Partial, Counts)>, SourceError> = modules
             .par_iter()
             .map(|(dir, names)| {
                 let l = load_module(src, dir, names, self.engine, progress)?;
@@ -39,31 +39,23 @@ impl Audit<'_> {
             .collect();
         progress.finish();
         let per_module = per_module?;
-        let mut summary = self.summary(modules.len());
-        for (_, _, files, overrides) in &per_module {
-            summary.files += files;
-            summary.override_files += overrides;
-        }
-        let findings = self.conclude(per_module.into_iter().map(|(i, p, ..)| (i, p)));
+        let summary = self.summary(modules.len(), per_module.iter().map(|(.., c)| c));
+        let findings = self.conclude(per_module.into_iter().map(|(i, p, _)| (i, p)));
         Ok((findings, summary))
     }
 
     /// The same for modules already loaded.
     pub fn run_loaded(&self, loaded: &[LoadedModule]) -> (Vec<Finding>, Summary) {
-        let per_module: Vec<(usize, Partial, usize, usize)> =
+        let per_module: Vec<(usize, Partial, Counts)> =
             loaded.par_iter().map(|l| self.judge(l)).collect();
-        let mut summary = self.summary(loaded.len());
-        for (_, _, files, overrides) in &per_module {
-            summary.files += files;
-            summary.override_files += overrides;
-        }
-        (self.conclude(per_module.into_iter().map(|(i, p, ..)| (i, p))), summary)
+        let summary = self.summary(loaded.len(), per_module.iter().map(|(.., c)| c));
+        (self.conclude(per_module.into_iter().map(|(i, p, _)| (i, p))), summary)
     }
 
-    fn judge(&self, l: &LoadedModule) -> (usize, Partial, usize, usize) {
+    fn judge(&self, l: &LoadedModule) -> (usize, Partial, Counts) {
         let (i, g) = self.policies.of(&l.module.dir);
         let partial = policy::evaluate_module(&g.policy, &l.subject(), &g.base, self.today);
-        (i, partial, l.module.files.files.len(), l.module.override_files().count())
+        (i, partial, Counts::of(&l.module))
     }
 
     fn conclude(&self, partials: impl Iterator<Item = (usize, Partial)>) -> Vec<Finding> {
@@ -77,8 +69,38 @@ impl Audit<'_> {
         policy::conclude_all(&policies, partials, self.today)
     }
 
-    fn summary(&self, modules: usize) -> Summary {
-        Summary { modules, policies: policies_of(self.policies), ..Summary::default() }
+    fn summary<'c>(&self, modules: usize, counts: impl Iterator<Item = &'c Counts>) -> Summary {
+        let mut s = Summary { modules, policies: policies_of(self.policies), ..Summary::default() };
+        for c in counts {
+            s.files += c.files;
+            s.override_files += c.overrides;
+            s.local_only.extend(c.local.iter().cloned());
+        }
+        s
+    }
+}
+
+/// What a module adds to a summary.
+pub struct Counts {
+    pub files: usize,
+    pub overrides: usize,
+    /// Its files that exist only in this checkout.
+    pub local: Vec<String>,
+}
+
+impl Counts {
+    pub fn of(m: &crate::merge::Module) -> Counts {
+        Counts {
+            files: m.files.files.len(),
+            overrides: m.override_files().count(),
+            local: m
+                .files
+                .files
+                .iter()
+                .filter(|f| f.local.is_some())
+                .map(|f| f.path.clone())
+                .collect(),
+        }
     }
 }
 

@@ -615,8 +615,11 @@ mod tests {
         assert!(
             !inline.suppresses(&m, &finding(&m, "main.tf", "resource \"a\" \"b\"", "silent-drop"))
         );
-        let unused: Vec<String> =
-            inline.findings(&m, &Policy::builtin(), &GlobBase::default()).into_iter().map(|f| f.message).collect();
+        let unused: Vec<String> = inline
+            .findings(&m, &Policy::builtin(), &GlobBase::default())
+            .into_iter()
+            .map(|f| f.message)
+            .collect();
         assert_eq!(unused, ["suppression of silent-drop matches no finding"]);
     }
 

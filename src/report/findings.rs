@@ -18,6 +18,8 @@ pub struct Summary {
     pub modules: usize,
     pub files: usize,
     pub override_files: usize,
+    /// The files that exist only in this checkout (git does not track them).
+    pub local_only: Vec<String>,
     /// The policies in force: each file's path, `None` for the built-in default.
     pub policies: Vec<Option<String>>,
 }
@@ -261,6 +263,7 @@ pub fn json(findings: &[Finding], s: &Summary) -> String {
             "modules": s.modules,
             "files": s.files,
             "override_files": s.override_files,
+            "local_only": s.local_only,
             "deny": t.deny,
             "warn": t.warn,
             "by_rule": by_rule(findings).into_values().map(|(r, (d, w))| (r.to_string(), json!({"deny": d, "warn": w}))).collect::<serde_json::Map<_, _>>(),
@@ -288,8 +291,12 @@ fn by_rule(findings: &[Finding]) -> BTreeMap<usize, (&'static str, (usize, usize
 
 fn summary_line(findings: &[Finding], s: &Summary) -> String {
     let t = Tally::of(findings);
+    let local = match s.local_only.len() {
+        0 => String::new(),
+        n => format!(" ({n} local-only)"),
+    };
     format!(
-        "{} module{}, {} file{}, {} override file{}: {} error{}, {} warning{} ({})",
+        "{} module{}, {} file{}{local}, {} override file{}: {} error{}, {} warning{} ({})",
         s.modules,
         plural(s.modules),
         s.files,

@@ -18,8 +18,16 @@ struct Log {
 #[serde(rename_all = "camelCase")]
 struct Run {
     tool: Tool,
+    /// What `%SRCROOT%` stands for. No absolute path is written (a report must not carry
+    /// the machine's layout): GitHub code scanning resolves it to the checkout's root.
+    original_uri_base_ids: std::collections::BTreeMap<&'static str, BaseId>,
     column_kind: &'static str,
     results: Vec<SarifResult>,
+}
+
+#[derive(Serialize)]
+struct BaseId {
+    description: Text,
 }
 
 #[derive(Serialize)]
@@ -192,6 +200,15 @@ pub fn render(findings: &[Finding]) -> String {
                     rules,
                 },
             },
+            original_uri_base_ids: [(
+                "%SRCROOT%",
+                BaseId {
+                    description: Text {
+                        text: "The root of the repository (outside git, the working directory): every uri is relative to it".into(),
+                    },
+                },
+            )]
+            .into(),
             column_kind: "unicodeCodePoints",
             results,
         }],
