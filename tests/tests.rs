@@ -13,6 +13,7 @@ mod policy;
 mod precommit;
 mod props;
 mod sarif;
+mod scope;
 mod types;
 mod untrusted;
 mod util;
