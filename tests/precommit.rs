@@ -422,5 +422,99 @@ fn pre_commit_framework_blocks_commits_by_their_staged_content() {
     repo.git(&["add", "main.tf"]);
     repo.commit_passes("the override, with its comment");
 
+    ci_modes(&sandbox, &pre_commit, &hook_repo_yaml, &rev);
+
     eprintln!("pre-commit end to end: {:.1?} in all", started.elapsed());
+}
+
+/// `pre-commit run` as CI runs it (pre-commit.ci, the pre-commit/action, a pull request
+/// job): every file, or the files of a range of commits. The hook environment installed
+/// above is reused (same PRE_COMMIT_HOME, same hook revision).
+fn ci_modes(sandbox: &Sandbox, pre_commit: &Path, hook_repo_yaml: &str, rev: &str) {
+    let repo = UserRepo { sandbox, dir: sandbox.path().join("ci") };
+    std::fs::create_dir(&repo.dir).expect("create the CI repository");
+    repo.git(&["init", "--quiet"]);
+    repo.write(
+        ".pre-commit-config.yaml",
+        &format!(
+            "repos:\n  - repo: {hook_repo_yaml}\n    rev: {rev}\n    hooks:\n      - id: override-guard\n"
+        ),
+    );
+    let run = |args: &[&str]| -> (bool, String) {
+        let out = run(
+            sandbox.command(pre_commit, &repo.dir).args(["run"]).args(args),
+            &format!("pre-commit run {}", args.join(" ")),
+        );
+        (out.status.success(), text(&out))
+    };
+    let commit = |message: &str| repo.git(&["commit", "--quiet", "--no-verify", "-m", message]);
+
+    // A clean repository passes.
+    std::fs::create_dir_all(repo.dir.join("db")).expect("mkdir");
+    repo.write("db/main.tf", MAIN_TF);
+    repo.git(&["add", "--all"]);
+    commit("clean");
+    let clean = repo.head();
+    let (ok, output) = run(&["--all-files"]);
+    assert!(ok, "a clean repository failed --all-files:\n{output}");
+    assert!(hook_line(&output).is_some_and(|l| l.ends_with("Passed")), "{output}");
+
+    // A committed deny finding: --all-files fails on it (nothing is staged).
+    repo.write("db/override.tf", BAD_OVERRIDE);
+    repo.git(&["add", "--all"]);
+    commit("turn prevent_destroy off, without the hook");
+    let bad = repo.head();
+    let (ok, output) = run(&["--all-files"]);
+    assert!(!ok, "--all-files passed a committed weakened safeguard:\n{output}");
+    assert!(output.contains("db/override.tf:3:5: error[weakened-safeguard]"), "{output}");
+
+    // --from-ref/--to-ref: the range that added it fails, a range without it passes.
+    let (ok, output) = run(&["--from-ref", &clean, "--to-ref", &bad]);
+    assert!(!ok, "the range that weakened the safeguard passed:\n{output}");
+    assert!(output.contains("error[weakened-safeguard]"), "{output}");
+    std::fs::create_dir_all(repo.dir.join("app")).expect("mkdir");
+    repo.write("app/main.tf", "resource \"aws_instance\" \"app\" {}\n");
+    repo.git(&["add", "--all"]);
+    commit("an unrelated module");
+    let (ok, output) = run(&["--from-ref", &bad, "--to-ref", "HEAD"]);
+    assert!(ok, "a range that does not touch db/ failed:\n{output}");
+
+    // A range that only deletes the original: the framework passes no file for it.
+    repo.git(&["rm", "--quiet", "db/main.tf"]);
+    commit("delete the original");
+    let (ok, output) = run(&["--from-ref", "HEAD~1", "--to-ref", "HEAD"]);
+    assert!(!ok, "a delete-only range passed:\n{output}");
+    assert!(output.contains("Missing resource to override"), "{output}");
+
+    // A file list too long for one command line: the framework splits it over several
+    // runs of the hook, and each module is judged by one of them.
+    repo.git(&["rm", "--quiet", "-r", "db"]);
+    let mut expected_errors = 0;
+    for m in 0..2000 {
+        let dir = repo.dir.join(format!("services/team-{}/service-{m:04}", m % 5));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::write(dir.join("main.tf"), MAIN_TF).expect("write");
+        std::fs::write(dir.join("variables.tf"), "variable \"x\" {\n  default = 1\n}\n")
+            .expect("write");
+        if m % 400 == 7 {
+            std::fs::write(dir.join("override.tf"), BAD_OVERRIDE).expect("write");
+            expected_errors += 1;
+        }
+    }
+    repo.git(&["add", "--all"]);
+    commit("many modules");
+    let (ok, output) = run(&["--all-files"]);
+    assert!(!ok, "{output}");
+    let summaries: Vec<&str> = output.lines().filter(|l| l.contains(" modules, ")).collect();
+    assert!(
+        summaries.len() >= 2,
+        "the file list was not split; the test needs a longer one:\n{summaries:?}"
+    );
+    let modules: usize = summaries
+        .iter()
+        .map(|l| l.split(' ').next().and_then(|n| n.parse::<usize>().ok()).unwrap_or(0))
+        .sum();
+    assert_eq!(modules, 2001, "every module judged exactly once (2,000 and app/): {summaries:?}");
+    let errors = output.lines().filter(|l| l.contains("error[weakened-safeguard]")).count();
+    assert_eq!(errors, expected_errors, "{output}");
 }
