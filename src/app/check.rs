@@ -149,19 +149,14 @@ impl Hook<'_> {
         dirs.retain(|d| after.has_module(d));
         print_notes(after.notes_for(|p| changed.contains(p) || dirs.contains(split(p).0)));
         git.load(after, Some(&dirs))?;
+        // Each state's modules are judged by that state's policies.
+        let policies_in = |src: &dyn Source| {
+            let dirs = dirs.iter().map(String::as_str);
+            resolve_policies(src, &choice, dirs, &levels, &shown, self.style)
+        };
         let scoped = Scoped { inner: &*after, dirs: &dirs };
         let modules: Vec<(String, Vec<String>)> = scoped.modules()?.into_iter().collect();
-        let Some(policies) = resolve_policies(
-            &scoped,
-            &choice,
-            dirs.iter().map(String::as_str),
-            &levels,
-            &shown,
-            self.style,
-        )?
-        else {
-            return Ok(Outcome::Error);
-        };
+        let Some(policies) = policies_in(&scoped)? else { return Ok(Outcome::Error) };
         let audit =
             Audit { policies: &policies, engine: self.engine, today: today(), scopes: Vec::new() };
         let (mut findings, summary) = audit.run(&scoped, &modules, &())?;
@@ -171,17 +166,7 @@ impl Hook<'_> {
             let before = change.before(&dirs);
             git.load(before, Some(&dirs))?;
             let scoped = Scoped { inner: &*before, dirs: &dirs };
-            let Some(old_policies) = resolve_policies(
-                &scoped,
-                &choice,
-                dirs.iter().map(String::as_str),
-                &levels,
-                &shown,
-                self.style,
-            )?
-            else {
-                return Ok(Outcome::Error);
-            };
+            let Some(old_policies) = policies_in(&scoped)? else { return Ok(Outcome::Error) };
             let old: Vec<Finding> = judge(&scoped, &old_policies, self.engine, today())?
                 .into_values()
                 .flat_map(|j| j.findings)

@@ -194,7 +194,11 @@ impl WorktreeSource {
             let rel = rel.replace(std::path::MAIN_SEPARATOR, "/");
             let rel = if rel.is_empty() { scope.dir.clone() } else { join(&scope.dir, &rel) };
             if entry.file_type().is_some_and(|t| t.is_dir()) {
-                dirs.push(rel);
+                // Without recursion, only the directory itself (its children are listed to
+                // know which of its files are ignored).
+                if scope.recursive || entry.depth() == 0 {
+                    dirs.push(rel);
+                }
             } else {
                 visible.insert(rel);
             }
@@ -419,5 +423,14 @@ mod tests {
         assert_eq!(src.local("app/new.tf"), Some(Local::Untracked));
         assert_eq!(src.local("app/override.tf"), Some(Local::Ignored));
         assert_eq!(src.local("app/x_override.tf"), Some(Local::Ignored));
+        // One directory alone: not its subdirectories.
+        std::fs::create_dir_all(root.join("app/sub")).unwrap();
+        std::fs::write(root.join("app/sub/main.tf"), "").unwrap();
+        let one = WorktreeSource::scoped(
+            root.to_path_buf(),
+            vec![Scope { dir: "app".into(), recursive: false }],
+            None,
+        );
+        assert_eq!(one.modules().unwrap().keys().collect::<Vec<_>>(), ["app"]);
     }
 }
