@@ -12,8 +12,9 @@
 //! The framework splits a long file list over several invocations. Each module is then
 //! judged by exactly one of them (see [`chunk_modules`]), so a split run reads like one.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use super::workspace::{Shown, Workspace, under};
 use super::{
@@ -28,7 +29,9 @@ use crate::report::{self, Style};
 use crate::review;
 use crate::source::git::Staged;
 use crate::source::worktree::Scope;
-use crate::source::{Git, GitSource, Scoped, Source, SourceError, WorktreeSource, join, split};
+use crate::source::{
+    Git, GitSource, Scoped, Source, SourceError, Tracked, WorktreeSource, join, split,
+};
 use crate::terraform::discover::{self, Engine};
 
 /// `--from-ref A --to-ref B`: judge what the range changes, at `B`.
@@ -173,7 +176,23 @@ impl Hook<'_> {
                 .collect();
             findings = review::introduced(&old, findings);
         }
-        local_notes(&ws, git, &dirs);
+        // What the index holds of the judged modules: the staged state is the index; for a
+        // range, the index is read.
+        let tracked: Option<Tracked> = match &mut change {
+            Change::Staged(s) => {
+                let held: HashSet<String> = s
+                    .index
+                    .modules_in(&dirs)?
+                    .into_iter()
+                    .flat_map(|(d, names)| names.into_iter().map(move |n| join(&d, &n)))
+                    .collect();
+                Some(Arc::new(move |p: &str| held.contains(p)))
+            }
+            Change::Range { .. } => git.tracked().ok(),
+        };
+        if let Some(tracked) = tracked {
+            local_notes(&ws, git, &dirs, tracked);
+        }
         if modules.is_empty() {
             if passed_files.is_empty()
                 && matches!(self.format, ReportFormat::Human | ReportFormat::Compact)
@@ -233,7 +252,7 @@ fn print_notes(notes: Vec<(&str, &str)>) {
 
 /// Notes on override files of the judged modules that exist only in this checkout: the
 /// hook judges the commit, but `terraform plan` here runs them too.
-fn local_notes(ws: &Workspace, git: &Git, dirs: &BTreeSet<String>) {
+fn local_notes(ws: &Workspace, git: &Git, dirs: &BTreeSet<String>, tracked: Tracked) {
     if git.workdir().is_none() || dirs.is_empty() {
         return;
     }
@@ -242,7 +261,6 @@ fn local_notes(ws: &Workspace, git: &Git, dirs: &BTreeSet<String>) {
         .filter(|d| ws.root.join(d).is_dir())
         .map(|d| Scope { dir: d.clone(), recursive: false })
         .collect();
-    let Ok(tracked) = git.tracked() else { return };
     let src = WorktreeSource::scoped(ws.root.clone(), scopes, Some(ws.root.clone()))
         .with_tracked(tracked);
     let Ok(modules) = src.modules() else { return };

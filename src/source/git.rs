@@ -78,18 +78,16 @@ impl Git {
         self.index_source(&index)
     }
 
-    /// The configuration files the index holds (repository-relative): a worktree file not
-    /// among them exists only in this checkout.
-    pub fn tracked(&self) -> Result<HashSet<String>, SourceError> {
+    /// Which files the index holds (repository-relative paths): a worktree file it does not
+    /// hold exists only in this checkout. Looked up in the index itself (a binary search),
+    /// not copied.
+    pub fn tracked(&self) -> Result<super::Tracked, SourceError> {
         let index = self.open_index()?;
-        Ok(index
-            .entries()
-            .iter()
-            .filter(|e| !e.flags.contains(gix::index::entry::Flags::INTENT_TO_ADD))
-            .filter_map(|e| e.path(&index).to_str().ok())
-            .filter(|p| discover::is_module_file(split(p).1))
-            .map(str::to_string)
-            .collect())
+        Ok(std::sync::Arc::new(move |path: &str| {
+            index
+                .entry_by_path(path.as_bytes().as_bstr())
+                .is_some_and(|e| !e.flags.contains(gix::index::entry::Flags::INTENT_TO_ADD))
+        }))
     }
 
     /// HEAD against the index, for the pre-commit hook. Reads only the parts of HEAD's

@@ -13,6 +13,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::terraform::Local;
 
+/// Does git's index hold this configuration file (a path of the source)? The files it does
+/// not hold exist only in this checkout. A function, so that a large index is searched in
+/// place rather than copied into a set.
+pub type Tracked = std::sync::Arc<dyn Fn(&str) -> bool + Send + Sync>;
+
 /// The policy file's name: the nearest one at or above a module governs it.
 pub const POLICY_FILE: &str = ".override-guard.toml";
 

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use super::{POLICY_FILE, ParentPolicy, Source, SourceError, join};
+use super::{POLICY_FILE, ParentPolicy, Source, SourceError, Tracked, join};
 use crate::terraform::{Local, discover};
 
 /// Why a configuration file whose path is not UTF-8 stops the run.
@@ -25,7 +25,6 @@ pub struct Scope {
 }
 
 /// Directories on disk below one root; paths are `/`-separated and relative to the root.
-#[derive(Debug)]
 pub struct WorktreeSource {
     root: PathBuf,
     scopes: Vec<Scope>,
@@ -34,8 +33,8 @@ pub struct WorktreeSource {
     boundary: Vec<PathBuf>,
     /// The enclosing repository's working tree (canonical), when there is one.
     repo: Option<PathBuf>,
-    /// The configuration files git's index holds (root-relative); `None` outside git.
-    tracked: Option<HashSet<String>>,
+    /// Which files git's index holds (root-relative paths); `None` outside git.
+    tracked: Option<Tracked>,
     listing: OnceLock<Result<Listing, SourceError>>,
 }
 
@@ -89,9 +88,8 @@ impl WorktreeSource {
         WorktreeSource { root, scopes, boundary, repo, tracked: None, listing: OnceLock::new() }
     }
 
-    /// The configuration files git's index holds (root-relative paths): the others are
-    /// local-only.
-    pub fn with_tracked(mut self, tracked: HashSet<String>) -> Self {
+    /// Which files git's index holds (root-relative paths): the others are local-only.
+    pub fn with_tracked(mut self, tracked: Tracked) -> Self {
         self.tracked = Some(tracked);
         self
     }
@@ -199,7 +197,8 @@ impl WorktreeSource {
                 if scope.recursive || entry.depth() == 0 {
                     dirs.push(rel);
                 }
-            } else {
+            } else if self.tracked.as_ref().is_some_and(|t| !t(&rel)) {
+                // Only a file git does not track needs telling: ignored, or untracked?
                 visible.insert(rel);
             }
         }
@@ -248,7 +247,7 @@ impl WorktreeSource {
                 continue;
             }
             if let Some(tracked) = &self.tracked
-                && !tracked.contains(&path)
+                && !tracked(&path)
             {
                 let local = if visible.contains(&path) { Local::Untracked } else { Local::Ignored };
                 out.local.insert(path.clone(), local);
@@ -309,10 +308,12 @@ impl Source for WorktreeSource {
     fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {
         let full = self.root.join(path);
         let link = std::fs::symlink_metadata(&full).map_err(|e| self.err(path, e))?;
-        if link.is_symlink() {
+        let meta = if link.is_symlink() {
             self.inside(&full).map_err(|why| self.err(path, why))?;
-        }
-        let meta = std::fs::metadata(&full).map_err(|e| self.err(path, e))?;
+            std::fs::metadata(&full).map_err(|e| self.err(path, e))?
+        } else {
+            link
+        };
         if meta.is_dir() {
             return Err(self.err(path, "is a directory"));
         }
@@ -327,7 +328,7 @@ impl Source for WorktreeSource {
         let shown = join(dir, POLICY_FILE);
         let full = self.root.join(&shown);
         let Ok(link) = std::fs::symlink_metadata(&full) else { return Ok(None) };
-        if !full.is_file() {
+        if !(link.is_file() || link.is_symlink() && full.is_file()) {
             return Ok(None);
         }
         // A repository's policy may not be a link out of it: that is not its to give.
@@ -408,7 +409,7 @@ mod tests {
         ] {
             std::fs::write(root.join(f), "").unwrap();
         }
-        let tracked: HashSet<String> = ["app/main.tf".to_string()].into();
+        let tracked: Tracked = std::sync::Arc::new(|p: &str| p == "app/main.tf");
         let src = WorktreeSource::scoped(
             root.to_path_buf(),
             vec![Scope { dir: String::new(), recursive: true }],
