@@ -34,7 +34,8 @@ pub struct WorktreeSource {
     /// The enclosing repository's working tree (canonical), when there is one.
     repo: Option<PathBuf>,
     /// Which files git's index holds (root-relative paths); `None` outside git.
-    tracked: Option<Tracked>,
+    /// Taken by the listing, the only reader: a large index is not kept for the run.
+    tracked: std::sync::Mutex<Option<Tracked>>,
     listing: OnceLock<Result<Listing, SourceError>>,
 }
 
@@ -68,7 +69,7 @@ impl WorktreeSource {
             scopes: vec![Scope { dir: String::new(), recursive }],
             boundary,
             repo,
-            tracked: None,
+            tracked: Default::default(),
             listing: OnceLock::new(),
         }
     }
@@ -85,12 +86,15 @@ impl WorktreeSource {
                 .filter_map(|s| std::fs::canonicalize(root.join(&s.dir)).ok())
                 .collect(),
         };
-        WorktreeSource { root, scopes, boundary, repo, tracked: None, listing: OnceLock::new() }
+        let tracked = Default::default();
+        WorktreeSource { root, scopes, boundary, repo, tracked, listing: OnceLock::new() }
     }
 
     /// Which files git's index holds (root-relative paths): the others are local-only.
-    pub fn with_tracked(mut self, tracked: Tracked) -> Self {
-        self.tracked = Some(tracked);
+    pub fn with_tracked(self, tracked: Tracked) -> Self {
+        if let Ok(mut t) = self.tracked.lock() {
+            *t = Some(tracked);
+        }
         self
     }
 
@@ -144,8 +148,9 @@ impl WorktreeSource {
     /// files it would skip; each walked directory is then read whole.
     fn list(&self) -> Result<Listing, SourceError> {
         let mut out = Listing::default();
+        let tracked = self.tracked.lock().ok().and_then(|mut t| t.take());
         for scope in &self.scopes {
-            self.list_scope(scope, &mut out)?;
+            self.list_scope(scope, tracked.as_ref(), &mut out)?;
         }
         for names in out.modules.values_mut() {
             names.sort();
@@ -155,7 +160,12 @@ impl WorktreeSource {
         Ok(out)
     }
 
-    fn list_scope(&self, scope: &Scope, out: &mut Listing) -> Result<(), SourceError> {
+    fn list_scope(
+        &self,
+        scope: &Scope,
+        tracked: Option<&Tracked>,
+        out: &mut Listing,
+    ) -> Result<(), SourceError> {
         let base = self.root.join(&scope.dir);
         let meta = std::fs::metadata(&base).map_err(|e| self.err(&scope.dir, e))?;
         if !meta.is_dir() {
@@ -197,13 +207,13 @@ impl WorktreeSource {
                 if scope.recursive || entry.depth() == 0 {
                     dirs.push(rel);
                 }
-            } else if self.tracked.as_ref().is_some_and(|t| !t(&rel)) {
+            } else if tracked.is_some_and(|t| !t(&rel)) {
                 // Only a file git does not track needs telling: ignored, or untracked?
                 visible.insert(rel);
             }
         }
         for dir in dirs {
-            self.list_dir(&dir, &visible, out)?;
+            self.list_dir(&dir, &visible, tracked, out)?;
         }
         Ok(())
     }
@@ -213,6 +223,7 @@ impl WorktreeSource {
         &self,
         dir: &str,
         visible: &HashSet<String>,
+        tracked: Option<&Tracked>,
         out: &mut Listing,
     ) -> Result<(), SourceError> {
         let full = self.root.join(dir);
@@ -246,7 +257,7 @@ impl WorktreeSource {
                 out.notes.push((path, why.to_string()));
                 continue;
             }
-            if let Some(tracked) = &self.tracked
+            if let Some(tracked) = tracked
                 && !tracked(&path)
             {
                 let local = if visible.contains(&path) { Local::Untracked } else { Local::Ignored };
