@@ -101,15 +101,52 @@ fn dispatch(cli: &Cli) -> Result<Outcome, SourceError> {
     }
 }
 
-/// The index or a revision (per `--staged` / `--rev`), or `None` for the worktree.
-fn git_state(ws: &Workspace, from: &FromArgs) -> Result<Option<GitSource>, SourceError> {
-    let Some(git) = ws.git.as_ref().filter(|_| from.staged || from.rev.is_some()) else {
-        return Ok(None);
-    };
-    Ok(Some(match &from.rev {
-        Some(rev) => git.rev(rev)?,
-        None => git.index()?,
-    }))
+/// The directories named, from the worktree, or from git with `--staged` / `--rev`.
+fn workspace(paths: &[PathBuf], from: &FromArgs) -> Result<Workspace, SourceError> {
+    if from.staged || from.rev.is_some() {
+        Workspace::git(paths)
+    } else {
+        Workspace::worktree(paths)
+    }
+}
+
+/// The run's source: the index or a revision (per `--staged` / `--rev`), else the worktree
+/// below the targets (with their subdirectories or not).
+fn open(ws: &Workspace, from: &FromArgs, recursive: bool) -> Result<Opened, SourceError> {
+    Ok(match (ws.git.as_ref(), &from.rev) {
+        (Some(git), Some(rev)) => Opened::Git(git.rev(rev)?),
+        (Some(git), None) if from.staged => Opened::Git(git.index()?),
+        _ => Opened::Disk(ws.worktree_source(recursive)?),
+    })
+}
+
+/// The modules of an opened source that lie in the targets (below them too, with
+/// `recursive`), with their blobs read from git; a worktree's listing notes are printed.
+fn modules_of(
+    ws: &Workspace,
+    opened: &mut Opened,
+    recursive: bool,
+    shown: &Shown,
+) -> Result<Vec<(String, Vec<String>)>, SourceError> {
+    let listed = opened.source().modules();
+    if let Opened::Disk(d) = &*opened {
+        print_disk_notes(d, shown);
+    }
+    let modules: Vec<(String, Vec<String>)> = listed
+        .map_err(|e| shown.error(e))?
+        .into_iter()
+        .filter(
+            |(d, _)| {
+                if recursive { ws.covers(d) } else { ws.targets.iter().any(|t| t.scope == *d) }
+            },
+        )
+        .collect();
+    if let (Opened::Git(g), Some(git)) = (&mut *opened, &ws.git) {
+        let dirs: BTreeSet<String> = modules.iter().map(|(d, _)| d.clone()).collect();
+        git.load(g, Some(&dirs))?;
+        print_git_notes(g, shown, |p| ws.covers(p));
+    }
+    Ok(modules)
 }
 
 /// `show DIR`: the effective configuration of one module, from the worktree (every file
@@ -121,34 +158,18 @@ fn show(
     engine: Option<Engine>,
     style: Style,
 ) -> Result<Outcome, SourceError> {
-    let from_git = from.staged || from.rev.is_some();
-    let ws = if from_git {
-        Workspace::git(std::slice::from_ref(&dir.to_path_buf()))?
-    } else {
-        Workspace::worktree(std::slice::from_ref(&dir.to_path_buf()))?
-    };
+    let ws = workspace(std::slice::from_ref(&dir.to_path_buf()), from)?;
     let shown = ws.shown();
     let Some(target) = ws.targets.first() else { return Ok(Outcome::Error) };
     let scope = target.scope.clone();
-    let disk;
-    let mut state = git_state(&ws, from)?;
-    let src: &dyn Source = match (&mut state, &ws.git) {
-        (Some(g), Some(git)) => {
-            git.load(g, Some(&BTreeSet::from([scope.clone()])))?;
-            print_git_notes(g, &shown, |p| split(p).0 == scope);
-            &*g
-        }
-        _ => {
-            disk = ws.worktree_source(false)?;
-            let listed = disk.modules().map_err(|e| shown.error(e));
-            print_disk_notes(&disk, &shown);
-            listed?;
-            &disk
-        }
-    };
-    let names = src.modules().map_err(|e| shown.error(e))?.remove(&scope).unwrap_or_default();
+    let mut opened = open(&ws, from, false)?;
+    let names = modules_of(&ws, &mut opened, false, &shown)?
+        .into_iter()
+        .find_map(|(d, names)| (d == scope).then_some(names))
+        .unwrap_or_default();
+    let src = opened.source();
     if names.is_empty() {
-        return Err(no_configuration(&ws, src, from_git, &scope, &shown));
+        return Err(no_configuration(&ws, src, matches!(opened, Opened::Git(_)), &scope, &shown));
     }
     let mut m = merge::load("", &names, engine, |p| src.read(&join(&scope, p)))
         .map_err(|e| shown.error(e))?;
@@ -282,32 +303,11 @@ fn audit_cmd(
     style: Style,
 ) -> Result<Outcome, SourceError> {
     let Some(levels) = cli_levels(args) else { return Ok(Outcome::Error) };
-    let from_git = from.staged || from.rev.is_some();
-    let ws = if from_git { Workspace::git(paths)? } else { Workspace::worktree(paths)? };
+    let ws = workspace(paths, from)?;
     let shown = ws.shown();
-    let mut state = git_state(&ws, from)?;
-    let disk = if state.is_none() { Some(ws.worktree_source(true)?) } else { None };
-    let listed = match (&state, &disk) {
-        (Some(g), _) => g.modules(),
-        (None, Some(d)) => {
-            let listed = d.modules();
-            print_disk_notes(d, &shown);
-            listed
-        }
-        (None, None) => return Ok(Outcome::Error),
-    };
-    let modules: Vec<(String, Vec<String>)> =
-        listed.map_err(|e| shown.error(e))?.into_iter().filter(|(d, _)| ws.covers(d)).collect();
-    if let (Some(g), Some(git)) = (&mut state, &ws.git) {
-        let dirs: BTreeSet<String> = modules.iter().map(|(d, _)| d.clone()).collect();
-        git.load(g, Some(&dirs))?;
-        print_git_notes(g, &shown, |p| ws.covers(p));
-    }
-    let src: &dyn Source = match (&state, &disk) {
-        (Some(g), _) => g,
-        (None, Some(d)) => d,
-        (None, None) => return Ok(Outcome::Error),
-    };
+    let mut opened = open(&ws, from, true)?;
+    let modules = modules_of(&ws, &mut opened, true, &shown)?;
+    let src = opened.source();
     if modules.is_empty() {
         let named: Vec<String> = ws.targets.iter().map(|t| shown.path(&t.scope)).collect();
         write_err(&format!(
