@@ -201,7 +201,7 @@ const CASES: &[Case] = &[
     run(Busy, &["fold", "--dry-run", "db/override.tf"], 0),
     run(Busy, &["fold", "db/override.tf"], 2),
     run(Busy, &["fold", "db/main.tf"], 1),
-    run(Busy, &["fold", "db/no_override.tf"], 1),
+    run(Busy, &["fold", "db/no_override.tf"], 2),
     run(Busy, &["fold", "db"], 2),
     run(Busy, &["fold"], 2),
     run(Busy, &["explain"], 0),

@@ -125,11 +125,15 @@ pub fn fold(
         let Some(name) = f.file_name().and_then(|n| n.to_str()) else {
             return Err(SourceError { path: shown, message: "not a file name".into() });
         };
-        if f.is_dir() {
-            return Err(SourceError {
-                path: shown,
-                message: "a directory; name the override files to fold".into(),
-            });
+        match std::fs::symlink_metadata(f) {
+            Err(e) => return Err(SourceError { path: shown, message: e.to_string() }),
+            Ok(_) if f.is_dir() => {
+                return Err(SourceError {
+                    path: shown,
+                    message: "a directory; name the override files to fold".into(),
+                });
+            }
+            Ok(_) => {}
         }
         let dir = f
             .parent()
