@@ -362,3 +362,24 @@ fn the_hook_judges_a_range_of_commits_at_its_end() {
     let run = s.run(&["check", "--from-ref", "HEAD"]);
     assert_eq!(run.code, 2, "{}", run.shown());
 }
+
+#[test]
+fn outside_git_a_policy_in_a_parent_directory_governs() {
+    let s = Sandbox::empty();
+    s.write(".override-guard.toml", "[rules]\noverride-file = \"deny\"\n");
+    s.write("stack/main.tf", WEB_MAIN);
+    s.write("stack/override.tf", WEB_OVERRIDE);
+    let run = s.run(&["audit", "stack", "--format", "compact"]);
+    assert_eq!(run.code, 1, "{}", run.shown());
+    assert!(
+        run.out().starts_with("stack/override.tf:1:1: error[override-file]"),
+        "{}",
+        run.shown()
+    );
+    assert!(run.out().ends_with("(.override-guard.toml)\n"), "{}", run.shown());
+    let run = s.run_env("stack", &["audit", "--format", "compact"], &[]);
+    assert_eq!(run.code, 1, "{}", run.shown());
+    assert!(run.out().ends_with("(../.override-guard.toml)\n"), "{}", run.shown());
+    // Not in files: nothing is told apart, nothing is local-only.
+    assert!(!run.out().contains("local"), "{}", run.shown());
+}

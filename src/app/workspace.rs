@@ -236,6 +236,9 @@ impl Shown {
 
 /// `rest` when `p` is `dir` itself (`""`) or below it.
 fn strip_dir<'a>(p: &'a str, dir: &str) -> Option<&'a str> {
+    if p == ".." || p.starts_with("../") {
+        return None; // above the root (a policy file found in a parent directory)
+    }
     if dir.is_empty() {
         return Some(p);
     }
