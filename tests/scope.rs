@@ -305,6 +305,11 @@ fn the_hook_judges_the_files_it_is_given_from_the_index() {
         "{}",
         run.shown()
     );
+    // A failing hook ends with how to see more.
+    assert_eq!(
+        run.err(),
+        "hint: `override-guard explain weakened-safeguard` says why it matters; `override-guard check --new-only` reports only what this change introduces\n"
+    );
     // From the index, not the worktree.
     s.write(
         "db/override.tf",
