@@ -10,6 +10,7 @@ pub mod expr;
 pub mod hcl;
 pub mod json;
 pub mod schema;
+pub mod syntax;
 
 pub use expr::{Expr, ExprKind, ObjKey, TplPart};
 
