@@ -7,7 +7,25 @@ use override_guard::app::{self, Outcome};
 use override_guard::cli::Cli;
 use override_guard::report::{self, Escapes};
 
+/// The stack of every thread that parses: the parser descends recursively, and a file
+/// may nest up to its limit of levels. Address space only: pages are used as touched.
+const STACK: usize = 256 << 20;
+
 fn main() -> ExitCode {
+    let _ = rayon::ThreadPoolBuilder::new().stack_size(STACK).build_global();
+    let run = std::thread::Builder::new().stack_size(STACK).spawn(run);
+    match run.map(|h| h.join()) {
+        Ok(Ok(code)) => code,
+        // A panic was reported on stderr already; a thread that could not start is ours.
+        Ok(Err(_)) => ExitCode::from(101),
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "error: cannot start: {e}");
+            ExitCode::from(Outcome::Error as u8)
+        }
+    }
+}
+
+fn run() -> ExitCode {
     let cli = Cli::parse_ordered();
     match app::run(&cli) {
         Ok(o) => ExitCode::from(o as u8),

@@ -211,13 +211,11 @@ impl Cx {
     }
 
     fn hcl_file(&mut self, id: usize, f: &VarFile, from: From) {
-        let parsed = match crate::terraform::hcl::parse_named(id, &f.path, &f.text) {
-            Ok(p) => p,
-            Err(d) => {
-                self.diags.push(d);
-                return;
-            }
-        };
+        let (parsed, diags) = crate::terraform::hcl::parse_named(id, &f.path, &f.text);
+        if diags.iter().any(Diagnostic::is_error) {
+            self.diags.extend(diags);
+            return;
+        }
         for b in parsed.body.blocks() {
             let d = if b.kind == "variable" {
                 Diagnostic::error(

@@ -1760,7 +1760,7 @@ proptest! {
 /// `show` says Terraform would reject it. Found by `renderings_are_fixed_points`: a JSON
 /// value with a repeated key (accepted) printed as a native object (rejected).
 #[test]
-#[ignore = "bug: a repeated object key is a parse error here, not in Terraform"]
+
 fn bug_duplicate_object_key_rejected() {
     let m = load_texts(
         "",
@@ -1776,7 +1776,7 @@ fn bug_duplicate_object_key_rejected() {
 /// diagnostic (HCL's scanner ends a heredoc at the first line that is the marker alone).
 /// Found by `concatenated_primaries_give_the_same_configuration`.
 #[test]
-#[ignore = "bug: an empty heredoc swallows the text up to a later heredoc's marker"]
+
 fn bug_empty_heredoc_swallows_what_follows() {
     let text = "locals {\n  a = <<EOT\nEOT\n  c = <<EOT\ny\nEOT\n}\n";
     let m = load_texts("", &[("main.tf", text)], None);
@@ -1791,7 +1791,7 @@ fn bug_empty_heredoc_swallows_what_follows() {
 /// configuration for a module Terraform rejects. Found while making the generator's lists
 /// valid. (Terraform's exact error to be confirmed with `terraform validate`.)
 #[test]
-#[ignore = "bug: a heredoc marker followed by `]` on its line is accepted"]
+
 fn bug_heredoc_marker_not_alone_on_its_line_accepted() {
     let m = load_texts("", &[("main.tf", "locals {\n  a = [<<EOT\nx\nEOT]\n}\n")], None);
     assert!(

@@ -12,15 +12,19 @@ fuzz_target!(|data: &[u8]| {
     // `merge::load` reports invalid UTF-8 itself and never parses it; every `&str` is a
     // valid input of the parser, so keep the fuzzer's bytes usable rather than rejecting.
     let text = String::from_utf8_lossy(data);
-    if let Err(d) = hcl::parse_named(0, "main.tf", &text) {
-        let src = SourceText::new(
-            "main.tf".into(),
-            FileClass::Primary,
-            Syntax::Hcl,
-            Arc::from(text.as_ref()),
-        );
-        let files = Files { files: vec![src] };
-        let _ = report::compact(&files, &d, "merge-error");
-        let _ = report::human(&files, &d, "merge-error", Style::plain());
+    let (_, diags) = hcl::parse_named(0, "main.tf", &text);
+    let src = SourceText::new(
+        "main.tf".into(),
+        FileClass::Primary,
+        Syntax::Hcl,
+        Arc::from(text.as_ref()),
+    );
+    let files = Files { files: vec![src] };
+    for d in &diags {
+        let _ = report::compact(&files, d, "merge-error");
+        let _ = report::human(&files, d, "merge-error", Style::plain());
     }
+    // A standalone expression and a bare template (variable values, JSON strings) too.
+    let _ = override_guard::terraform::syntax::parse_expression(&text);
+    let _ = override_guard::terraform::syntax::parse_template(&text);
 });

@@ -5,11 +5,7 @@
 //! allowed" error.
 
 use super::{Number, Type, Value, convert};
-use hcl_edit::Span;
-use hcl_edit::expr::{
-    BinaryOperator, Expression, ForExpr, ObjectKey, TraversalOperator, UnaryOperator,
-};
-use hcl_edit::template::{Element, Strip, Template};
+use crate::terraform::syntax::ast::{BinaryOp, Expr, ForExpr, Key, Node, Part, Step, UnaryOp};
 use std::collections::BTreeMap;
 
 /// An evaluation error, with Terraform's summary and detail.
@@ -23,10 +19,11 @@ fn error(summary: &str, detail: impl Into<String>) -> EvalError {
     EvalError { summary: summary.into(), detail: detail.into() }
 }
 
-/// The names bound by enclosing `for` expressions.
+/// The names bound by enclosing `for` expressions, and the element a splat is at.
 #[derive(Default)]
 pub(super) struct Scope {
     vars: Vec<(String, Value)>,
+    item: Vec<Value>,
 }
 
 impl Scope {
@@ -35,111 +32,130 @@ impl Scope {
     }
 }
 
-/// Evaluates an expression given as HCL source text.
+/// Evaluates an expression given as HCL source text. A syntax error is the first of
+/// Terraform's diagnostics for it.
 pub fn eval_source(src: &str) -> Result<Value, EvalError> {
-    // hcl-edit wants nothing after an expression, not even a heredoc's final newline.
-    let src = src.trim();
-    if crate::terraform::hcl::nesting_too_deep(src).is_some() {
-        return Err(error(
-            "Nesting too deep",
-            "Expressions may be nested at most 256 levels deep.",
-        ));
+    let (expr, errors) = crate::terraform::syntax::parse_expression(src);
+    if let Some(e) = errors.into_iter().next() {
+        return Err(EvalError { summary: e.summary, detail: e.detail });
     }
-    let expr: Expression = src.parse().map_err(|e: hcl_edit::parser::Error| {
-        // hcl-edit's line and column are reliable where its offset is not.
-        let (line, col) = (e.location().line(), e.location().column());
-        let line_start: usize =
-            src.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
-        if line_start + col.saturating_sub(1) >= src.len() {
-            error(
-                "Missing expression",
-                "Expected the start of an expression, but found the end of the file.",
-            )
-        } else {
-            error("Invalid expression", e.message().to_string())
-        }
-    })?;
-    eval(&expr, src, &mut Scope::default())
+    eval(&expr, &mut Scope::default())
 }
 
-/// Evaluates a parsed expression; `src` is the text it was parsed from (number literals are
-/// read from it, so they keep every digit).
-pub fn eval_expr(expr: &Expression, src: &str) -> Result<Value, EvalError> {
-    eval(expr, src, &mut Scope::default())
+/// Evaluates a parsed expression.
+pub fn eval_expr(expr: &Expr) -> Result<Value, EvalError> {
+    eval(expr, &mut Scope::default())
 }
 
 const NO_VARS: (&str, &str) = ("Variables not allowed", "Variables may not be used here.");
 const NO_CALLS: (&str, &str) = ("Function calls not allowed", "Functions may not be called here.");
 
-pub(super) fn eval(expr: &Expression, src: &str, scope: &mut Scope) -> Result<Value, EvalError> {
-    Ok(match expr {
-        Expression::Null(_) => Value::Null(Type::Dynamic),
-        Expression::Bool(b) => Value::Bool(*b.value()),
-        Expression::Number(n) => {
-            let text = n
-                .span()
-                .and_then(|r| src.get(r))
-                .map(str::trim)
-                .map(str::to_string)
-                .unwrap_or_else(|| n.value().to_string());
-            Value::Number(
-                Number::parse(&text)
-                    .ok_or_else(|| error("Invalid number literal", format!("\"{text}\"")))?,
-            )
+pub(super) fn eval(expr: &Expr, scope: &mut Scope) -> Result<Value, EvalError> {
+    Ok(match &expr.node {
+        Node::Null => Value::Null(Type::Dynamic),
+        Node::Bool(b) => Value::Bool(*b),
+        Node::Number(text) => Value::Number(
+            Number::parse(text)
+                .ok_or_else(|| error("Invalid number literal", format!("\"{text}\"")))?,
+        ),
+        Node::Template { parts, wrap, .. } => {
+            if let (true, [Part::Interp(e, _)]) = (*wrap, parts.as_slice()) {
+                return eval(e, scope);
+            }
+            let mut out = Out::default();
+            render(parts, scope, &mut out)?;
+            Value::String(out.text)
         }
-        Expression::String(s) => Value::String(s.value().clone()),
-        Expression::StringTemplate(t) => template(t, src, scope)?,
-        Expression::HeredocTemplate(h) => template(&h.template, src, scope)?,
-        Expression::Array(items) => {
-            Value::Tuple(items.iter().map(|e| eval(e, src, scope)).collect::<Result<Vec<_>, _>>()?)
+        Node::Tuple(items) => {
+            Value::Tuple(items.iter().map(|e| eval(e, scope)).collect::<Result<Vec<_>, _>>()?)
         }
-        Expression::Object(obj) => {
+        Node::Object(items) => {
             let mut out = BTreeMap::new();
-            for (k, v) in obj.iter() {
+            for (k, v) in items {
                 let key = match k {
-                    ObjectKey::Ident(i) => match scope.get(i.value().as_str()) {
+                    // A bare name is a literal key, unless a `for` expression binds it.
+                    Key::Name(n, _) => match scope.get(n) {
                         Some(v) => key_string(v)?,
-                        None => i.value().to_string(),
+                        None => n.clone(),
                     },
-                    ObjectKey::Expression(e) => key_string(&eval(e, src, scope)?)?,
+                    Key::Expr(e) => key_string(&eval(e, scope)?)?,
                 };
-                out.insert(key, eval(v.expr(), src, scope)?);
+                // The last of two equal keys wins, as in Terraform.
+                out.insert(key, eval(v, scope)?);
             }
             Value::Object(out)
         }
-        Expression::Parenthesis(p) => eval(p.inner(), src, scope)?,
-        Expression::Variable(v) => match scope.get(v.value().as_str()) {
+        Node::Parens(e) => eval(e, scope)?,
+        Node::Variable(name) => match scope.get(name) {
             Some(v) => v.clone(),
             None => return Err(error(NO_VARS.0, NO_VARS.1)),
         },
-        Expression::Conditional(c) => {
-            let cond = eval(&c.cond_expr, src, scope)?;
-            if as_bool(&cond, "condition")? {
-                eval(&c.true_expr, src, scope)?
-            } else {
-                eval(&c.false_expr, src, scope)?
+        Node::SplatItem => scope.item.last().cloned().unwrap_or(Value::Null(Type::Dynamic)),
+        Node::Conditional { cond, yes, no } => {
+            let c = eval(cond, scope)?;
+            if as_bool(&c, "condition")? { eval(yes, scope)? } else { eval(no, scope)? }
+        }
+        Node::Call { .. } => return Err(error(NO_CALLS.0, NO_CALLS.1)),
+        Node::Traversal { source, steps } => {
+            let mut v = eval(source, scope)?;
+            for s in steps {
+                v = step(v, s, scope)?;
+            }
+            v
+        }
+        Node::Splat { source, each } => {
+            // A splat applies `each` to every element; a non-collection becomes a
+            // one-element tuple, null an empty one.
+            let items = match eval(source, scope)? {
+                Value::Null(_) => Vec::new(),
+                Value::Tuple(items) | Value::List(_, items) | Value::Set(_, items) => items,
+                other => vec![other],
+            };
+            let mut out = Vec::with_capacity(items.len());
+            for e in items {
+                scope.item.push(e);
+                let r = eval(each, scope);
+                scope.item.pop();
+                out.push(r?);
+            }
+            Value::Tuple(out)
+        }
+        Node::Unary { op, operand } => {
+            let v = eval(operand, scope)?;
+            match op {
+                UnaryOp::Neg => Value::Number(as_number(&v, "operand")?.neg()),
+                UnaryOp::Not => Value::Bool(!as_bool(&v, "operand")?),
             }
         }
-        Expression::FuncCall(_) => return Err(error(NO_CALLS.0, NO_CALLS.1)),
-        Expression::Traversal(t) => {
-            let root = eval(&t.expr, src, scope)?;
-            let ops: Vec<&TraversalOperator> = t.operators.iter().map(|o| o.value()).collect();
-            traverse(root, &ops, src, scope)?
-        }
-        Expression::UnaryOp(u) => {
-            let v = eval(&u.expr, src, scope)?;
-            match u.operator.value() {
-                UnaryOperator::Neg => Value::Number(as_number(&v, "operand")?.neg()),
-                UnaryOperator::Not => Value::Bool(!as_bool(&v, "operand")?),
+        Node::Binary { first, rest } => {
+            let mut l = eval(first, scope)?;
+            for (op, e) in rest {
+                let r = eval(e, scope)?;
+                l = binary(*op, &l, &r)?;
             }
+            l
         }
-        Expression::BinaryOp(b) => {
-            let l = eval(&b.lhs_expr, src, scope)?;
-            let r = eval(&b.rhs_expr, src, scope)?;
-            binary(*b.operator.value(), &l, &r)?
-        }
-        Expression::ForExpr(f) => for_expr(f, src, scope)?,
+        Node::For(f) => for_expr(f, scope)?,
+        Node::Invalid => return Err(error("Invalid expression", "This expression is not valid.")),
     })
+}
+
+fn step(v: Value, s: &Step, scope: &mut Scope) -> Result<Value, EvalError> {
+    match s {
+        Step::Attr(name, _) => match &v {
+            Value::Object(a) | Value::Map(_, a) => a.get(name).cloned().ok_or_else(|| {
+                error(
+                    "Unsupported attribute",
+                    format!("This object does not have an attribute named \"{name}\"."),
+                )
+            }),
+            _ => Err(error("Unsupported attribute", "This value does not have any attributes.")),
+        },
+        Step::Index(k, _) => {
+            let k = eval(k, scope)?;
+            index(&v, &k)
+        }
+    }
 }
 
 fn key_string(v: &Value) -> Result<String, EvalError> {
@@ -171,8 +187,8 @@ fn as_number(v: &Value, what: &str) -> Result<Number, EvalError> {
     }
 }
 
-fn binary(op: BinaryOperator, l: &Value, r: &Value) -> Result<Value, EvalError> {
-    use BinaryOperator as B;
+fn binary(op: BinaryOp, l: &Value, r: &Value) -> Result<Value, EvalError> {
+    use BinaryOp as B;
     Ok(match op {
         B::Eq => Value::Bool(l.equals(r)),
         B::NotEq => Value::Bool(!l.equals(r)),
@@ -183,8 +199,8 @@ fn binary(op: BinaryOperator, l: &Value, r: &Value) -> Result<Value, EvalError> 
             let b = as_number(r, "right operand")?;
             use std::cmp::Ordering::*;
             match op {
-                B::Plus => Value::Number(a.add(&b)),
-                B::Minus => Value::Number(a.sub(&b)),
+                B::Add => Value::Number(a.add(&b)),
+                B::Sub => Value::Number(a.sub(&b)),
                 B::Mul => Value::Number(a.mul(&b)),
                 B::Div => Value::Number(a.div(&b)),
                 B::Mod => Value::Number(a.rem(&b)),
@@ -236,104 +252,35 @@ fn index(v: &Value, key: &Value) -> Result<Value, EvalError> {
     }
 }
 
-fn traverse(
-    v: Value,
-    ops: &[&TraversalOperator],
-    src: &str,
-    scope: &mut Scope,
-) -> Result<Value, EvalError> {
-    let Some((op, rest)) = ops.split_first() else {
-        return Ok(v);
-    };
-    let next = match op {
-        TraversalOperator::GetAttr(name) => match &v {
-            Value::Object(a) | Value::Map(_, a) => {
-                a.get(name.value().as_str()).cloned().ok_or_else(|| {
-                    error(
-                        "Unsupported attribute",
-                        format!(
-                            "This object does not have an attribute named \"{}\".",
-                            name.value()
-                        ),
-                    )
-                })?
-            }
-            _ => {
-                return Err(error(
-                    "Unsupported attribute",
-                    "This value does not have any attributes.",
-                ));
-            }
-        },
-        TraversalOperator::Index(e) => {
-            let k = eval(e, src, scope)?;
-            index(&v, &k)?
-        }
-        TraversalOperator::LegacyIndex(i) => {
-            index(&v, &Value::Number(Number::from_i64(*i.value() as i64)))?
-        }
-        TraversalOperator::AttrSplat(_) | TraversalOperator::FullSplat(_) => {
-            // A splat applies the rest of an attribute splat (or of a full splat) to each
-            // element; a non-collection becomes a one-element tuple, null an empty one.
-            let items = match &v {
-                Value::Null(_) => Vec::new(),
-                Value::Tuple(items) | Value::List(_, items) | Value::Set(_, items) => items.clone(),
-                other => vec![other.clone()],
-            };
-            let full = matches!(op, TraversalOperator::FullSplat(_));
-            let take = if full {
-                rest.len()
-            } else {
-                rest.iter()
-                    .take_while(|o| {
-                        matches!(
-                            o,
-                            TraversalOperator::GetAttr(_) | TraversalOperator::LegacyIndex(_)
-                        )
-                    })
-                    .count()
-            };
-            let mut out = Vec::with_capacity(items.len());
-            for e in items {
-                out.push(traverse(e, &rest[..take], src, scope)?);
-            }
-            return traverse(Value::Tuple(out), &rest[take..], src, scope);
-        }
-    };
-    traverse(next, rest, src, scope)
-}
-
-fn for_expr(f: &ForExpr, src: &str, scope: &mut Scope) -> Result<Value, EvalError> {
-    let coll = eval(&f.intro.collection_expr, src, scope)?;
+fn for_expr(f: &ForExpr, scope: &mut Scope) -> Result<Value, EvalError> {
+    let coll = eval(&f.collection, scope)?;
     let Some(items) = elements(&coll) else {
         return Err(error(
             "Iteration over non-iterable value",
             "A value of this type cannot be iterated; a collection or structural type is required.",
         ));
     };
-    let key_var = f.intro.key_var.as_ref().map(|k| k.value().to_string());
-    let value_var = f.intro.value_var.value().to_string();
     let mut tuple = Vec::new();
     let mut object: BTreeMap<String, Value> = BTreeMap::new();
     let mut groups: BTreeMap<String, Vec<Value>> = BTreeMap::new();
     for (k, v) in items {
         let depth = scope.vars.len();
-        if let Some(kv) = &key_var {
+        if let Some(kv) = &f.key_var {
             scope.vars.push((kv.clone(), k));
         }
-        scope.vars.push((value_var.clone(), v));
+        scope.vars.push((f.value_var.clone(), v));
         let result = (|| -> Result<(), EvalError> {
             if let Some(c) = &f.cond {
-                let keep = eval(&c.expr, src, scope)?;
+                let keep = eval(c, scope)?;
                 if !as_bool(&keep, "condition")? {
                     return Ok(());
                 }
             }
-            let value = eval(&f.value_expr, src, scope)?;
-            match &f.key_expr {
+            let value = eval(&f.value, scope)?;
+            match &f.key {
                 Some(ke) => {
-                    let key = key_string(&eval(ke, src, scope)?)?;
-                    if f.grouping {
+                    let key = key_string(&eval(ke, scope)?)?;
+                    if f.group {
                         groups.entry(key).or_default().push(value);
                     } else {
                         match object.entry(key) {
@@ -359,9 +306,9 @@ fn for_expr(f: &ForExpr, src: &str, scope: &mut Scope) -> Result<Value, EvalErro
         scope.vars.truncate(depth);
         result?;
     }
-    Ok(match &f.key_expr {
+    Ok(match &f.key {
         None => Value::Tuple(tuple),
-        Some(_) if f.grouping => {
+        Some(_) if f.group => {
             Value::Object(groups.into_iter().map(|(k, v)| (k, Value::Tuple(v))).collect())
         }
         Some(_) => Value::Object(object),
@@ -387,96 +334,47 @@ fn interpolate(v: &Value) -> Result<String, EvalError> {
     }
 }
 
-/// Evaluates a template. A template made of a single interpolation yields that value itself,
-/// not its string form.
-fn template(t: &Template, src: &str, scope: &mut Scope) -> Result<Value, EvalError> {
-    if let Some(Element::Interpolation(i)) = t.as_single_element() {
-        return eval(&i.expr, src, scope);
-    }
-    let mut out = Out::default();
-    render(t, src, scope, &mut out)?;
-    Ok(Value::String(out.text))
-}
-
-/// Rendered template text, and where its last literal starts (strip markers only trim
-/// literal text).
+/// Rendered template text (strip markers were applied by the parser).
 #[derive(Default)]
 struct Out {
     text: String,
-    literal_from: Option<usize>,
-    strip_next: bool,
 }
 
-impl Out {
-    fn literal(&mut self, s: &str) {
-        let s = if self.strip_next { s.trim_start() } else { s };
-        self.strip_next = false;
-        self.literal_from = Some(self.text.len());
-        self.text.push_str(s);
-    }
-    fn mark(&mut self, strip: Strip) {
-        if matches!(strip, Strip::Start | Strip::Both)
-            && let Some(from) = self.literal_from
-        {
-            let keep = self.text[from..].trim_end().len();
-            self.text.truncate(from + keep);
-        }
-        self.literal_from = None;
-        self.strip_next = matches!(strip, Strip::End | Strip::Both);
-    }
-    fn value(&mut self, s: &str) {
-        self.text.push_str(s);
-        self.literal_from = None;
-    }
-}
-
-fn render(t: &Template, src: &str, scope: &mut Scope, out: &mut Out) -> Result<(), EvalError> {
-    use hcl_edit::template::Directive;
-    for e in t.iter() {
-        match e {
-            Element::Literal(s) => out.literal(s.value()),
-            Element::Interpolation(i) => {
-                out.mark(i.strip);
-                let v = eval(&i.expr, src, scope)?;
-                out.value(&interpolate(&v)?);
-                out.strip_next = matches!(i.strip, Strip::End | Strip::Both);
+fn render(parts: &[Part], scope: &mut Scope, out: &mut Out) -> Result<(), EvalError> {
+    for p in parts {
+        match p {
+            Part::Lit(s, _) => out.text.push_str(s),
+            Part::Interp(e, _) => {
+                let v = eval(e, scope)?;
+                out.text.push_str(&interpolate(&v)?);
             }
-            Element::Directive(d) => match d.as_ref() {
-                Directive::If(d) => {
-                    out.mark(d.if_expr.strip);
-                    let cond = eval(&d.if_expr.cond_expr, src, scope)?;
-                    if as_bool(&cond, "condition")? {
-                        out.mark(d.if_expr.strip);
-                        render(&d.if_expr.template, src, scope, out)?;
-                    } else if let Some(e) = &d.else_expr {
-                        out.mark(e.strip);
-                        render(&e.template, src, scope, out)?;
-                    }
-                    out.mark(d.endif_expr.strip);
+            Part::If { cond, yes, no, .. } => {
+                let c = eval(cond, scope)?;
+                if as_bool(&c, "condition")? {
+                    render(yes, scope, out)?;
+                } else {
+                    render(no, scope, out)?;
                 }
-                Directive::For(d) => {
-                    out.mark(d.for_expr.strip);
-                    let coll = eval(&d.for_expr.collection_expr, src, scope)?;
-                    let items = elements(&coll).ok_or_else(|| {
-                        error(
-                            "Iteration over non-iterable value",
-                            "A value of this type cannot be iterated; a collection or structural type is required.",
-                        )
-                    })?;
-                    for (k, v) in items {
-                        let depth = scope.vars.len();
-                        if let Some(kv) = &d.for_expr.key_var {
-                            scope.vars.push((kv.value().to_string(), k));
-                        }
-                        scope.vars.push((d.for_expr.value_var.value().to_string(), v));
-                        out.mark(d.for_expr.strip);
-                        let r = render(&d.for_expr.template, src, scope, out);
-                        scope.vars.truncate(depth);
-                        r?;
-                        out.mark(d.endfor_expr.strip);
+            }
+            Part::For { key_var, value_var, collection, body, .. } => {
+                let coll = eval(collection, scope)?;
+                let items = elements(&coll).ok_or_else(|| {
+                    error(
+                        "Iteration over non-iterable value",
+                        "A value of this type cannot be iterated; a collection or structural type is required.",
+                    )
+                })?;
+                for (k, v) in items {
+                    let depth = scope.vars.len();
+                    if let Some(kv) = key_var {
+                        scope.vars.push((kv.clone(), k));
                     }
+                    scope.vars.push((value_var.clone(), v));
+                    let r = render(body, scope, out);
+                    scope.vars.truncate(depth);
+                    r?;
                 }
-            },
+            }
         }
     }
     Ok(())

@@ -5,7 +5,7 @@
 
 use super::eval::{Scope, eval};
 use super::{Type, Value, convert};
-use hcl_edit::expr::{Expression, ObjectKey};
+use crate::terraform::syntax::ast::{Expr, Key, Node};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A type expression Terraform rejects, with its diagnostic texts.
@@ -109,18 +109,26 @@ const EITHER: &str = "A type specification is either a primitive type keyword (b
 
 /// Parses a `type` argument written in native syntax (its source text).
 pub fn parse_type_source(src: &str) -> Result<TypeSpec, TypeError> {
-    if crate::terraform::hcl::nesting_too_deep(src).is_some() {
-        return Err(err(INVALID, "Type expressions may be nested at most 256 levels deep."));
+    parse_type_text(src, true)
+}
+
+/// Parses a `type` argument from its text: native syntax (`native`), or the content of a
+/// JSON string, where quotes are no legacy form.
+pub fn parse_type_text(src: &str, native: bool) -> Result<TypeSpec, TypeError> {
+    let (expr, errors) = crate::terraform::syntax::parse_expression(src);
+    if let Some(e) = errors.into_iter().next() {
+        if !native {
+            return Err(err(INVALID, EITHER));
+        }
+        return Err(err(&e.summary, e.detail));
     }
-    let expr: Expression = src.trim().parse().map_err(|e: hcl_edit::parser::Error| {
-        err(INVALID, format!("The type expression is not valid HCL: {}", e.message()))
-    })?;
-    parse_type(&expr, src.trim(), true)
+    parse_type(&expr, native)
 }
 
 /// Parses a `type` argument. `native` is false for JSON syntax, where the expression is the
 /// content of a JSON string and quotes are not a legacy form.
-pub fn parse_type(expr: &Expression, src: &str, native: bool) -> Result<TypeSpec, TypeError> {
+pub fn parse_type(expr: &Expr, native: bool) -> Result<TypeSpec, TypeError> {
+    let expr = unparen(expr);
     if native && let Some(text) = quoted_literal(expr) {
         let remove = "Terraform 0.11 and earlier required type constraints to be given in quotes, but that form is now deprecated and will be removed in a future version of Terraform. Remove the quotes around";
         return Err(match text.as_str() {
@@ -154,34 +162,30 @@ pub fn parse_type(expr: &Expression, src: &str, native: bool) -> Result<TypeSpec
         }
         _ => {}
     }
-    let (ty, defaults) = get_type(expr, src)?;
+    let (ty, defaults) = get_type(expr)?;
     let literal = ty.is_primitive();
     Ok(TypeSpec { ty, defaults, literal })
 }
 
+/// Parentheses are not transparent here: Terraform rejects `type = (string)`.
+fn unparen(e: &Expr) -> &Expr {
+    e
+}
+
 /// A quoted string or heredoc without interpolations: the pre-0.12 type form.
-fn quoted_literal(expr: &Expression) -> Option<String> {
-    match expr {
-        Expression::String(s) => Some(s.value().clone()),
-        Expression::HeredocTemplate(h) => {
-            let mut out = String::new();
-            for e in h.template.iter() {
-                out.push_str(e.as_literal()?.value());
-            }
-            Some(out)
-        }
+fn quoted_literal(expr: &Expr) -> Option<String> {
+    expr.as_literal_str()
+}
+
+fn keyword(expr: &Expr) -> Option<&str> {
+    match &unparen(expr).node {
+        Node::Variable(v) => Some(v.as_str()),
         _ => None,
     }
 }
 
-fn keyword(expr: &Expression) -> Option<&str> {
-    match expr {
-        Expression::Variable(v) => Some(v.value().as_str()),
-        _ => None,
-    }
-}
-
-fn get_type(expr: &Expression, src: &str) -> Result<(Type, Option<Defaults>), TypeError> {
+fn get_type(expr: &Expr) -> Result<(Type, Option<Defaults>), TypeError> {
+    let expr = unparen(expr);
     if let Some(kw) = keyword(expr) {
         return match kw {
             "bool" => Ok((Type::Bool, None)),
@@ -208,14 +212,14 @@ fn get_type(expr: &Expression, src: &str) -> Result<(Type, Option<Defaults>), Ty
             )),
         };
     }
-    let Expression::FuncCall(call) = expr else {
+    let Node::Call { name, args, .. } = &expr.node else {
         return Err(err(INVALID, EITHER));
     };
-    if !call.name.namespace.is_empty() {
+    if name.contains("::") {
         return Err(err(INVALID, EITHER));
     }
-    let name = call.name.name.value().as_str();
-    let args: Vec<&Expression> = call.args.iter().collect();
+    let name = name.as_str();
+    let args: Vec<&Expr> = args.iter().collect();
     match name {
         "bool" | "string" | "number" => Err(err(
             INVALID,
@@ -234,7 +238,7 @@ fn get_type(expr: &Expression, src: &str) -> Result<(Type, Option<Defaults>), Ty
                     ),
                 ));
             };
-            let (ety, d) = get_type(arg, src)?;
+            let (ety, d) = get_type(arg)?;
             let ty = match name {
                 "list" => Type::List(Box::new(ety)),
                 "set" => Type::Set(Box::new(ety)),
@@ -254,7 +258,7 @@ fn get_type(expr: &Expression, src: &str) -> Result<(Type, Option<Defaults>), Ty
                     "The tuple type constructor requires one argument specifying the element types as a list.",
                 ));
             };
-            let Expression::Array(items) = arg else {
+            let Node::Tuple(items) = &unparen(arg).node else {
                 return Err(err(
                     INVALID,
                     "Tuple type constructor requires a list of element types.",
@@ -263,7 +267,7 @@ fn get_type(expr: &Expression, src: &str) -> Result<(Type, Option<Defaults>), Ty
             let mut etys = Vec::new();
             let mut children = BTreeMap::new();
             for (i, e) in items.iter().enumerate() {
-                let (t, d) = get_type(e, src)?;
+                let (t, d) = get_type(e)?;
                 etys.push(t);
                 if let Some(d) = d {
                     children.insert(i.to_string(), d);
@@ -277,7 +281,7 @@ fn get_type(expr: &Expression, src: &str) -> Result<(Type, Option<Defaults>), Ty
             });
             Ok((ty, defaults))
         }
-        "object" => object_type(&args, src),
+        "object" => object_type(&args),
         "optional" => Err(err(
             INVALID,
             "Keyword \"optional\" is valid only as a modifier for object type attributes.",
@@ -286,14 +290,14 @@ fn get_type(expr: &Expression, src: &str) -> Result<(Type, Option<Defaults>), Ty
     }
 }
 
-fn object_type(args: &[&Expression], src: &str) -> Result<(Type, Option<Defaults>), TypeError> {
+fn object_type(args: &[&Expr]) -> Result<(Type, Option<Defaults>), TypeError> {
     let [arg] = args else {
         return Err(err(
             INVALID,
             "The object type constructor requires one argument specifying the attribute types and values as a map.",
         ));
     };
-    let Expression::Object(obj) = arg else {
+    let Node::Object(obj) = &unparen(arg).node else {
         return Err(err(
             INVALID,
             "Object type constructor requires a map whose keys are attribute names and whose values are the corresponding attribute types.",
@@ -305,8 +309,8 @@ fn object_type(args: &[&Expression], src: &str) -> Result<(Type, Option<Defaults
     let mut children = BTreeMap::new();
     for (key, value) in obj.iter() {
         let name = match key {
-            ObjectKey::Ident(i) => i.value().to_string(),
-            ObjectKey::Expression(e) => match keyword(e) {
+            Key::Name(n, _) => n.clone(),
+            Key::Expr(e) => match keyword(e) {
                 Some(k) => k.to_string(),
                 None => {
                     return Err(err(
@@ -319,13 +323,12 @@ fn object_type(args: &[&Expression], src: &str) -> Result<(Type, Option<Defaults
         if attrs.contains_key(&name) {
             return Err(err(INVALID, "Object constructor map keys must be unique."));
         }
-        let mut aexpr = value.expr();
+        let mut aexpr = unparen(value);
         let mut default = None;
-        if let Expression::FuncCall(call) = aexpr
-            && call.name.namespace.is_empty()
-            && call.name.name.value().as_str() == "optional"
+        if let Node::Call { name: fname, args: cargs, .. } = &aexpr.node
+            && fname == "optional"
         {
-            let oargs: Vec<&Expression> = call.args.iter().collect();
+            let oargs: Vec<&Expr> = cargs.iter().collect();
             match oargs.as_slice() {
                 [] => {
                     return Err(err(
@@ -336,8 +339,8 @@ fn object_type(args: &[&Expression], src: &str) -> Result<(Type, Option<Defaults
                 [t] => aexpr = t,
                 [t, d] => {
                     aexpr = t;
-                    let v = eval(d, src, &mut Scope::default())
-                        .map_err(|e| err(&e.summary, e.detail))?;
+                    let v =
+                        eval(d, &mut Scope::default()).map_err(|e| err(&e.summary, e.detail))?;
                     default = Some(v);
                 }
                 _ => {
@@ -349,7 +352,7 @@ fn object_type(args: &[&Expression], src: &str) -> Result<(Type, Option<Defaults
             }
             optional.insert(name.clone());
         }
-        let (aty, adefaults) = get_type(aexpr, src)?;
+        let (aty, adefaults) = get_type(aexpr)?;
         if let Some(d) = default {
             let converted = convert(&d, &aty).map_err(|e| {
                 err(

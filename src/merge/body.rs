@@ -178,7 +178,7 @@ mod tests {
     use crate::terraform::Block;
 
     fn block(text: &str) -> Block {
-        let f = crate::terraform::hcl::parse(0, text).expect("parses");
+        let (f, _) = crate::terraform::hcl::parse(0, text);
         f.body.blocks().next().cloned().expect("a block")
     }
 

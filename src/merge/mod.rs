@@ -150,7 +150,7 @@ pub fn load<E: std::fmt::Display>(
         }
         let src = &m.files.files[id];
         let result = match c.syntax {
-            Syntax::Hcl => hcl::parse_named(id, &src.path, &src.text).map(|f| (f, Vec::new())),
+            Syntax::Hcl => Ok(hcl::parse_named(id, &src.path, &src.text)),
             Syntax::Json => json::parse(id, src),
         };
         match result {

@@ -14,11 +14,7 @@ pub fn type_spec(a: &Attr) -> Result<TypeSpec, cty::TypeError> {
         Some(src) => cty::parse_type_source(src),
         None => {
             let text = a.expr.as_str().unwrap_or_else(|| a.expr.to_hcl());
-            let expr: hcl_edit::expr::Expression = text.trim().parse().map_err(|_| cty::TypeError {
-                summary: "Invalid type specification".into(),
-                detail: "A type specification is either a primitive type keyword (bool, number, string) or a complex type constructor call, like list(string).".into(),
-            })?;
-            cty::parse_type(&expr, text.trim(), false)
+            cty::parse_type_text(text.trim(), false)
         }
     }
 }

@@ -48,7 +48,7 @@ struct Shown {
     code: Option<String>,
     severity: Option<Severity>,
     help: Option<String>,
-    source: NamedSource<String>,
+    source: Option<NamedSource<String>>,
     labels: Vec<LabeledSpan>,
     related: Vec<Shown>,
 }
@@ -72,7 +72,7 @@ impl Diagnostic for Shown {
         self.help.as_ref().map(|c| Box::new(c) as Box<dyn fmt::Display>)
     }
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
-        Some(&self.source)
+        self.source.as_ref().map(|s| s as &dyn miette::SourceCode)
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         Some(Box::new(self.labels.iter().cloned()))
@@ -100,6 +100,22 @@ fn source(site: &Site) -> NamedSource<String> {
 }
 
 fn shown(f: &Finding) -> Shown {
+    if !super::drawable(&f.primary.source, f.primary.start, f.primary.end) {
+        // Too long a line to draw: the place in words instead.
+        let (l, c) = f.primary.start_line_col();
+        return Shown {
+            message: format!("{} ({}:{l}:{c})", clean(&f.message), clean(&f.primary.path)),
+            code: Some(f.rule.to_string()),
+            severity: Some(match f.level {
+                Level::Deny => Severity::Error,
+                _ => Severity::Warning,
+            }),
+            help: f.help.as_deref().map(clean),
+            source: None,
+            labels: Vec::new(),
+            related: Vec::new(),
+        };
+    }
     let mut labels = vec![label(&f.primary, true)];
     let mut others: Vec<Vec<&Site>> = Vec::new();
     for r in &f.related {
@@ -118,7 +134,7 @@ fn shown(f: &Finding) -> Shown {
             code: None,
             severity: Some(Severity::Advice),
             help: None,
-            source: source(group[0]),
+            source: Some(source(group[0])),
             labels: group.iter().map(|s| label(s, false)).collect(),
             related: Vec::new(),
         })
@@ -131,7 +147,7 @@ fn shown(f: &Finding) -> Shown {
             _ => Severity::Warning,
         }),
         help: f.help.as_deref().map(clean),
-        source: source(&f.primary),
+        source: Some(source(&f.primary)),
         labels,
         related,
     }

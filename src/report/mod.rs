@@ -60,11 +60,30 @@ pub fn human(files: &Files, d: &Diagnostic, code: &str, style: Style) -> String 
             ));
         }
     }
+    if !drawable(&file.text, subject.start, subject.end) {
+        let (l, c) = file.line_col(subject.start);
+        md.message = format!("{} ({}:{l}:{c})", md.message, clean(&file.path));
+        let _ = handler(style).render_report(&mut out, &md);
+        return out;
+    }
     md = md.with_labels(labels);
     let report = miette::Report::new(md)
         .with_source_code(NamedSource::new(clean(&file.path), clean_source(&file.text)));
     let _ = handler(style).render_report(&mut out, report.as_ref());
     out
+}
+
+/// Can the lines of `start..end` be drawn? Lines of many thousand characters (minified or
+/// generated files) are not: the drawing would be unreadable, and the drawing library
+/// refuses such widths.
+pub fn drawable(text: &str, start: usize, end: usize) -> bool {
+    const LONGEST: usize = 2000;
+    let b = text.as_bytes();
+    let start = start.min(b.len());
+    let end = end.min(b.len()).max(start);
+    let from = b[..start].iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
+    let to = b[end..].iter().position(|&c| c == b'\n').map_or(b.len(), |i| end + i);
+    b[from..to].split(|&c| c == b'\n').all(|l| l.len() <= LONGEST)
 }
 
 /// `path:line:col: level[code]: summary: detail`.

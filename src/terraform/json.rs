@@ -363,35 +363,11 @@ impl Decoder<'_> {
         if !s.contains("${") && !s.contains("%{") {
             return vec![TplPart::Lit(s.to_string())];
         }
-        match hcl_edit::parser::parse_template(s) {
-            Ok(t) => {
-                use hcl_edit::Span as _;
-                use hcl_edit::template::Element;
-                let mut parts: Vec<TplPart> = Vec::new();
-                for el in t.iter() {
-                    let code = |r: Option<std::ops::Range<usize>>| {
-                        r.and_then(|r| s.get(r)).unwrap_or("").to_string()
-                    };
-                    match el {
-                        Element::Literal(l) => match parts.last_mut() {
-                            Some(TplPart::Lit(prev)) => prev.push_str(l.value()),
-                            _ => parts.push(TplPart::Lit(l.value().clone())),
-                        },
-                        Element::Interpolation(i) => parts.push(TplPart::Code(code(i.span()))),
-                        Element::Directive(d) => parts.push(TplPart::Code(code(d.span()))),
-                    }
-                }
-                parts
-            }
-            Err(e) => {
-                self.diags.push(Diagnostic::error(
-                    "Invalid template",
-                    format!("The string is not a valid template: {}.", e.message()),
-                    span,
-                ));
-                vec![TplPart::Lit(s.to_string())]
-            }
+        let (parts, errors) = crate::terraform::hcl::json_template(s);
+        for e in errors {
+            self.diags.push(Diagnostic::error(e.summary, e.detail, span));
         }
+        parts
     }
 
     /// A string holding a bare expression (reference, keyword, type constraint).

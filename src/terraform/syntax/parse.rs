@@ -613,18 +613,19 @@ impl<'a> Parser<'a> {
 
     // ----- expressions -----
 
+    /// An expression: operators and the conditional, around terms. Few stack frames per
+    /// level of nesting (expression, operators, term, bracket), so deep input stays cheap.
     fn expression(&mut self) -> Expr {
         let at = tr(self.peek());
         if !self.enter(at.clone()) {
             return Expr { node: Node::Invalid, range: at };
         }
-        let e = self.conditional();
+        let e = self.conditional(at);
         self.depth -= 1;
         e
     }
 
-    fn conditional(&mut self) -> Expr {
-        let start = tr(self.peek());
+    fn conditional(&mut self, start: Range) -> Expr {
         let before = self.errors.len();
         let cond = self.binary(0);
         if self.recovery && self.errors.len() > before {
@@ -661,41 +662,44 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Binary operators from precedence `level` up (0 is `||`), left-associative within a
-    /// level. A chain of one level is one node, however long.
-    fn binary(&mut self, level: usize) -> Expr {
-        if level == LEVELS.len() {
-            return self.with_traversals();
-        }
+    /// Binary operators of precedence `min` and up (0 is `||`), by precedence climbing:
+    /// left-associative within a level, and a chain of one level is one node, however
+    /// long. After an operand with errors in recovery, what was built before it is
+    /// returned (HCL's rule at every level).
+    fn binary(&mut self, min: usize) -> Expr {
         let before = self.errors.len();
-        let first = self.binary(level + 1);
+        let first = self.term();
+        let mut lhs = self.traversals(first);
         if self.recovery && self.errors.len() > before {
-            return first;
+            return lhs;
         }
-        let mut rest = Vec::new();
-        while let Some(op) = operator(level, self.peek().kind) {
+        // The level of the chain `lhs` is, when this loop built it.
+        let mut chain: Option<usize> = None;
+        while let Some((level, op)) = operator(self.peek().kind) {
+            if level < min {
+                break;
+            }
             self.read();
             let before = self.errors.len();
             let rhs = self.binary(level + 1);
-            let failed = self.errors.len() > before;
-            rest.push((op, rhs));
-            if self.recovery && failed {
-                // HCL returns what it had before this operand.
-                rest.pop();
+            if self.recovery && self.errors.len() > before {
                 break;
             }
+            let end = rhs.range.end;
+            match (&mut lhs.node, chain) {
+                (Node::Binary { rest, .. }, Some(c)) if c == level => rest.push((op, rhs)),
+                _ => {
+                    let start = lhs.range.start;
+                    lhs = Expr {
+                        node: Node::Binary { first: Box::new(lhs), rest: vec![(op, rhs)] },
+                        range: start..end,
+                    };
+                    chain = Some(level);
+                }
+            }
+            lhs.range.end = end;
         }
-        if rest.is_empty() {
-            return first;
-        }
-        let end = rest.last().map_or(first.range.end, |(_, e)| e.range.end);
-        let r = first.range.start..end;
-        Expr { node: Node::Binary { first: Box::new(first), rest }, range: r }
-    }
-
-    fn with_traversals(&mut self) -> Expr {
-        let term = self.term();
-        self.traversals(term)
+        lhs
     }
 
     /// Attribute access, indexes and splats after a term.
@@ -948,7 +952,8 @@ impl<'a> Parser<'a> {
                 if !self.enter(tr(t)) {
                     return Expr { node: Node::Invalid, range: tr(t) };
                 }
-                let operand = self.with_traversals();
+                let term = self.term();
+                let operand = self.traversals(term);
                 self.depth -= 1;
                 let op = if t.kind == Kind::Minus { UnaryOp::Neg } else { UnaryOp::Not };
                 let r = range(&tr(t), &operand.range);
@@ -1079,14 +1084,10 @@ impl<'a> Parser<'a> {
     fn tuple(&mut self) -> Expr {
         let open = self.read();
         self.peek.nl.push(false);
-        let e = self.tuple_rest(open);
-        self.peek.nl.pop();
-        e
-    }
-
-    fn tuple_rest(&mut self, open: Token) -> Expr {
         if self.is_keyword(self.peek(), "for") {
-            return self.for_expr(open);
+            let e = self.for_expr(open);
+            self.peek.nl.pop();
+            return e;
         }
         let mut items = Vec::new();
         let close;
@@ -1128,6 +1129,7 @@ impl<'a> Parser<'a> {
             }
             self.read();
         }
+        self.peek.nl.pop();
         Expr { node: Node::Tuple(items), range: range(&tr(open), &tr(close)) }
     }
 
@@ -1389,8 +1391,14 @@ impl<'a> Parser<'a> {
         }
         meld(&mut toks);
         let wrap = toks.len() == 2 && matches!(toks[0], TplTok::Interp(..));
-        let mut tp =
-            TemplateParser { toks, pos: 0, errors: Vec::new(), src: self.src, depth: self.depth };
+        let mut tp = TemplateParser {
+            toks,
+            pos: 0,
+            errors: Vec::new(),
+            src: self.src,
+            depth: self.depth,
+            abandoned: false,
+        };
         let parts = tp.root();
         self.errors.extend(tp.errors);
         (parts, wrap, range)
@@ -1616,8 +1624,12 @@ const LEVELS: [&[(Kind, BinaryOp)]; 6] = [
     &[(Kind::Star, BinaryOp::Mul), (Kind::Slash, BinaryOp::Div), (Kind::Percent, BinaryOp::Mod)],
 ];
 
-fn operator(level: usize, k: Kind) -> Option<BinaryOp> {
-    LEVELS[level].iter().find(|(t, _)| *t == k).map(|(_, op)| *op)
+/// A binary operator token: its precedence level (index into [`LEVELS`]) and operator.
+fn operator(k: Kind) -> Option<(usize, BinaryOp)> {
+    LEVELS
+        .iter()
+        .enumerate()
+        .find_map(|(level, ops)| ops.iter().find(|(t, _)| *t == k).map(|(_, op)| (level, *op)))
 }
 
 fn opposite(k: Kind) -> Option<Kind> {
@@ -1740,6 +1752,9 @@ struct TemplateParser<'a> {
     src: &'a str,
     /// Nesting, directives included (they nest like brackets).
     depth: usize,
+    /// Set when the template was too deep to read: the directives left open are not
+    /// reported one by one.
+    abandoned: bool,
 }
 
 impl TemplateParser<'_> {
@@ -1792,8 +1807,9 @@ impl TemplateParser<'_> {
                     ),
                     r,
                 );
-                // The rest of the template is not read.
+                // The rest of the template is not read, nor reported on.
                 self.pos = self.toks.len().saturating_sub(1);
+                self.abandoned = true;
                 None
             }
             Some(TplTok::If(..)) => {
@@ -1900,6 +1916,9 @@ impl TemplateParser<'_> {
         loop {
             match self.toks.get(self.pos) {
                 Some(TplTok::EndOfTemplate(_)) | None => {
+                    if self.abandoned {
+                        return None;
+                    }
                     let at = self.position(&open);
                     let end = match self.toks.get(self.pos) {
                         Some(TplTok::EndOfTemplate(r)) => r.clone(),
