@@ -16,11 +16,8 @@ pub fn parse(file: FileId, text: &str) -> (ParsedFile, Vec<Diagnostic>) {
 /// place in it. The body is what could be read (Terraform goes on with it too); the
 /// diagnostics are the scanner's checks, then the syntax errors, in Terraform's order.
 pub fn parse_named(file: FileId, path: &str, text: &str) -> (ParsedFile, Vec<Diagnostic>) {
-    let tokens = scan::scan(text.as_bytes(), Mode::Normal);
-    let mut diags = scan::invalid_tokens(file, text.as_bytes(), &tokens);
-    drop(tokens);
-    let (body, errors, _) = super::syntax::parse_config(text);
-    diags.extend(errors.into_iter().map(|e| diagnostic(file, path, e)));
+    let (body, errors) = super::syntax::parse_config(text);
+    let diags = errors.into_iter().map(|e| diagnostic(file, path, e)).collect();
     let cx = Cx { file, text };
     (ParsedFile { file, body: cx.body(&body), notes: Vec::new() }, diags)
 }

@@ -23,13 +23,14 @@ pub struct SyntaxError {
 
 /// A whole configuration file (native syntax). The body is complete up to the errors;
 /// what an error left out is skipped as HCL's recovery skips it.
-pub fn parse_config(src: &str) -> (Body, Vec<SyntaxError>, Vec<Range>) {
+/// The errors are the scanner's token checks first, then the syntax errors, in
+/// Terraform's order.
+pub fn parse_config(src: &str) -> (Body, Vec<SyntaxError>) {
     let tokens = scan(src.as_bytes(), Mode::Normal);
-    let comments =
-        tokens.iter().filter(|t| t.kind == Kind::Comment).map(|t| t.start..t.end).collect();
     let mut p = Parser::new(src, &tokens);
+    p.errors = super::scan::invalid_tokens(src.as_bytes(), &tokens);
     let body = p.body(Kind::Eof);
-    (body, p.errors, comments)
+    (body, p.errors)
 }
 
 /// A standalone expression (a variable default in a variables file, a type constraint),
@@ -37,6 +38,7 @@ pub fn parse_config(src: &str) -> (Body, Vec<SyntaxError>, Vec<Range>) {
 pub fn parse_expression(src: &str) -> (Expr, Vec<SyntaxError>) {
     let tokens = scan(src.as_bytes(), Mode::Normal);
     let mut p = Parser::new(src, &tokens);
+    p.errors = super::scan::invalid_tokens(src.as_bytes(), &tokens);
     p.peek.nl.push(false);
     let e = p.expression();
     let next = p.peek();
@@ -55,6 +57,7 @@ pub fn parse_expression(src: &str) -> (Expr, Vec<SyntaxError>) {
 pub fn parse_template(src: &str) -> (Expr, Vec<SyntaxError>) {
     let tokens = scan(src.as_bytes(), Mode::Template);
     let mut p = Parser::new(src, &tokens);
+    p.errors = super::scan::invalid_tokens(src.as_bytes(), &tokens);
     let start = p.peek().start;
     let (parts, wrap, range) = p.template_inner(Kind::Eof, false);
     let range = if parts.is_empty() { start..start } else { range };

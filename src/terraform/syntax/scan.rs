@@ -3,8 +3,7 @@
 //! fails: what it cannot place becomes an `Invalid` or `BadUtf8` token for the checks in
 //! [`invalid_tokens`], and it runs in one pass, linear in the input.
 
-use crate::diag::Diagnostic;
-use crate::terraform::{FileId, Span};
+use super::SyntaxError;
 
 /// A token kind. The names follow HCL's, so its parser's rules read the same here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -606,11 +605,15 @@ fn find(b: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
 /// HCL's checks of the tokens themselves, reported before any syntax error: characters
 /// the language does not use, bitwise operators, broken UTF-8, quoted strings split over
 /// lines. Some are reported once (or every other time), as HCL does.
-pub fn invalid_tokens(file: FileId, src: &[u8], tokens: &[Token]) -> Vec<Diagnostic> {
+pub fn invalid_tokens(src: &[u8], tokens: &[Token]) -> Vec<SyntaxError> {
     let mut out = Vec::new();
     let (mut bitwise, mut backtick, mut apostrophe, mut semicolon, mut bad_utf8) = (0, 0, 0, 0, 0);
     let mut push = |summary: &str, detail: &str, t: &Token| {
-        out.push(Diagnostic::error(summary, detail, Span::new(file, t.start, t.end)));
+        out.push(SyntaxError {
+            summary: summary.into(),
+            detail: detail.into(),
+            range: t.start..t.end,
+        });
     };
     for t in tokens {
         match t.kind {
