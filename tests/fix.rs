@@ -14,6 +14,7 @@ use std::path::Path;
 use override_guard::fix::comments::{self, generated};
 use override_guard::merge::load_texts;
 use override_guard::policy::Policy;
+use override_guard::terraform::syntax::fmt;
 
 use crate::util::{Sandbox, fixtures, load_fixture};
 
@@ -62,9 +63,15 @@ fn snapshot(case: &Path, name: &str, text: &str) {
 
 /// Every line a fix removes or adds is a generated comment (native files): nothing else
 /// moved, and the line endings are the file's own.
+/// Lines are compared with their spaces collapsed: a file that was as `terraform fmt`
+/// writes it is kept so, which may re-align the `=` of a neighbour.
 fn only_comment_lines_differ(before: &str, after: &str) -> Result<(), String> {
-    let (a, b): (Vec<&str>, Vec<&str>) =
-        (before.split('\n').collect(), after.split('\n').collect());
+    let words = |t: &str| -> Vec<String> {
+        t.split('\n')
+            .map(|l| l.split([' ', '\t']).filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" "))
+            .collect()
+    };
+    let (a, b) = (words(before), words(after));
     let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &a, &b);
     for op in ops {
         let (tag, old, new) = op.as_tag_tuple();
@@ -207,6 +214,14 @@ fn fix_is_idempotent_and_adds_only_comments_on_every_merge_fixture() {
                 && let Err(err) = only_comment_lines_differ(&slot.1, &after)
             {
                 panic!("{}: {}: {err}", case.display(), slot.0);
+            }
+            if !slot.0.ends_with(".json") && fmt::is_formatted(&slot.1) {
+                assert!(
+                    fmt::is_formatted(&after),
+                    "{}: {}: no longer as terraform fmt writes it",
+                    case.display(),
+                    slot.0
+                );
             }
             slot.1 = after;
         }

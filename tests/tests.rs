@@ -3,6 +3,7 @@
 mod adversarial;
 mod cli;
 mod fix;
+mod fmt;
 mod fold;
 mod git;
 mod local;

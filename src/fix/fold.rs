@@ -127,6 +127,13 @@ pub fn plan(m: &Module, names: &[String]) -> Result<Folded, Vec<Refusal>> {
             slot.1 = Arc::from(t);
         }
     }
+    for slot in files.iter_mut() {
+        if let Some(orig) = m.files.files.iter().find(|f| f.name() == slot.0)
+            && *orig.text != *slot.1
+        {
+            slot.1 = Arc::from(super::keep_canonical(orig, slot.1.to_string()));
+        }
+    }
     let after = reload(m, &files);
     if let Some(d) = after.diagnostics.iter().find(|d| d.is_error()) {
         let span = d.subject.unwrap_or_default();

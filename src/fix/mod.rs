@@ -52,6 +52,18 @@ pub fn apply(text: &str, splices: &[Splice]) -> Result<String, String> {
     Ok(out)
 }
 
+/// The edited text of a file, laid out as `terraform fmt` would lay it out when the
+/// original was: a new argument then lines up with its neighbours, and a hook or CI job
+/// that runs `terraform fmt -check` stays green. A file that was not canonical keeps the
+/// author's layout outside the edits.
+pub fn keep_canonical(original: &crate::terraform::SourceText, edited: String) -> String {
+    use crate::terraform::syntax::fmt;
+    if original.syntax != crate::terraform::Syntax::Hcl || !fmt::is_formatted(&original.text) {
+        return edited;
+    }
+    fmt::format(&edited).unwrap_or(edited)
+}
+
 /// `m`'s directory loaded again from `(name, text)` pairs, under the same engine: how
 /// both commands prove an edit before writing it.
 pub(crate) fn reload(

@@ -5,8 +5,14 @@ use crate::merge::Module;
 use crate::terraform::expr::{hcl_quote, is_ident};
 use crate::terraform::{Attr, Block, Item, Span, json};
 
-/// Renders the module. Same input, same bytes.
+/// Renders the module, laid out as `terraform fmt` lays it out. Same input, same bytes.
 pub fn render(m: &Module) -> String {
+    let text = layout(m);
+    crate::terraform::syntax::fmt::format(&text).unwrap_or(text)
+}
+
+/// The rendering before `terraform fmt`'s layout: every expression exactly as written.
+pub fn layout(m: &Module) -> String {
     let mut p = Printer { m: Some(m), out: String::new() };
     let names: Vec<&str> = m.files.files.iter().map(|f| f.name()).collect();
     p.out.push_str(&format!(

@@ -4,6 +4,7 @@
 //! time, producing a syntax tree ([`ast`]) with byte ranges on every node.
 
 pub mod ast;
+pub mod fmt;
 pub mod parse;
 pub mod scan;
 

@@ -26,9 +26,13 @@ pub struct SyntaxError {
 /// The errors are the scanner's token checks first, then the syntax errors, in
 /// Terraform's order.
 pub fn parse_config(src: &str) -> (Body, Vec<SyntaxError>) {
-    let tokens = scan(src.as_bytes(), Mode::Normal);
-    let mut p = Parser::new(src, &tokens);
-    p.errors = super::scan::invalid_tokens(src.as_bytes(), &tokens);
+    parse_tokens(src, &scan(src.as_bytes(), Mode::Normal))
+}
+
+/// [`parse_config`] of tokens already scanned from `src` (the formatter needs both).
+pub fn parse_tokens(src: &str, tokens: &[super::scan::Token]) -> (Body, Vec<SyntaxError>) {
+    let mut p = Parser::new(src, tokens);
+    p.errors = super::scan::invalid_tokens(src.as_bytes(), tokens);
     let body = p.body(Kind::Eof);
     (body, p.errors)
 }
