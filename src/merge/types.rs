@@ -21,10 +21,13 @@ pub fn type_spec(a: &Attr) -> Result<TypeSpec, cty::TypeError> {
 
 /// The value of a constant expression (a default, a tfvars value).
 pub fn value_of(e: &Expr) -> Result<Value, cty::EvalError> {
-    match &e.source {
-        Some(src) => cty::eval_source(src),
-        None => cty::eval_source(&e.to_hcl()),
-    }
+    // The source cut from its file ends at a heredoc's closing marker, whose newline the
+    // file had and a heredoc needs.
+    let text = match &e.source {
+        Some(src) => src.clone(),
+        None => e.to_hcl(),
+    };
+    if text.ends_with('\n') { cty::eval_source(&text) } else { cty::eval_source(&(text + "\n")) }
 }
 
 fn nullable(b: &Block) -> bool {

@@ -81,6 +81,7 @@ pub(crate) fn labelled(b: &Block, schema: Schema) -> Value {
 pub(crate) fn attr_value(a: &Attr, schema: Schema) -> Value {
     match schema.prop(&a.name) {
         Prop::Ref | Prop::RefList | Prop::RefMap => a.expr.to_json_reference(),
+        Prop::Literal => a.expr.to_json_literal(),
         _ if schema == Schema::RequiredProviders => match a.expr.as_object() {
             Some(entries) => {
                 let mut o = Map::new();
@@ -92,7 +93,7 @@ pub(crate) fn attr_value(a: &Attr, schema: Schema) -> Value {
                     let val = if key == "configuration_aliases" {
                         v.to_json_reference()
                     } else {
-                        v.to_json()
+                        v.to_json_literal()
                     };
                     o.insert(key, val);
                 }

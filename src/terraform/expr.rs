@@ -149,6 +149,35 @@ impl Expr {
         }
     }
 
+    /// This expression as a JSON-syntax value that Terraform reads without evaluating it
+    /// (a description, a default): strings are written as they are, since JSON syntax
+    /// takes them literally there. Anything that is not a literal is written as in
+    /// [`Expr::to_json`].
+    pub fn to_json_literal(&self) -> serde_json::Value {
+        use serde_json::Value as J;
+        match &self.kind {
+            ExprKind::Tuple(items) => J::Array(items.iter().map(Expr::to_json_literal).collect()),
+            ExprKind::Object(entries) => {
+                let mut map = serde_json::Map::new();
+                for (k, v) in entries {
+                    let key = match k {
+                        ObjKey::Name(n) => n.clone(),
+                        ObjKey::Expr(e) => match e.as_str() {
+                            Some(s) => s,
+                            None => return self.to_json(),
+                        },
+                    };
+                    map.insert(key, v.to_json_literal());
+                }
+                J::Object(map)
+            }
+            _ => match self.as_str() {
+                Some(s) => J::String(s),
+                None => self.to_json(),
+            },
+        }
+    }
+
     /// The expression as a JSON string holding a bare expression, which is how Terraform's
     /// JSON syntax spells references and type constraints (`"depends_on": ["aws_vpc.x"]`).
     pub fn to_json_reference(&self) -> serde_json::Value {
@@ -167,7 +196,11 @@ impl Expr {
                 J::Object(map)
             }
             ExprKind::Null => J::Null,
-            _ => J::String(self.to_hcl().trim().to_string()),
+            // A legacy quoted reference (`provider = "aws.west"`) is the reference itself.
+            _ => match self.as_str() {
+                Some(s) => J::String(s.trim().to_string()),
+                None => J::String(self.to_hcl().trim().to_string()),
+            },
         }
     }
 }

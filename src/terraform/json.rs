@@ -81,6 +81,22 @@ pub fn expr_from_value(n: &JsonNode) -> Expr {
     Decoder { file: n.span.file, src: None, diags: Vec::new(), notes: Vec::new() }.expr(n)
 }
 
+/// A value Terraform reads without an evaluation context: HCL's JSON syntax then takes
+/// every string as it is, `${` and `$${` included, never as a template.
+pub fn literal(n: &JsonNode) -> Expr {
+    let kind = match &n.value {
+        JsonValue::Null => ExprKind::Null,
+        JsonValue::Bool(b) => ExprKind::Bool(*b),
+        JsonValue::Number(s) => ExprKind::Number(s.clone()),
+        JsonValue::String(s) => ExprKind::Template(vec![TplPart::Lit(s.clone())]),
+        JsonValue::Array(a) => ExprKind::Tuple(a.iter().map(literal).collect()),
+        JsonValue::Object(props) => ExprKind::Object(
+            props.iter().map(|(k, _, v)| (ObjKey::Name(k.clone()), literal(v))).collect(),
+        ),
+    };
+    Expr::new(kind, n.span)
+}
+
 fn too_deep(input: &str) -> Option<usize> {
     let (mut depth, mut in_str, mut esc) = (0usize, false, false);
     for (i, b) in input.bytes().enumerate() {
@@ -238,6 +254,7 @@ impl Decoder<'_> {
                     }
                     let expr = match prop {
                         Prop::Ref => self.reference(value),
+                        Prop::Literal => literal(value),
                         Prop::RefList => self.ref_list(value),
                         Prop::RefMap => self.ref_map(value),
                         _ if schema == Schema::RequiredProviders => self.requirement(value),
@@ -335,6 +352,8 @@ impl Decoder<'_> {
     }
 
     /// A value in expression mode: strings are templates.
+    ///
+    /// (See [`literal`] for values Terraform reads without evaluating them.)
     fn expr(&mut self, n: &JsonNode) -> Expr {
         let kind = match &n.value {
             JsonValue::Null => ExprKind::Null,
@@ -418,7 +437,7 @@ impl Decoder<'_> {
                             let e = if k == "configuration_aliases" {
                                 self.ref_list(v)
                             } else {
-                                self.expr(v)
+                                literal(v)
                             };
                             (ObjKey::Name(k.clone()), e)
                         })

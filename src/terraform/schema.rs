@@ -26,8 +26,11 @@ pub enum Schema {
     Removed,
     Check,
     ActionTrigger,
-    /// Every property is an attribute (locals, backend, connection, conditions, …).
+    /// Every property is an attribute (locals, connection, conditions, …).
     JustAttrs,
+    /// Every property is a static value Terraform reads without evaluating it (a backend's
+    /// or the cloud block's settings).
+    Static,
 }
 
 /// How a property of a body is decoded.
@@ -35,6 +38,9 @@ pub enum Schema {
 pub enum Prop {
     /// An expression; JSON strings are templates.
     Attr,
+    /// A value Terraform reads without an evaluation context (a description, a default, a
+    /// module's source): JSON strings are literal text, `${` included.
+    Literal,
     /// A static reference or keyword: a JSON string holds a bare expression.
     Ref,
     /// A list of static references.
@@ -96,21 +102,30 @@ impl Schema {
             (S::Dynamic, "iterator") => Ref,
             (S::Dynamic, "content") => Block(0, S::Unknown),
             (S::Variable, "type") => Ref,
+            (
+                S::Variable,
+                "description" | "default" | "sensitive" | "nullable" | "ephemeral" | "const",
+            ) => Literal,
+            (S::Output, "description" | "sensitive" | "ephemeral") => Literal,
+            (S::Module, "source" | "version") => Literal,
+            (S::Terraform, "required_version") => Literal,
             (S::Variable, "validation") => Block(0, S::JustAttrs),
             (S::Output, "depends_on") => RefList,
             (S::Output, "type") => Ref,
             (S::Output, "precondition") => Block(0, S::JustAttrs),
             (S::Module, "providers") => RefMap,
             (S::Module, "depends_on") => RefList,
-            (S::Provider, "alias" | "version") => Attr,
+            (S::Provider, "alias" | "version") => Literal,
             (S::Provider, _) => Unknown,
             (S::Terraform, "experiments") => RefList,
             (S::Terraform, "required_providers") => Block(0, S::RequiredProviders),
-            (S::Terraform, "backend" | "provider_meta") => Block(1, S::JustAttrs),
+            (S::Terraform, "backend") => Block(1, S::Static),
+            (S::Terraform, "provider_meta") => Block(1, S::JustAttrs),
             (S::Terraform, "cloud") => Block(0, S::Cloud),
             (S::Terraform, "state_store") => Block(1, S::Unknown),
             (S::Terraform, "encryption") => Block(0, S::Unknown),
-            (S::Cloud, "workspaces") => Block(0, S::JustAttrs),
+            (S::Cloud, "workspaces") => Block(0, S::Static),
+            (S::Static | S::Cloud, _) => Literal,
             (S::Moved, "from" | "to") => Ref,
             (S::Import, "to" | "provider") => Ref,
             (S::Removed, "from") => Ref,
