@@ -151,7 +151,9 @@ fn declared(m: &Module) -> Vec<Var> {
             Some(Err(_)) => TypeSpec { ty: Type::Dynamic, defaults: None, literal: false },
             None => TypeSpec::unset(),
         };
-        // The merge copies an override's type but not its optional-attribute defaults.
+        // The merge copies an override's type but not its optional-attribute defaults; a
+        // default decoded in the same block as that type got them already.
+        let own_defaults = spec.defaults.clone();
         if ty.is_some_and(|t| m.from_override(t.span)) {
             spec.defaults = None;
         }
@@ -159,7 +161,7 @@ fn declared(m: &Module) -> Vec<Var> {
             let raw = value_of(&d.expr).ok()?;
             let same_file = ty.is_none_or(|t| t.span.file == d.span.file);
             let converted = if same_file {
-                cty::convert_with_defaults(&raw, &spec.ty, spec.defaults.as_ref())
+                cty::convert_with_defaults(&raw, &spec.ty, own_defaults.as_ref())
             } else {
                 cty::convert(&raw, &spec.ty)
             };
@@ -421,7 +423,15 @@ fn decide(v: &Var, files: &Files, diags: &mut Vec<Diagnostic>) -> Outcome {
     let decl = files.range_string(v.block.def_span);
     let Some((i, s)) = v.chain.iter().enumerate().next_back() else {
         return match &v.default {
-            Some(d) => Outcome::Value(d.clone(), None),
+            // The type's optional-attribute defaults apply to the default too, when the
+            // merge kept them (not for a type an override file set).
+            Some(d) => Outcome::Value(
+                match &v.spec.defaults {
+                    Some(defaults) => defaults.apply(d),
+                    None => d.clone(),
+                },
+                None,
+            ),
             None => Outcome::Prompted,
         };
     };

@@ -1365,6 +1365,8 @@ fn strip_provenance(text: &str) -> String {
         if t.starts_with("# Effective configuration")
             || t.starts_with("# overridden by ")
             || t.starts_with("# ← ")
+            // What the flattened block cannot say (an override type's ignored defaults).
+            || t.starts_with("# NOTE: ")
         {
             continue;
         }

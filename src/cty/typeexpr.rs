@@ -52,6 +52,28 @@ impl Defaults {
         }
     }
 
+    /// Where the type has defaults, as attribute paths (`size`, `disks[*].type`).
+    pub fn paths(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        self.collect("", &mut out);
+        out
+    }
+
+    fn collect(&self, prefix: &str, out: &mut Vec<String>) {
+        let step = |k: &str| match &self.ty {
+            Type::List(_) | Type::Set(_) | Type::Map(_) => format!("{prefix}[*]"),
+            Type::Tuple(_) => format!("{prefix}[{k}]"),
+            _ if prefix.is_empty() => k.to_string(),
+            _ => format!("{prefix}.{k}"),
+        };
+        for k in self.values.keys() {
+            out.push(step(k));
+        }
+        for (k, c) in &self.children {
+            c.collect(&step(k), out);
+        }
+    }
+
     /// Fills missing or null optional attributes with their defaults, all the way down.
     pub fn apply(&self, v: &Value) -> Value {
         match v {

@@ -124,7 +124,7 @@ fn ignore_zero_blocks(m: &mut Module, base: &Block, o: &Block) {
 }
 
 fn ignore(m: &mut Module, span: crate::terraform::Span, what: &str) {
-    m.ignored.push(Ignored { span, what: what.to_string() });
+    m.ignored.push(Ignored { span, what: what.to_string(), label: "has no effect" });
 }
 
 /// Errors Terraform raises while decoding an override file, before merging (spec §4).
@@ -506,6 +506,25 @@ fn merge_variable(m: &mut Module, base: &mut Block, o: &Block, rejected: bool) {
     // An override Terraform already rejected while decoding is not judged again.
     if !rejected {
         types::check_variable(m, base, o, &original);
+    }
+    // Terraform copies an override's type but not its optional-attribute defaults (spec
+    // §5.6): values of this variable get none, which no single variable block can say.
+    if let Some(t) = o.attr("type")
+        && let Ok(spec) = types::type_spec(t)
+        && let Some(defaults) = &spec.defaults
+    {
+        let paths = defaults.paths();
+        if !paths.is_empty() {
+            let (them, stay) = if paths.len() == 1 { ("it", "stays") } else { ("them", "stay") };
+            m.ignored.push(Ignored {
+                span: t.span,
+                what: format!(
+                    "the optional() defaults of a type set in an override file are not applied: {} {stay} null unless a value sets {them}",
+                    crate::fix::list(&paths),
+                ),
+                label: "its optional() defaults have no effect",
+            });
+        }
     }
 }
 

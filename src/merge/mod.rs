@@ -74,6 +74,9 @@ impl Settings {
 pub struct Ignored {
     pub span: Span,
     pub what: String,
+    /// What to say at the span (most ignored content has no effect at all; a type set by an
+    /// override file has, but its optional-attribute defaults do not).
+    pub label: &'static str,
 }
 
 impl Module {

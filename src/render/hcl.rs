@@ -124,6 +124,13 @@ impl Printer<'_> {
     }
 
     fn attr(&mut self, a: &Attr, level: usize) {
+        // What no flattened block can say (an override's type without its defaults).
+        if let Some(m) = self.m {
+            for i in m.ignored.iter().filter(|i| i.span == a.span) {
+                self.indent(level);
+                self.out.push_str(&format!("# NOTE: {} (Terraform)\n", i.what));
+            }
+        }
         let value = a.expr.to_hcl();
         let name = if is_ident(&a.name) { a.name.clone() } else { hcl_quote(&a.name) };
         let origin = self.origin(a.span);

@@ -14,8 +14,10 @@ What it checks
   `replace_triggered_by`), `provider_meta`, `depends_on = []`, an output's
   `description = \"\"`, an empty `ignore_changes`, a narrower `ignore_changes` over an
   original `all`, a module call's empty `providers = {}`, a JSON `null` or `[]` where the
-  original has nested blocks of that name (zero blocks: the original's stay), and
-  OpenTofu's `required_version` outside `.tofu` files.
+  original has nested blocks of that name (zero blocks: the original's stay),
+  OpenTofu's `required_version` outside `.tofu` files, and the defaults of `optional()`
+  attributes in a variable `type` set by an override file (the type is taken, its
+  defaults are not: those attributes stay null).
 
 Why
   The author of the override believes it changes something. It does not, and nothing
@@ -38,7 +40,7 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
     ignored.sort_by_key(|i| (i.span.file, i.span.start));
     for i in ignored {
         out.push(
-            Finding::new(RULE.id, i.what.clone(), cx.site(i.span, "has no effect"))
+            Finding::new(RULE.id, i.what.clone(), cx.site(i.span, i.label))
                 .help("remove it, or move the change into the original file"),
         );
     }
