@@ -180,7 +180,11 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
                 }
             }
         }
-        "moved" | "import" | "removed" => m.blocks.push(b.clone()),
+        "import" => {
+            duplicate_import(m, b);
+            m.blocks.push(b.clone());
+        }
+        "moved" | "removed" => m.blocks.push(b.clone()),
         "language" if tofu => m.blocks.push(b.clone()),
         _ => {}
     }
@@ -420,4 +424,32 @@ fn storage_conflicts(m: &mut Module) {
         _ => return,
     };
     m.diagnostics.push(d);
+}
+
+/// Two import blocks of the primary files for the same resource instance, when both
+/// addresses are static (`appendFile`).
+fn duplicate_import(m: &mut Module, b: &Block) {
+    let Some(to) = b.attr("to") else { return };
+    let Some((mine, resource)) = super::decode::static_resource_instance(&to.expr) else { return };
+    let earlier: Vec<Span> = m
+        .blocks
+        .iter()
+        .filter(|o| o.kind == "import")
+        .filter(|o| {
+            o.attr("to")
+                .and_then(|t| super::decode::static_resource_instance(&t.expr))
+                .is_some_and(|(other, _)| other == mine)
+        })
+        .map(|o| o.def_span)
+        .collect();
+    for prev in earlier {
+        m.diagnostics.push(Diagnostic::error(
+            format!("Duplicate import configuration for \"{resource}\""),
+            format!(
+                "An import block for the resource \"{resource}\" was already declared at {}. A resource can have only one import block.",
+                m.files.range_string(prev)
+            ),
+            to.expr.span,
+        ));
+    }
 }

@@ -463,6 +463,51 @@ fn trav_of(e: &Expr, off: Option<usize>, node: &ast::Expr) -> Option<Trav> {
     }
 }
 
+/// `parseImportToStatic`: the resource instance address an import block's `to` is, as
+/// written without spaces, with the resource address it names (instance keys dropped),
+/// when it is static.
+pub(crate) fn static_resource_instance(e: &Expr) -> Option<(String, String)> {
+    let (tree, _) = syntax_of(e)?;
+    let Node::Traversal { source, steps } = &tree.node else { return None };
+    let Node::Variable(root) = &source.node else { return None };
+    let (mut full, mut names) = (root.clone(), vec![(root.clone(), None::<String>)]);
+    for s in steps {
+        match s {
+            Step::Attr(n, _) => {
+                full.push('.');
+                full.push_str(n);
+                names.push((n.clone(), None));
+            }
+            Step::Index(x, _) => {
+                let key = match &x.node {
+                    Node::Number(n) => n.clone(),
+                    _ => format!("{:?}", x.as_literal_str()?),
+                };
+                full.push_str(&format!("[{key}]"));
+                names.last_mut()?.1 = Some(key);
+            }
+        }
+    }
+    // module.NAME[KEY] pairs, then [data.]TYPE.NAME[KEY].
+    let mut i = 0;
+    let mut config = Vec::new();
+    while names.get(i).is_some_and(|(n, _)| n == "module") && names.len() >= i + 2 {
+        config.push(format!("module.{}", names[i + 1].0));
+        i += 2;
+    }
+    let rest = &names[i..];
+    let ok = match rest {
+        [(d, None), (_, None), (_, _)] if d == "data" => true,
+        [(t, None), (_, _)] => t != "data",
+        _ => false,
+    };
+    if !ok {
+        return None;
+    }
+    config.extend(rest.iter().map(|(n, _)| n.clone()));
+    Some((full, config.join(".")))
+}
+
 /// `Expression.Variables()`: every traversal from a variable the expression refers to
 /// (names bound by `for` expressions excluded), in source order.
 pub(crate) fn variables(e: &Expr) -> Vec<Trav> {
@@ -1756,6 +1801,22 @@ impl Cx<'_> {
     fn removed(&mut self, b: &Block) {
         let s = if self.tofu { &TOFU_REMOVED } else { &TF_REMOVED };
         let inner = self.content(&b.body, self.missing(b), s, false, true);
+        if let Some(a) = b.attr("from")
+            && let Some(t) = abs_traversal(&a.expr)
+        {
+            let mut names: Vec<&str> = vec![t.root.as_str()];
+            names.extend(t.steps.iter().filter_map(|(n, _)| n.as_deref()));
+            while names.first() == Some(&"module") && names.len() >= 2 {
+                names.drain(..2);
+            }
+            if names.first() == Some(&"data") && !self.tofu {
+                self.err(
+                    "Data source address not allowed",
+                    "Data sources are never destroyed, so they are not valid targets of removed blocks. To remove the data source from state, remove the data source block from configuration.",
+                    a.expr.span,
+                );
+            }
+        }
         // Connections and provisioners need a managed resource to act on.
         let managed = b.attr("from").and_then(|a| abs_traversal(&a.expr)).is_some_and(|t| {
             let mut names: Vec<&str> = vec![t.root.as_str()];
