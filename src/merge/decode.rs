@@ -644,6 +644,10 @@ impl Cx<'_> {
         self.out.push(Diagnostic::error(summary, detail, at));
     }
 
+    fn engine_name(&self) -> &'static str {
+        if self.tofu { "OpenTofu" } else { "Terraform" }
+    }
+
     fn range(&self, s: Span) -> String {
         self.files.range_string(s)
     }
@@ -1117,7 +1121,7 @@ impl Cx<'_> {
             if let Some(a) = b.attr(name) {
                 self.err(
                     "Reserved argument name in provider block",
-                    format!("The provider argument name \"{name}\" is reserved for use by Terraform in a future version."),
+                    format!("The provider argument name \"{name}\" is reserved for use by {} in a future version.", self.engine_name()),
                     a.name_span,
                 );
             }
@@ -1145,7 +1149,11 @@ impl Cx<'_> {
             } else {
                 self.err(
                     format!("Reserved block type name in {reserved_in} block"),
-                    format!("The block type name \"{}\" is reserved for use by Terraform in a future version.", b.kind),
+                    format!(
+                        "The block type name \"{}\" is reserved for use by {} in a future version.",
+                        b.kind,
+                        self.engine_name()
+                    ),
                     b.type_span,
                 );
             }
@@ -1172,7 +1180,8 @@ impl Cx<'_> {
             );
         }
         let flag = |n: &str| b.attr(n).and_then(|a| a.expr.as_bool()) == Some(true);
-        if flag("const") {
+        // OpenTofu has no such rule (its const variables feed early evaluation only).
+        if flag("const") && !self.tofu {
             if flag("sensitive") {
                 self.err(
                     "Const variable cannot be sensitive",
@@ -1262,11 +1271,32 @@ impl Cx<'_> {
     }
 
     fn count_and_for_each(&mut self, b: &Block, detail: &str) {
-        if b.attr("count").is_some()
-            && let Some(f) = b.attr("for_each")
-        {
-            self.err("Invalid combination of \"count\" and \"for_each\"", detail, f.name_span);
+        let (Some(c), Some(f)) = (b.attr("count"), b.attr("for_each")) else { return };
+        if !self.tofu {
+            return self.err(
+                "Invalid combination of \"count\" and \"for_each\"",
+                detail,
+                f.name_span,
+            );
         }
+        // OpenTofu (`validation.go: complainRngAndMsg`) reports the range from the first of
+        // the two to the last, and names what is counted.
+        let (verb, what) = match b.kind.as_str() {
+            "module" => ("should", "module instances"),
+            "data" => ("may", "data sources"),
+            "ephemeral" => ("may", "ephemeral resources"),
+            _ => ("may", "resources"),
+        };
+        let (first, last) = if c.name_span.start <= f.name_span.start {
+            (c.name_span, f.name_span)
+        } else {
+            (f.name_span, c.name_span)
+        };
+        self.err(
+            "Invalid combination of \"count\" and \"for_each\"",
+            format!("The \"count\" and \"for_each\" meta-arguments are mutually-exclusive. Only one {verb} be used to be explicit about the number of {what} to be created."),
+            Span::new(first.file, first.start, last.end),
+        );
     }
 
     fn module(&mut self, b: &Block) {
@@ -1276,7 +1306,9 @@ impl Cx<'_> {
             let at = b.label_spans.first().copied().unwrap_or(b.def_span);
             self.err("Invalid module instance name", BAD_IDENTIFIER, at);
         }
-        self.count_and_for_each(b, COUNT_FOR_EACH);
+        if !self.tofu {
+            self.count_and_for_each(b, COUNT_FOR_EACH);
+        }
         if let Some(p) = b.attr("providers")
             && let Some(pairs) = p.expr.as_object()
         {
@@ -1314,6 +1346,10 @@ impl Cx<'_> {
             inner
         };
         self.meta_blocks(&inner, "module", "module input variables", "module");
+        // OpenTofu checks the repetition arguments after the nested blocks.
+        if self.tofu {
+            self.count_and_for_each(b, COUNT_FOR_EACH);
+        }
     }
 
     /// `decodeProviderConfigRef`: `provider = aws.west` and the values of `providers`.
@@ -1374,7 +1410,9 @@ impl Cx<'_> {
     fn resource(&mut self, b: &Block) {
         let inner = self.content(&b.body, self.missing(b), &RESOURCE, false, false);
         self.resource_names(b, "Invalid resource type name", "Invalid resource name");
-        self.count_and_for_each(b, COUNT_FOR_EACH);
+        if !self.tofu {
+            self.count_and_for_each(b, COUNT_FOR_EACH);
+        }
         if let Some(p) = b.attr("provider") {
             self.provider_ref(&p.expr, "provider");
         }
@@ -1390,7 +1428,10 @@ impl Cx<'_> {
                     if let Some(first) = lifecycle {
                         self.err(
                             "Duplicate lifecycle block",
-                            format!("This resource already has a lifecycle block at {}.", self.range(first)),
+                            format!(
+                                "This resource already has a lifecycle block at {}.",
+                                self.range(first)
+                            ),
                             c.def_span,
                         );
                         continue;
@@ -1402,7 +1443,10 @@ impl Cx<'_> {
                     if let Some(first) = connection {
                         self.err(
                             "Duplicate connection block",
-                            format!("This resource already has a connection block at {}.", self.range(first.def_span)),
+                            format!(
+                                "This resource already has a connection block at {}.",
+                                self.range(first.def_span)
+                            ),
                             c.def_span,
                         );
                         continue;
@@ -1430,10 +1474,17 @@ impl Cx<'_> {
                 }
                 _ => self.err(
                     "Reserved block type name in resource block",
-                    format!("The block type name \"{}\" is reserved for use by Terraform in a future version.", c.kind),
+                    format!(
+                        "The block type name \"{}\" is reserved for use by {} in a future version.",
+                        c.kind,
+                        self.engine_name()
+                    ),
                     c.type_span,
                 ),
             }
+        }
+        if self.tofu {
+            self.count_and_for_each(b, COUNT_FOR_EACH);
         }
         if let Some(conn) = connection
             && destroy_provisioner
@@ -1654,7 +1705,10 @@ impl Cx<'_> {
                     if let Some(first) = connection {
                         self.err(
                             "Duplicate connection block",
-                            format!("This provisioner already has a connection block at {}.", self.range(first)),
+                            format!(
+                                "This provisioner already has a connection block at {}.",
+                                self.range(first)
+                            ),
                             c.def_span,
                         );
                         continue;
@@ -1666,7 +1720,11 @@ impl Cx<'_> {
                 }
                 _ => self.err(
                     "Reserved block type name in provisioner block",
-                    format!("The block type name \"{}\" is reserved for use by Terraform in a future version.", c.kind),
+                    format!(
+                        "The block type name \"{}\" is reserved for use by {} in a future version.",
+                        c.kind,
+                        self.engine_name()
+                    ),
                     c.type_span,
                 ),
             }
@@ -1728,12 +1786,17 @@ impl Cx<'_> {
                 }
             }
         } else {
-            self.count_and_for_each(b, COUNT_FOR_EACH);
+            if !self.tofu {
+                self.count_and_for_each(b, COUNT_FOR_EACH);
+            }
         }
         if let Some(p) = b.attr("provider") {
             self.provider_ref(&p.expr, "provider");
         }
         self.data_like_blocks(b, &inner, "data", nested);
+        if self.tofu && !nested {
+            self.count_and_for_each(b, COUNT_FOR_EACH);
+        }
         self.has_errors_since(mark)
     }
 
@@ -1744,11 +1807,16 @@ impl Cx<'_> {
             "Invalid ephemeral resource type",
             "Invalid ephemeral resource name",
         );
-        self.count_and_for_each(b, COUNT_FOR_EACH);
+        if !self.tofu {
+            self.count_and_for_each(b, COUNT_FOR_EACH);
+        }
         if let Some(p) = b.attr("provider") {
             self.provider_ref(&p.expr, "provider");
         }
         self.data_like_blocks(b, &inner, "ephemeral", false);
+        if self.tofu {
+            self.count_and_for_each(b, COUNT_FOR_EACH);
+        }
     }
 
     /// The nested blocks of data and ephemeral blocks.
@@ -1781,7 +1849,10 @@ impl Cx<'_> {
                     if let Some(first) = lifecycle {
                         self.err(
                             "Duplicate lifecycle block",
-                            format!("This resource already has a lifecycle block at {}.", self.range(first)),
+                            format!(
+                                "This resource already has a lifecycle block at {}.",
+                                self.range(first)
+                            ),
                             c.def_span,
                         );
                         continue;
@@ -1791,7 +1862,11 @@ impl Cx<'_> {
                 }
                 _ => self.err(
                     format!("Reserved block type name in {kind} block"),
-                    format!("The block type name \"{}\" is reserved for use by Terraform in a future version.", c.kind),
+                    format!(
+                        "The block type name \"{}\" is reserved for use by {} in a future version.",
+                        c.kind,
+                        self.engine_name()
+                    ),
                     c.type_span,
                 ),
             }
