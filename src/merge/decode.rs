@@ -2158,6 +2158,24 @@ mod tests {
     }
 
     #[test]
+    fn a_second_data_block_in_a_check_is_refused_once_the_first_decoded() {
+        // Terraform's loader cannot be recorded on this one (its dump of a check with a
+        // data block is cyclic); `terraform validate` reports it at the second header.
+        let text = "check \"c\" {\n  data \"http\" \"a\" {\n  }\n  data \"http\" \"b\" {\n  }\n  assert {\n    condition     = data.http.a.ok\n    error_message = \"x\"\n  }\n}\n";
+        let d = diags(text, false);
+        assert_eq!(
+            d,
+            [(
+                "Multiple data resource blocks".to_string(),
+                "This check block already has a data resource defined at main.tf:2,3-18."
+                    .to_string()
+            )]
+        );
+        // An override file may not hold a check block at all.
+        assert_eq!(diags(text, true)[0].0, "Can't override check blocks");
+    }
+
+    #[test]
     fn references_skip_for_expression_symbols() {
         let (f, _) = crate::terraform::hcl::parse(0, "x = [for v in var.l : v.id if local.ok]\n");
         let a = f.body.attr("x").cloned().expect("x");
