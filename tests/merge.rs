@@ -352,9 +352,10 @@ fn diagnostics(m: &Module) -> Vec<Value> {
         .diagnostics
         .iter()
         .map(|d| {
-            let (file, line) = d.subject.map_or((String::new(), 0), |s| {
+            // A diagnostic without a location has neither (Terraform gives a few no subject).
+            let (file, line) = d.subject.map_or((Value::Null, Value::Null), |s| {
                 let f = m.files.get(s.file);
-                (f.name().to_string(), f.line_col(s.start).0)
+                (json!(f.name()), json!(f.line_col(s.start).0))
             });
             json!({"severity": d.severity, "summary": d.summary, "detail": d.detail, "file": file, "line": line})
         })

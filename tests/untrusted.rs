@@ -739,11 +739,17 @@ fn json_and_sarif_escape_c0_controls() {
             args.push(h.dir.clone());
         }
         let got = h.s.run(&args);
-        let v: serde_json::Value = serde_json::from_slice(&got.stdout)
-            .unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}):\n{}", got.shown()));
-        assert!(v.is_object());
-        // The hostile text is in there, as data, escaped.
-        assert!(got.out().contains("\\u001b[2J"), "{args:?}: {}", got.shown());
+        // Terraform rejects the hostile block label (not a valid name): `show` and `vars`
+        // print only the errors, on stderr.
+        if got.code == 2 && got.stdout.is_empty() && (args[0] == "show" || args[0] == "vars") {
+            assert!(got.err().contains("Invalid resource name"), "{args:?}: {}", got.shown());
+        } else {
+            let v: serde_json::Value = serde_json::from_slice(&got.stdout)
+                .unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}):\n{}", got.shown()));
+            assert!(v.is_object());
+            // The hostile text is in there, as data, escaped.
+            assert!(got.out().contains("\\u001b[2J"), "{args:?}: {}", got.shown());
+        }
         for (i, b) in got.stdout.iter().chain(got.stderr.iter()).enumerate() {
             if *b < 0x20 && *b != b'\n' {
                 problems.push(format!("{args:?}: byte {b:#04x} at {i}"));

@@ -40,31 +40,6 @@ pub(crate) fn address(b: &Block) -> Option<String> {
     }
 }
 
-/// HCL's wording for a block with the wrong number of labels (the same in override
-/// files, where it is checked while decoding, before any merge).
-pub(super) fn label_error(b: &Block) -> Option<Diagnostic> {
-    let names: &[&str] = match b.kind.as_str() {
-        "resource" | "data" | "ephemeral" | "action" => &["type", "name"],
-        "variable" | "output" | "module" | "provider" | "check" => &["name"],
-        _ => return None,
-    };
-    let (kind, n, want) = (&b.kind, b.labels.len(), names.len());
-    let (summary, detail) = if n > want {
-        (
-            format!("Extraneous label for {kind}"),
-            format!("Only {want} labels ({}) are expected for {kind} blocks.", names.join(", ")),
-        )
-    } else if n < want {
-        (
-            format!("Missing {} for {kind}", names[n]),
-            format!("All {kind} blocks must have {want} labels ({}).", names.join(", ")),
-        )
-    } else {
-        return None;
-    };
-    Some(Diagnostic::error(summary, detail, b.def_span))
-}
-
 /// The static `alias` of a provider block.
 pub(super) fn provider_alias(b: &Block) -> Option<String> {
     b.attr("alias").map(|a| {
@@ -121,27 +96,15 @@ fn terraform_children<'a>(
 
 /// Appends one primary file (spec §3).
 pub(super) fn append_file(m: &mut Module, st: &mut State, f: &ParsedFile) {
-    for item in &f.body.items {
-        match item {
-            Item::Attr(a) => m.diagnostics.push(Diagnostic::error(
-                "Unsupported argument",
-                format!("An argument named \"{}\" is not expected here.", a.name),
-                a.name_span,
-            )),
-            Item::Json(_) => {}
-            Item::Block(b) => append_block(m, st, b),
-        }
+    // What the file's decoding rejected (decode.rs) is left out here.
+    for b in f.body.blocks() {
+        append_block(m, st, b);
     }
     storage_conflicts(m);
 }
 
 fn append_block(m: &mut Module, st: &mut State, b: &Block) {
     let tofu = m.engine == Engine::OpenTofu;
-    match b.kind.as_str() {
-        "resource" | "data" | "module" => super::kinds::count_and_for_each(m, b),
-        "check" => b.body.blocks_of("data").for_each(|d| super::kinds::count_and_for_each(m, d)),
-        _ => {}
-    }
     match b.kind.as_str() {
         "terraform" => append_terraform(m, b),
         "locals" => {
@@ -160,21 +123,10 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
                 }
             }
         }
-        "required_providers" => m.diagnostics.push(Diagnostic::error(
-            "Invalid required_providers block",
-            "A \"required_providers\" block must be nested inside a \"terraform\" block.",
-            b.def_span,
-        )),
+        "action" if tofu => {}
         "resource" | "data" | "ephemeral" | "action" | "variable" | "output" | "module"
         | "provider" | "check" => {
-            let Some(addr) = address(b) else {
-                m.diagnostics.extend(label_error(b));
-                return;
-            };
-            if b.kind == "variable" {
-                let errors = super::types::variable_errors(b, false);
-                m.diagnostics.extend(errors);
-            }
+            let Some(addr) = address(b) else { return };
             // Data blocks nested in this check, registered once the check's place in the
             // module is known (a duplicate check may be dropped, or replace another).
             let mut nested = Vec::new();
@@ -228,13 +180,13 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
                 }
             }
         }
-        "moved" | "import" | "removed" => m.blocks.push(b.clone()),
+        "import" => {
+            duplicate_import(m, b);
+            m.blocks.push(b.clone());
+        }
+        "moved" | "removed" => m.blocks.push(b.clone()),
         "language" if tofu => m.blocks.push(b.clone()),
-        other => m.diagnostics.push(Diagnostic::error(
-            "Unsupported block type",
-            format!("Blocks of type \"{other}\" are not expected here."),
-            b.def_span,
-        )),
+        _ => {}
     }
 }
 
@@ -344,33 +296,7 @@ fn duplicate_text(m: &Module, b: &Block, prev: Span, tofu: bool) -> (String, Str
     }
 }
 
-/// What a release build of Terraform rejects in any `terraform` block: experiments, and the
-/// experimental `state_store` block.
-pub(super) fn release_build_checks(m: &mut Module, blocks: &[&Block]) {
-    if m.engine != Engine::Terraform {
-        return;
-    }
-    for t in blocks {
-        for item in &t.body.items {
-            match item {
-                Item::Attr(a) if a.name == "experiments" => m.diagnostics.push(Diagnostic::error(
-                    "Module uses experimental features",
-                    "Experimental features are intended only for gathering early feedback on new language designs, and so are available only in alpha releases of Terraform.",
-                    a.name_span,
-                )),
-                Item::Block(b) if b.kind == "state_store" => m.diagnostics.push(Diagnostic::error(
-                    "Unsupported block type",
-                    "Blocks of type \"state_store\" are not expected here.",
-                    b.def_span,
-                )),
-                _ => {}
-            }
-        }
-    }
-}
-
 fn append_terraform(m: &mut Module, t: &Block) {
-    release_build_checks(m, &[t]);
     let tofu = m.engine == Engine::OpenTofu;
     for item in &t.body.items {
         match item {
@@ -498,4 +424,32 @@ fn storage_conflicts(m: &mut Module) {
         _ => return,
     };
     m.diagnostics.push(d);
+}
+
+/// Two import blocks of the primary files for the same resource instance, when both
+/// addresses are static (`appendFile`).
+fn duplicate_import(m: &mut Module, b: &Block) {
+    let Some(to) = b.attr("to") else { return };
+    let Some((mine, resource)) = super::decode::static_resource_instance(&to.expr) else { return };
+    let earlier: Vec<Span> = m
+        .blocks
+        .iter()
+        .filter(|o| o.kind == "import")
+        .filter(|o| {
+            o.attr("to")
+                .and_then(|t| super::decode::static_resource_instance(&t.expr))
+                .is_some_and(|(other, _)| other == mine)
+        })
+        .map(|o| o.def_span)
+        .collect();
+    for prev in earlier {
+        m.diagnostics.push(Diagnostic::error(
+            format!("Duplicate import configuration for \"{resource}\""),
+            format!(
+                "An import block for the resource \"{resource}\" was already declared at {}. A resource can have only one import block.",
+                m.files.range_string(prev)
+            ),
+            to.expr.span,
+        ));
+    }
 }

@@ -34,7 +34,7 @@ const TF_ORDER: [&str; 14] = [
 
 pub(super) fn merge_file(m: &mut Module, st: &mut State, f: &ParsedFile) {
     let tofu = m.engine == Engine::OpenTofu;
-    decode_errors(m, st, f);
+    rejected_variables(st, f);
     merge_terraform(m, f);
     for kind in TF_ORDER {
         for item in &f.body.items {
@@ -72,30 +72,6 @@ pub(super) fn merge_file(m: &mut Module, st: &mut State, f: &ParsedFile) {
             }
         }
     }
-    for item in &f.body.items {
-        match item {
-            Item::Block(b) if b.kind == "required_providers" => {
-                m.diagnostics.push(Diagnostic::error(
-                    "Invalid required_providers block",
-                    "A \"required_providers\" block must be nested inside a \"terraform\" block.",
-                    b.def_span,
-                ))
-            }
-            Item::Block(b) if b.kind != "terraform" && !TF_ORDER.contains(&b.kind.as_str()) => {
-                m.diagnostics.push(Diagnostic::error(
-                    "Unsupported block type",
-                    format!("Blocks of type \"{}\" are not expected here.", b.kind),
-                    b.def_span,
-                ))
-            }
-            Item::Attr(a) => m.diagnostics.push(Diagnostic::error(
-                "Unsupported argument",
-                format!("An argument named \"{}\" is not expected here.", a.name),
-                a.name_span,
-            )),
-            _ => {}
-        }
-    }
 }
 
 /// A JSON `null` or `[]` where the original writes nested blocks of that name is zero
@@ -127,59 +103,12 @@ fn ignore(m: &mut Module, span: crate::terraform::Span, what: &str) {
     m.ignored.push(Ignored { span, what: what.to_string(), label: "has no effect" });
 }
 
-/// Errors Terraform raises while decoding an override file, before merging (spec §4).
-fn decode_errors(m: &mut Module, st: &mut State, f: &ParsedFile) {
-    for o in f.body.blocks() {
-        m.diagnostics.extend(super::append::label_error(o));
-        match o.kind.as_str() {
-            "check" => m.diagnostics.push(Diagnostic::error(
-                "Can't override check blocks",
-                "Override files cannot override check blocks.",
-                o.def_span,
-            )),
-            "variable" => {
-                forbid_nested(m, o, &["validation"]);
-                let errors = types::variable_errors(o, true);
-                if !errors.is_empty() {
-                    st.rejected_variables.insert(o.def_span);
-                }
-                m.diagnostics.extend(errors);
-            }
-            "output" => forbid_nested(m, o, &["precondition", "postcondition"]),
-            "resource" | "data" => {
-                count_and_for_each(m, o);
-                for lc in o.body.blocks_of("lifecycle") {
-                    forbid_nested(m, lc, &["precondition", "postcondition"]);
-                }
-            }
-            "module" => count_and_for_each(m, o),
-            _ => {}
-        }
-    }
-}
-
-/// Decoding refuses one block with both `count` and `for_each` (the merge does not: an
-/// override may set one where the original sets the other, and both stay).
-pub(super) fn count_and_for_each(m: &mut Module, b: &Block) {
-    if b.attr("count").is_some()
-        && let Some(f) = b.attr("for_each")
-    {
-        m.diagnostics.push(Diagnostic::error(
-            "Invalid combination of \"count\" and \"for_each\"",
-            "The \"count\" and \"for_each\" meta-arguments are mutually-exclusive, only one should be used to be explicit about the number of resources to be created.",
-            f.name_span,
-        ));
-    }
-}
-
-fn forbid_nested(m: &mut Module, b: &Block, kinds: &[&str]) {
-    for n in b.body.blocks() {
-        if kinds.contains(&n.kind.as_str()) {
-            m.diagnostics.push(Diagnostic::error(
-                format!("Can't override {} blocks", n.kind),
-                format!("Override files cannot override \"{}\" blocks.", n.kind),
-                n.def_span,
-            ));
+/// Override variables whose decoding already failed (reported by decode.rs): the merge
+/// does not judge them again.
+fn rejected_variables(st: &mut State, f: &ParsedFile) {
+    for o in f.body.blocks_of("variable") {
+        if !types::variable_errors(o, true).is_empty() {
+            st.rejected_variables.insert(o.def_span);
         }
     }
 }
@@ -264,7 +193,6 @@ fn merge_terraform(m: &mut Module, f: &ParsedFile) {
             }
         }
     }
-    super::append::release_build_checks(m, &tblocks);
 }
 
 fn merge_locals(m: &mut Module, st: &mut State, o: &Block) {

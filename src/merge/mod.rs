@@ -5,6 +5,7 @@
 
 pub(crate) mod append;
 mod body;
+pub(crate) mod decode;
 mod kinds;
 pub mod types;
 
@@ -242,6 +243,12 @@ pub fn load_texts(dir: &str, files: &[(&str, &str)], engine: Option<Engine>) -> 
 fn assemble(m: &mut Module, parsed: &[ParsedFile]) {
     let (primaries, overrides): (Vec<&ParsedFile>, Vec<&ParsedFile>) =
         parsed.iter().partition(|f| m.files.get(f.file).class == FileClass::Primary);
+    // Terraform decodes every file, primaries then overrides, before it merges any.
+    for f in primaries.iter().chain(&overrides) {
+        let is_override = m.files.get(f.file).class == FileClass::Override;
+        let found = decode::decode_file(&m.files, f, m.engine, is_override);
+        m.diagnostics.extend(found);
+    }
     let mut st = append::State::default();
     append::required_providers(m, &primaries, &overrides);
     for f in &primaries {

@@ -72,7 +72,7 @@ pub fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Diagnostic> {
 pub fn blocks_from_value(kind: &str, n: &JsonNode) -> Vec<Block> {
     let mut cx = Decoder { file: n.span.file, src: None, diags: Vec::new(), notes: Vec::new() };
     let mut out = Vec::new();
-    cx.blocks(kind, n.span, 0, Schema::Unknown, n, &mut Vec::new(), &mut out);
+    cx.blocks((kind, n.span), n.span, 0, Schema::Unknown, n, &mut Vec::new(), &mut out);
     out
 }
 
@@ -185,7 +185,15 @@ impl Decoder<'_> {
                 Prop::Comment => self.note(value, n.span),
                 Prop::Block(labels, child) => {
                     let mut out = Vec::new();
-                    self.blocks(name, name_span, labels, child, value, &mut Vec::new(), &mut out);
+                    self.blocks(
+                        (name, name_span),
+                        name_span,
+                        labels,
+                        child,
+                        value,
+                        &mut Vec::new(),
+                        &mut out,
+                    );
                     items.extend(out.into_iter().map(Item::Block));
                 }
                 // At the top level every property names a block type: an unknown one is an
@@ -299,19 +307,19 @@ impl Decoder<'_> {
     #[allow(clippy::too_many_arguments)]
     fn blocks(
         &mut self,
-        kind: &str,
+        (kind, type_span): (&str, Span),
         key_span: Span,
         labels: usize,
         schema: Schema,
         n: &JsonNode,
-        prefix: &mut Vec<String>,
+        prefix: &mut Vec<(String, Span)>,
         out: &mut Vec<Block>,
     ) {
         match &n.value {
             JsonValue::Null => {}
             JsonValue::Array(elems) => {
                 for e in elems {
-                    self.blocks(kind, key_span, labels, schema, e, prefix, out);
+                    self.blocks((kind, type_span), key_span, labels, schema, e, prefix, out);
                 }
             }
             JsonValue::Object(props) if labels > 0 => {
@@ -320,15 +328,18 @@ impl Decoder<'_> {
                         self.note(v, n.span);
                         continue;
                     }
-                    prefix.push(label.clone());
-                    self.blocks(kind, *label_span, labels - 1, schema, v, prefix, out);
+                    prefix.push((label.clone(), *label_span));
+                    self.blocks((kind, type_span), *label_span, labels - 1, schema, v, prefix, out);
                     prefix.pop();
                 }
             }
             JsonValue::Object(_) => out.push(Block {
                 kind: kind.to_string(),
-                labels: prefix.clone(),
+                labels: prefix.iter().map(|(l, _)| l.clone()).collect(),
                 def_span: key_span,
+                type_span,
+                label_spans: prefix.iter().map(|(_, s)| *s).collect(),
+                open_span: Span::new(n.span.file, n.span.start, n.span.start + 1),
                 span: n.span,
                 body: self.body(n, schema),
                 displaced: Vec::new(),

@@ -190,6 +190,13 @@ pub struct Block {
     pub labels: Vec<String>,
     /// Terraform's `DefRange`: the block type and its labels.
     pub def_span: Span,
+    /// HCL's `TypeRange`: the block type alone (in JSON, the property naming the type).
+    pub type_span: Span,
+    /// HCL's `LabelRanges`, one per label (in JSON, the properties naming them).
+    pub label_spans: Vec<Span>,
+    /// HCL's `OpenBraceRange` (in JSON, the opening brace of the body's object): where a
+    /// missing label or argument is reported.
+    pub open_span: Span,
     /// The whole block.
     pub span: Span,
     pub body: Body,

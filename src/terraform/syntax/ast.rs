@@ -31,6 +31,8 @@ pub struct Block {
     pub kind: String,
     pub kind_range: Range,
     pub labels: Vec<(String, Range)>,
+    /// The opening brace (the type's range when the header has none, as in HCL).
+    pub open_brace: Range,
     pub body: Body,
     /// From the type to the closing brace.
     pub range: Range,

@@ -437,6 +437,7 @@ impl<'a> Parser<'a> {
                         kind,
                         kind_range: tr(ident),
                         labels,
+                        open_brace: tr(ident),
                         body: Body { items: Vec::new(), range: tr(ident) },
                         range: tr(ident),
                     });
@@ -517,6 +518,7 @@ impl<'a> Parser<'a> {
             kind,
             kind_range: tr(ident),
             labels,
+            open_brace: tr(o_brace),
             body,
             range: range(&tr(ident), &c_brace),
         })

@@ -1,0 +1,2185 @@
+//! The checks Terraform's loader makes while it decodes each file, before any merge
+//! (`parser_config.go: parseConfigFile` and the `decode*Block` functions it calls): HCL's
+//! body decoding against each block's fixed schema (`hclsyntax.Body.Content` /
+//! `PartialContent`, JSON bodies likewise, with HCL's did-you-mean suggestions), names,
+//! reserved names, meta-argument combinations, version constraints and the rules of
+//! nested blocks. Pure: one parsed file in, its diagnostics out, in Terraform's order.
+//! Bodies whose schema only a provider knows (resource and provider configuration) are
+//! decoded partially, as Terraform does at this stage: their own arguments are not judged.
+
+use std::sync::LazyLock;
+
+use crate::diag::{Diagnostic, Severity};
+use crate::terraform::discover::Engine;
+use crate::terraform::syntax::ast::{self, Node, Part, Step};
+use crate::terraform::{
+    Attr, Block, Body, Expr, ExprKind, Files, Item, ObjKey, ParsedFile, Span, Syntax, TplPart,
+};
+
+/// A block type a body accepts, with the names of its labels.
+type BlockS = (&'static str, &'static [&'static str]);
+
+/// HCL's `BodySchema`: arguments (name, required) and block types, in declaration order
+/// (the order suggestions and missing arguments are looked for in).
+struct Schema {
+    attrs: &'static [(&'static str, bool)],
+    blocks: &'static [BlockS],
+}
+
+const NAME: &[&str] = &["name"];
+const TYPE_NAME: &[&str] = &["type", "name"];
+const TYPE: &[&str] = &["type"];
+const NONE: &[&str] = &[];
+
+const TF_TOP: Schema = Schema {
+    attrs: &[],
+    blocks: &[
+        ("terraform", NONE),
+        ("required_providers", NONE),
+        ("provider", NAME),
+        ("variable", NAME),
+        ("locals", NONE),
+        ("output", NAME),
+        ("module", NAME),
+        ("resource", TYPE_NAME),
+        ("data", TYPE_NAME),
+        ("ephemeral", TYPE_NAME),
+        ("action", TYPE_NAME),
+        ("moved", NONE),
+        ("removed", NONE),
+        ("import", NONE),
+        ("check", NAME),
+    ],
+};
+
+/// OpenTofu's top level (`parser_config.go: configFileSchema`): `language`, no `action`.
+const TOFU_TOP: Schema = Schema {
+    attrs: &[],
+    blocks: &[
+        ("language", NONE),
+        ("required_providers", NONE),
+        ("provider", NAME),
+        ("variable", NAME),
+        ("locals", NONE),
+        ("output", NAME),
+        ("module", NAME),
+        ("resource", TYPE_NAME),
+        ("data", TYPE_NAME),
+        ("ephemeral", TYPE_NAME),
+        ("moved", NONE),
+        ("import", NONE),
+        ("check", NAME),
+        ("removed", NONE),
+        ("terraform", NONE),
+    ],
+};
+
+const TF_TERRAFORM: Schema = Schema {
+    attrs: &[("required_version", false), ("experiments", false), ("language", false)],
+    blocks: &[
+        ("backend", TYPE),
+        ("cloud", NONE),
+        ("required_providers", NONE),
+        ("state_store", TYPE),
+        ("provider_meta", &["provider"]),
+    ],
+};
+
+const TOFU_TERRAFORM: Schema = Schema {
+    attrs: &[("required_version", false), ("experiments", false), ("language", false)],
+    blocks: &[
+        ("backend", TYPE),
+        ("cloud", NONE),
+        ("required_providers", NONE),
+        ("provider_meta", &["provider"]),
+        ("encryption", NONE),
+    ],
+};
+
+const TF_VARIABLE: Schema = Schema {
+    attrs: &[
+        ("description", false),
+        ("default", false),
+        ("type", false),
+        ("sensitive", false),
+        ("ephemeral", false),
+        ("nullable", false),
+        ("deprecated", false),
+        ("const", false),
+    ],
+    blocks: &[("validation", NONE)],
+};
+
+const TOFU_VARIABLE: Schema = Schema {
+    attrs: &[
+        ("description", false),
+        ("default", false),
+        ("type", false),
+        ("sensitive", false),
+        ("ephemeral", false),
+        ("const", false),
+        ("deprecated", false),
+        ("nullable", false),
+    ],
+    blocks: &[("validation", NONE)],
+};
+
+const TF_OUTPUT: Schema = Schema {
+    attrs: &[
+        ("description", false),
+        ("value", true),
+        ("depends_on", false),
+        ("sensitive", false),
+        ("ephemeral", false),
+        ("deprecated", false),
+        ("type", false),
+    ],
+    blocks: &[("precondition", NONE), ("postcondition", NONE)],
+};
+
+/// OpenTofu's outputs have no `type` argument.
+const TOFU_OUTPUT: Schema = Schema {
+    attrs: &[
+        ("description", false),
+        ("value", true),
+        ("depends_on", false),
+        ("sensitive", false),
+        ("ephemeral", false),
+        ("deprecated", false),
+    ],
+    blocks: &[("precondition", NONE), ("postcondition", NONE)],
+};
+
+const TF_MODULE: Schema = Schema {
+    attrs: &[
+        ("source", true),
+        ("version", false),
+        ("count", false),
+        ("for_each", false),
+        ("depends_on", false),
+        ("providers", false),
+        ("ignore_nested_deprecations", false),
+    ],
+    blocks: &[("_", NONE), ("lifecycle", NONE), ("locals", NONE), ("provider", TYPE)],
+};
+
+const TOFU_MODULE: Schema = Schema {
+    attrs: &[
+        ("source", true),
+        ("version", false),
+        ("count", false),
+        ("for_each", false),
+        ("depends_on", false),
+        ("providers", false),
+    ],
+    blocks: &[("_", NONE), ("lifecycle", NONE), ("locals", NONE), ("provider", TYPE)],
+};
+
+const TF_PROVIDER: Schema = Schema {
+    attrs: &[
+        ("alias", false),
+        ("version", false),
+        ("count", false),
+        ("depends_on", false),
+        ("for_each", false),
+        ("source", false),
+    ],
+    blocks: &[("_", NONE), ("lifecycle", NONE), ("locals", NONE)],
+};
+
+const RESOURCE_ATTRS: &[(&str, bool)] =
+    &[("count", false), ("for_each", false), ("provider", false), ("depends_on", false)];
+
+const RESOURCE: Schema = Schema {
+    attrs: RESOURCE_ATTRS,
+    blocks: &[
+        ("locals", NONE),
+        ("lifecycle", NONE),
+        ("connection", NONE),
+        ("provisioner", TYPE),
+        ("_", NONE),
+    ],
+};
+
+/// `data` and `ephemeral` blocks.
+const DATA: Schema =
+    Schema { attrs: RESOURCE_ATTRS, blocks: &[("lifecycle", NONE), ("locals", NONE), ("_", NONE)] };
+
+const TF_LIFECYCLE: Schema = Schema {
+    attrs: &[
+        ("create_before_destroy", false),
+        ("prevent_destroy", false),
+        ("ignore_changes", false),
+        ("replace_triggered_by", false),
+    ],
+    blocks: &[("precondition", NONE), ("postcondition", NONE), ("action_trigger", NONE)],
+};
+
+const TOFU_LIFECYCLE: Schema = Schema {
+    attrs: &[
+        ("create_before_destroy", false),
+        ("prevent_destroy", false),
+        ("destroy", false),
+        ("ignore_changes", false),
+        ("replace_triggered_by", false),
+        ("enabled", false),
+    ],
+    blocks: &[("precondition", NONE), ("postcondition", NONE)],
+};
+
+const ACTION_TRIGGER: Schema =
+    Schema { attrs: &[("events", true), ("condition", false), ("actions", true)], blocks: &[] };
+
+const ACTION: Schema = Schema {
+    attrs: &[("count", false), ("for_each", false), ("provider", false)],
+    blocks: &[("config", NONE)],
+};
+
+const PROVISIONER: Schema = Schema {
+    attrs: &[("when", false), ("on_failure", false)],
+    blocks: &[("_", NONE), ("connection", NONE), ("lifecycle", NONE)],
+};
+
+const CHECK_RULE: Schema =
+    Schema { attrs: &[("condition", true), ("error_message", true)], blocks: &[] };
+
+const CHECK: Schema = Schema { attrs: &[], blocks: &[("data", TYPE_NAME), ("assert", NONE)] };
+
+const MOVED: Schema = Schema { attrs: &[("from", true), ("to", true)], blocks: &[] };
+
+const TF_IMPORT: Schema = Schema {
+    attrs: &[
+        ("provider", false),
+        ("for_each", false),
+        ("id", false),
+        ("to", true),
+        ("identity", false),
+    ],
+    blocks: &[],
+};
+
+const TOFU_IMPORT: Schema = Schema {
+    attrs: &[
+        ("provider", false),
+        ("id", false),
+        ("identity", false),
+        ("to", true),
+        ("for_each", false),
+    ],
+    blocks: &[],
+};
+
+const TF_REMOVED: Schema = Schema {
+    attrs: &[("from", true)],
+    blocks: &[("lifecycle", NONE), ("connection", NONE), ("provisioner", TYPE)],
+};
+
+/// OpenTofu's `removed` blocks take no `connection` block of their own.
+const TOFU_REMOVED: Schema =
+    Schema { attrs: &[("from", true)], blocks: &[("lifecycle", NONE), ("provisioner", TYPE)] };
+
+const REMOVED_LIFECYCLE: Schema = Schema { attrs: &[("destroy", false)], blocks: &[] };
+
+/// The names a variable may not have: the arguments and block types of a `module` block
+/// (Terraform's own list, whichever engine: OpenTofu's module schema lacks only
+/// `ignore_nested_deprecations`).
+fn module_schema(tofu: bool) -> &'static Schema {
+    if tofu { &TOFU_MODULE } else { &TF_MODULE }
+}
+
+/// A consistent detail for every "not a valid identifier" diagnostic.
+const BAD_IDENTIFIER: &str = "A name must start with a letter or underscore and may contain only letters, digits, underscores, and dashes.";
+
+/// The diagnostics Terraform (or OpenTofu) reports while decoding one file.
+pub(crate) fn decode_file(
+    files: &Files,
+    f: &ParsedFile,
+    engine: Engine,
+    is_override: bool,
+) -> Vec<Diagnostic> {
+    let json = files.files.get(f.file).is_some_and(|s| s.syntax == Syntax::Json);
+    let mut cx =
+        Cx { files, json, over: is_override, tofu: engine == Engine::OpenTofu, out: Vec::new() };
+    cx.file(&f.body);
+    cx.out
+}
+
+struct Cx<'a> {
+    files: &'a Files,
+    json: bool,
+    over: bool,
+    tofu: bool,
+    out: Vec<Diagnostic>,
+}
+
+/// HCL's `nameSuggestion`: the first candidate within a Levenshtein distance of 2.
+pub(crate) fn name_suggestion<'s>(given: &str, candidates: &[&'s str]) -> Option<&'s str> {
+    candidates.iter().copied().find(|c| strsim::levenshtein(given, c) < 3)
+}
+
+/// `hclsyntax.ValidIdentifier`: a letter or underscore, then letters, digits, underscores
+/// and dashes.
+pub(crate) fn valid_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) if unicode_ident::is_xid_start(c) || c == '_' => {}
+        _ => return false,
+    }
+    chars.all(|c| unicode_ident::is_xid_continue(c) || c == '-')
+}
+
+/// `addrs.ParseProviderPart`: the normalized form of a provider name, or why it is none.
+pub(crate) fn provider_part(name: &str) -> Result<String, &'static str> {
+    if name.is_empty() {
+        return Err("must have at least one character");
+    }
+    if name.contains('.') {
+        return Err("dots are not allowed");
+    }
+    if name.contains("--") {
+        return Err("cannot use multiple consecutive dashes");
+    }
+    let ok = !name.starts_with('-')
+        && !name.ends_with('-')
+        && name.chars().all(|c| c == '-' || c.is_alphanumeric());
+    if !ok {
+        return Err(
+            "must contain only letters, digits, and dashes, and may not use leading or trailing dashes",
+        );
+    }
+    Ok(name.to_lowercase())
+}
+
+/// go-version's constraint syntax (`NewConstraint`): comma-separated operator and version.
+pub(crate) fn valid_constraint(s: &str) -> bool {
+    static SINGLE: LazyLock<Option<regex::Regex>> = LazyLock::new(|| {
+        regex::Regex::new(concat!(
+            r"^[\t\n\f\r ]*(<=|>=|!=|~>|<|>|=|)[\t\n\f\r ]*",
+            r"(v?([0-9]+(\.[0-9]+)*?)",
+            r"(-([0-9]+[0-9A-Za-z\-~]*(\.[0-9A-Za-z\-~]+)*)|(-?([A-Za-z\-~]+[0-9A-Za-z\-~]*(\.[0-9A-Za-z\-~]+)*)))?",
+            r"(\+([0-9A-Za-z\-~]+(\.[0-9A-Za-z\-~]+)*))?",
+            r"?)[\t\n\f\r ]*$"
+        ))
+        .ok()
+    });
+    let Some(re) = SINGLE.as_ref() else { return false };
+    s.split(',').all(|one| match re.captures(one) {
+        // Each numeric segment must fit in 64 bits.
+        Some(c) => {
+            c.get(3).is_some_and(|n| n.as_str().split('.').all(|d| d.parse::<i64>().is_ok()))
+        }
+        None => false,
+    })
+}
+
+/// A static traversal (`hcl.AbsTraversalForExpr`): the root, then attribute names (`None`
+/// for an index), each with its span.
+#[derive(Debug)]
+pub(crate) struct Trav {
+    pub root: String,
+    pub root_span: Span,
+    pub steps: Vec<(Option<String>, Span)>,
+}
+
+#[cfg(test)]
+impl Trav {
+    fn text(&self) -> String {
+        let mut s = self.root.clone();
+        for (name, _) in &self.steps {
+            match name {
+                Some(n) => {
+                    s.push('.');
+                    s.push_str(n);
+                }
+                None => s.push_str("[…]"),
+            }
+        }
+        s
+    }
+}
+
+/// An expression's syntax tree and the offset its ranges are relative to; for JSON, the
+/// string is parsed as Terraform parses it (a bare expression or a template), with every
+/// range at the string.
+fn syntax_of(e: &Expr) -> Option<(ast::Expr, Option<usize>)> {
+    match (&e.source, &e.kind) {
+        (Some(src), _) => {
+            Some((crate::terraform::syntax::parse_expression(src).0, Some(e.span.start)))
+        }
+        (None, ExprKind::Raw(s)) => Some((crate::terraform::syntax::parse_expression(s).0, None)),
+        (None, ExprKind::Template(parts))
+            if parts.iter().any(|p| matches!(p, TplPart::Code(_))) =>
+        {
+            let text = crate::terraform::expr::template_text(parts);
+            Some((crate::terraform::syntax::parse_template(&text).0, None))
+        }
+        _ => None,
+    }
+}
+
+fn span_at(e: &Expr, off: Option<usize>, r: &std::ops::Range<usize>) -> Span {
+    match off {
+        Some(o) => Span::new(e.span.file, o + r.start, o + r.end),
+        None => e.span,
+    }
+}
+
+/// The static traversal an expression is, if it is one.
+pub(crate) fn abs_traversal(e: &Expr) -> Option<Trav> {
+    let (tree, off) = syntax_of(e)?;
+    let mut inner = &tree;
+    while let Node::Parens(x) = &inner.node {
+        inner = x;
+    }
+    trav_of(e, off, inner)
+}
+
+fn trav_of(e: &Expr, off: Option<usize>, node: &ast::Expr) -> Option<Trav> {
+    match &node.node {
+        Node::Variable(name) => Some(Trav {
+            root: name.clone(),
+            root_span: span_at(e, off, &node.range),
+            steps: Vec::new(),
+        }),
+        Node::Traversal { source, steps } => {
+            let Node::Variable(name) = &source.node else { return None };
+            let mut out = Vec::new();
+            for s in steps {
+                match s {
+                    Step::Attr(n, r) => out.push((Some(n.clone()), span_at(e, off, r))),
+                    Step::Index(x, r) => {
+                        let literal =
+                            matches!(x.node, Node::Number(_)) || x.as_literal_str().is_some();
+                        if !literal {
+                            return None;
+                        }
+                        out.push((None, span_at(e, off, r)));
+                    }
+                }
+            }
+            Some(Trav { root: name.clone(), root_span: span_at(e, off, &source.range), steps: out })
+        }
+        _ => None,
+    }
+}
+
+/// `parseImportToStatic`: the resource instance address an import block's `to` is, as
+/// written without spaces, with the resource address it names (instance keys dropped),
+/// when it is static.
+pub(crate) fn static_resource_instance(e: &Expr) -> Option<(String, String)> {
+    let (tree, _) = syntax_of(e)?;
+    let Node::Traversal { source, steps } = &tree.node else { return None };
+    let Node::Variable(root) = &source.node else { return None };
+    let (mut full, mut names) = (root.clone(), vec![(root.clone(), None::<String>)]);
+    for s in steps {
+        match s {
+            Step::Attr(n, _) => {
+                full.push('.');
+                full.push_str(n);
+                names.push((n.clone(), None));
+            }
+            Step::Index(x, _) => {
+                let key = match &x.node {
+                    Node::Number(n) => n.clone(),
+                    _ => format!("{:?}", x.as_literal_str()?),
+                };
+                full.push_str(&format!("[{key}]"));
+                names.last_mut()?.1 = Some(key);
+            }
+        }
+    }
+    // module.NAME[KEY] pairs, then [data.]TYPE.NAME[KEY].
+    let mut i = 0;
+    let mut config = Vec::new();
+    while names.get(i).is_some_and(|(n, _)| n == "module") && names.len() >= i + 2 {
+        config.push(format!("module.{}", names[i + 1].0));
+        i += 2;
+    }
+    let rest = &names[i..];
+    let ok = match rest {
+        [(d, None), (_, None), (_, _)] if d == "data" => true,
+        [(t, None), (_, _)] => t != "data",
+        _ => false,
+    };
+    if !ok {
+        return None;
+    }
+    config.extend(rest.iter().map(|(n, _)| n.clone()));
+    Some((full, config.join(".")))
+}
+
+/// `Expression.Variables()`: every traversal from a variable the expression refers to
+/// (names bound by `for` expressions excluded), in source order.
+pub(crate) fn variables(e: &Expr) -> Vec<Trav> {
+    let Some((tree, off)) = syntax_of(e) else { return Vec::new() };
+    let mut out = Vec::new();
+    let mut bound: Vec<String> = Vec::new();
+    walk(e, off, &tree, &mut bound, &mut out);
+    out
+}
+
+fn walk(e: &Expr, off: Option<usize>, n: &ast::Expr, bound: &mut Vec<String>, out: &mut Vec<Trav>) {
+    match &n.node {
+        Node::Variable(name) => {
+            if !bound.contains(name) {
+                out.extend(trav_of(e, off, n));
+            }
+        }
+        Node::Traversal { source, steps } => {
+            match &source.node {
+                Node::Variable(name) if !bound.contains(name) => {
+                    // Terraform keeps the traversal up to its first non-constant index.
+                    let mut t = Trav {
+                        root: name.clone(),
+                        root_span: span_at(e, off, &source.range),
+                        steps: Vec::new(),
+                    };
+                    let mut whole = true;
+                    for s in steps {
+                        match s {
+                            Step::Attr(a, r) if whole => {
+                                t.steps.push((Some(a.clone()), span_at(e, off, r)))
+                            }
+                            Step::Index(x, r) if whole => {
+                                if matches!(x.node, Node::Number(_)) || x.as_literal_str().is_some()
+                                {
+                                    t.steps.push((None, span_at(e, off, r)));
+                                } else {
+                                    whole = false;
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    out.push(t);
+                }
+                Node::Variable(_) => {}
+                _ => walk(e, off, source, bound, out),
+            }
+            for s in steps {
+                if let Step::Index(x, _) = s {
+                    walk(e, off, x, bound, out);
+                }
+            }
+        }
+        Node::Tuple(items) => items.iter().for_each(|x| walk(e, off, x, bound, out)),
+        Node::Object(items) => {
+            for (k, v) in items {
+                if let ast::Key::Expr(x) = k {
+                    walk(e, off, x, bound, out);
+                }
+                walk(e, off, v, bound, out);
+            }
+        }
+        Node::Parens(x) => walk(e, off, x, bound, out),
+        Node::Call { args, .. } => args.iter().for_each(|x| walk(e, off, x, bound, out)),
+        Node::Splat { source, each } => {
+            walk(e, off, source, bound, out);
+            walk(e, off, each, bound, out);
+        }
+        Node::Unary { operand, .. } => walk(e, off, operand, bound, out),
+        Node::Binary { first, rest } => {
+            walk(e, off, first, bound, out);
+            rest.iter().for_each(|(_, x)| walk(e, off, x, bound, out));
+        }
+        Node::Conditional { cond, yes, no } => {
+            walk(e, off, cond, bound, out);
+            walk(e, off, yes, bound, out);
+            walk(e, off, no, bound, out);
+        }
+        Node::For(f) => {
+            walk(e, off, &f.collection, bound, out);
+            let n = bound.len();
+            bound.extend(f.key_var.iter().cloned());
+            bound.push(f.value_var.clone());
+            if let Some(k) = &f.key {
+                walk(e, off, k, bound, out);
+            }
+            walk(e, off, &f.value, bound, out);
+            if let Some(c) = &f.cond {
+                walk(e, off, c, bound, out);
+            }
+            bound.truncate(n);
+        }
+        Node::Template { parts, .. } => walk_parts(e, off, parts, bound, out),
+        Node::Null | Node::Bool(_) | Node::Number(_) | Node::SplatItem | Node::Invalid => {}
+    }
+}
+
+fn walk_parts(
+    e: &Expr,
+    off: Option<usize>,
+    parts: &[Part],
+    bound: &mut Vec<String>,
+    out: &mut Vec<Trav>,
+) {
+    for p in parts {
+        match p {
+            Part::Lit(..) => {}
+            Part::Interp(x, _) => walk(e, off, x, bound, out),
+            Part::If { cond, yes, no, .. } => {
+                walk(e, off, cond, bound, out);
+                walk_parts(e, off, yes, bound, out);
+                walk_parts(e, off, no, bound, out);
+            }
+            Part::For { key_var, value_var, collection, body, .. } => {
+                walk(e, off, collection, bound, out);
+                let n = bound.len();
+                bound.extend(key_var.iter().cloned());
+                bound.push(value_var.clone());
+                walk_parts(e, off, body, bound, out);
+                bound.truncate(n);
+            }
+        }
+    }
+}
+
+/// Is this a quoted string in native syntax (`exprIsNativeQuotedString`)?
+fn native_quoted(e: &Expr) -> bool {
+    matches!(e.kind, ExprKind::Template(_)) && e.source.is_some()
+}
+
+impl Cx<'_> {
+    fn err(&mut self, summary: impl Into<String>, detail: impl Into<String>, at: Span) {
+        self.out.push(Diagnostic::error(summary, detail, at));
+    }
+
+    fn engine_name(&self) -> &'static str {
+        if self.tofu { "OpenTofu" } else { "Terraform" }
+    }
+
+    fn range(&self, s: Span) -> String {
+        self.files.range_string(s)
+    }
+
+    fn has_errors_since(&self, mark: usize) -> bool {
+        self.out[mark..].iter().any(|d| d.severity == Severity::Error)
+    }
+
+    /// HCL's `MissingItemRange`: the opening brace in native syntax (empty range), the
+    /// closing brace of the object in JSON.
+    fn missing(&self, b: &Block) -> Span {
+        if self.json {
+            Span::new(b.span.file, b.span.end.saturating_sub(1), b.span.end)
+        } else {
+            Span::new(b.open_span.file, b.open_span.start, b.open_span.start)
+        }
+    }
+
+    /// The label check of `PartialContent` for one block: `true` when it has as many
+    /// labels as its type takes.
+    fn labels_ok(&mut self, b: &Block, names: &[&str]) -> bool {
+        let (kind, n, want) = (&b.kind, b.labels.len(), names.len());
+        if n > want {
+            let at = b.label_spans.get(want).copied().unwrap_or(b.def_span);
+            let detail = if want == 0 {
+                format!("No labels are expected for {kind} blocks.")
+            } else {
+                format!("Only {want} labels ({}) are expected for {kind} blocks.", names.join(", "))
+            };
+            self.err(format!("Extraneous label for {kind}"), detail, at);
+            false
+        } else if n < want {
+            self.err(
+                format!("Missing {} for {kind}", names[n]),
+                format!("All {kind} blocks must have {want} labels ({}).", names.join(", ")),
+                b.open_span,
+            );
+            false
+        } else {
+            true
+        }
+    }
+
+    /// HCL's `PartialContent` (`all == false`) or `Content` (`all == true`) of a body:
+    /// missing required arguments, wrong label counts, then (for `Content`) what the schema
+    /// does not know. Returns the blocks the schema accepts, in order.
+    fn content<'b>(
+        &mut self,
+        body: &'b Body,
+        missing: Span,
+        s: &Schema,
+        relax: bool,
+        all: bool,
+    ) -> Vec<&'b Block> {
+        let json_missing_after = self.json;
+        if !json_missing_after {
+            self.missing_args(body, missing, s, relax);
+        }
+        let mut blocks = Vec::new();
+        for b in body.blocks() {
+            if let Some((_, names)) = s.blocks.iter().find(|(t, _)| *t == b.kind)
+                && self.labels_ok(b, names)
+            {
+                blocks.push(b);
+            }
+        }
+        if json_missing_after {
+            self.missing_args(body, missing, s, relax);
+        }
+        if !all {
+            return blocks;
+        }
+        let present = |n: &str| body.attr(n).is_some();
+        for a in body.attrs() {
+            if s.attrs.iter().any(|(n, _)| *n == a.name)
+                || self.json && s.blocks.iter().any(|(t, _)| *t == a.name)
+            {
+                continue;
+            }
+            if self.json {
+                let mut cands: Vec<&str> =
+                    s.attrs.iter().map(|(n, _)| *n).filter(|n| !present(n)).collect();
+                cands.extend(s.blocks.iter().map(|(t, _)| *t));
+                let hint = name_suggestion(&a.name, &cands)
+                    .map(|c| format!(" Did you mean \"{c}\"?"))
+                    .unwrap_or_default();
+                self.err(
+                    "Extraneous JSON object property",
+                    format!("No argument or block type is named \"{}\".{hint}", a.name),
+                    a.name_span,
+                );
+                continue;
+            }
+            let cands: Vec<&str> =
+                s.attrs.iter().map(|(n, _)| *n).filter(|n| !present(n)).collect();
+            let hint = match name_suggestion(&a.name, &cands) {
+                Some(c) => format!(" Did you mean \"{c}\"?"),
+                None if s.blocks.iter().any(|(t, _)| *t == a.name) => {
+                    format!(" Did you mean to define a block of type \"{}\"?", a.name)
+                }
+                None => String::new(),
+            };
+            self.err(
+                "Unsupported argument",
+                format!("An argument named \"{}\" is not expected here.{hint}", a.name),
+                a.name_span,
+            );
+        }
+        for item in &body.items {
+            match item {
+                Item::Block(b) if !s.blocks.iter().any(|(t, _)| *t == b.kind) => {
+                    let cands: Vec<&str> = s.blocks.iter().map(|(t, _)| *t).collect();
+                    let hint = match name_suggestion(&b.kind, &cands) {
+                        Some(c) => format!(" Did you mean \"{c}\"?"),
+                        None if s.attrs.iter().any(|(n, _)| *n == b.kind) => format!(
+                            " Did you mean to define argument \"{}\"? If so, use the equals sign to assign it a value.",
+                            b.kind
+                        ),
+                        None => String::new(),
+                    };
+                    self.err(
+                        "Unsupported block type",
+                        format!("Blocks of type \"{}\" are not expected here.{hint}", b.kind),
+                        b.type_span,
+                    );
+                }
+                // JSON cannot tell a block from an argument: a block type's name is one.
+                Item::Json(j) if self.json && !s.blocks.iter().any(|(t, _)| *t == j.name) => {
+                    let mut cands: Vec<&str> =
+                        s.attrs.iter().map(|(n, _)| *n).filter(|n| !present(n)).collect();
+                    cands.extend(s.blocks.iter().map(|(t, _)| *t));
+                    let hint = name_suggestion(&j.name, &cands)
+                        .map(|c| format!(" Did you mean \"{c}\"?"))
+                        .unwrap_or_default();
+                    self.err(
+                        "Extraneous JSON object property",
+                        format!("No argument or block type is named \"{}\".{hint}", j.name),
+                        j.name_span,
+                    );
+                }
+                _ => {}
+            }
+        }
+        blocks
+    }
+
+    fn missing_args(&mut self, body: &Body, missing: Span, s: &Schema, relax: bool) {
+        if relax {
+            return;
+        }
+        for (name, required) in s.attrs {
+            if *required && body.attr(name).is_none() {
+                self.err(
+                    "Missing required argument",
+                    format!("The argument \"{name}\" is required, but no definition was found."),
+                    missing,
+                );
+            }
+        }
+    }
+
+    /// `JustAttributes`: a native-syntax body with blocks is an error (the attributes are
+    /// still decoded). Returns whether it reported one.
+    fn just_attributes(&mut self, body: &Body) -> bool {
+        if self.json {
+            return false;
+        }
+        match body.blocks().next() {
+            Some(b) => {
+                self.err(
+                    format!("Unexpected \"{}\" block", b.kind),
+                    "Blocks are not allowed here.",
+                    b.type_span,
+                );
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The top-level blocks of a type, after the label check (the sniffing passes decode
+    /// `terraform` blocks on their own before the whole file is decoded).
+    fn sniff_terraform<'b>(&mut self, body: &'b Body) -> Vec<&'b Block> {
+        body.blocks_of("terraform").filter(|t| self.labels_ok(t, NONE)).collect()
+    }
+
+    fn file(&mut self, body: &Body) {
+        // sniffCoreVersionRequirements
+        for t in self.sniff_terraform(body) {
+            if let Some(a) = t.attr("required_version") {
+                self.version_constraint(a);
+            }
+        }
+        // sniffActiveExperiments
+        for t in self.sniff_terraform(body) {
+            if let Some(a) = t.attr("language") {
+                self.language(a);
+            }
+            if let Some(a) = t.attr("experiments")
+                && !self.tofu
+            {
+                self.err(
+                    "Module uses experimental features",
+                    "Experimental features are intended only for gathering early feedback on new language designs, and so are available only in alpha releases of Terraform.",
+                    a.name_span,
+                );
+            }
+        }
+        let top = if self.tofu { &TOFU_TOP } else { &TF_TOP };
+        // JSON's unknown top-level properties are reported as the file is read.
+        let zero = Span::default();
+        let blocks = self.content(body, zero, top, true, !self.json);
+        for b in blocks {
+            match b.kind.as_str() {
+                "terraform" => self.terraform(b),
+                "required_providers" => self.err(
+                    "Invalid required_providers block",
+                    "A \"required_providers\" block must be nested inside a \"terraform\" block.",
+                    b.type_span,
+                ),
+                "provider" => self.provider(b),
+                "variable" => self.variable(b),
+                "locals" => self.locals(b),
+                "output" => self.output(b),
+                "module" => self.module(b),
+                "resource" => self.resource(b),
+                "data" => {
+                    self.data(b, false);
+                }
+                "ephemeral" => self.ephemeral(b),
+                "moved" => {
+                    self.content(&b.body, self.missing(b), &MOVED, false, true);
+                }
+                "removed" => self.removed(b),
+                "import" => self.import(b),
+                "check" => self.check(b),
+                "action" => self.action(b),
+                _ => {}
+            }
+        }
+    }
+
+    /// `decodeVersionConstraint` of an argument (`required_version`, a provider's `version`).
+    fn version_constraint(&mut self, a: &Attr) {
+        let v = match super::types::value_of(&a.expr) {
+            Ok(v) => v,
+            Err(e) => return self.err(e.summary, e.detail, a.expr.span),
+        };
+        let text = match v {
+            crate::cty::Value::Null(_) => return,
+            crate::cty::Value::String(s) => s,
+            crate::cty::Value::Bool(b) => b.to_string(),
+            crate::cty::Value::Number(n) => n.to_text(),
+            _ => {
+                return self.err(
+                    "Invalid version constraint",
+                    format!("A string value is required for {}.", a.name),
+                    a.expr.span,
+                );
+            }
+        };
+        if !valid_constraint(&text) {
+            self.err(
+                "Invalid version constraint",
+                "This string does not use correct version constraint syntax.",
+                a.expr.span,
+            );
+        }
+    }
+
+    /// `terraform { language = … }` (Terraform only knows the edition TF2021).
+    fn language(&mut self, a: &Attr) {
+        if self.tofu {
+            return;
+        }
+        match a.expr.as_keyword() {
+            Some("TF2021") => {}
+            Some(kw) if valid_identifier(kw) => {
+                let rel = if kw > "TF2021" { "newer" } else { "different" };
+                self.err(
+                    "Unsupported language edition",
+                    format!("Terraform v1.15.5 only supports language edition TF2021. This module requires a {rel} version of Terraform CLI."),
+                    a.expr.span,
+                );
+            }
+            _ => self.err(
+                "Invalid language edition",
+                "The language argument expects a bare language edition keyword. Terraform 1.15.5 supports only language edition TF2021, which is the default.",
+                a.expr.span,
+            ),
+        }
+    }
+
+    fn terraform(&mut self, t: &Block) {
+        let s = if self.tofu { &TOFU_TERRAFORM } else { &TF_TERRAFORM };
+        for b in self.content(&t.body, self.missing(t), s, false, true) {
+            match b.kind.as_str() {
+                "state_store" => self.err(
+                    "Unsupported block type",
+                    "Blocks of type \"state_store\" are not expected here.",
+                    b.type_span,
+                ),
+                "required_providers" => self.required_providers(b),
+                "provider_meta" if !self.just_attributes(&b.body) => {
+                    let name = b.labels.first().map_or("", String::as_str);
+                    self.provider_name(name, b.def_span);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// `checkProviderNameNormalized`: `true` when the name is valid and normalized.
+    fn provider_name(&mut self, name: &str, at: Span) -> bool {
+        match provider_part(name) {
+            Err(e) => {
+                self.err(
+                    "Invalid provider local name",
+                    format!("{name} is an invalid provider local name: {e}"),
+                    at,
+                );
+                false
+            }
+            Ok(n) if n != name => {
+                self.err(
+                    "Invalid provider local name",
+                    format!("Provider names must be normalized. Replace \"{name}\" with \"{n}\" to fix this error."),
+                    at,
+                );
+                false
+            }
+            Ok(_) => true,
+        }
+    }
+
+    fn required_providers(&mut self, b: &Block) {
+        if self.just_attributes(&b.body) {
+            return;
+        }
+        let mark = self.out.len();
+        for a in b.body.attrs() {
+            let value = super::types::value_of(&a.expr).ok();
+            if value.as_ref().is_some_and(|v| v.ty().is_primitive()) {
+                self.version_constraint(a);
+                if let Err(e) = provider_part(&a.name) {
+                    self.err("Invalid provider name", e, a.expr.span);
+                }
+                continue;
+            }
+            if !self.provider_name(&a.name, a.expr.span) {
+                continue;
+            }
+            let Some(entries) = a.expr.as_object() else {
+                self.err(
+                    "Invalid required_providers object",
+                    "required_providers entries must be strings or objects.",
+                    a.expr.span,
+                );
+                continue;
+            };
+            for (k, v) in entries {
+                let ObjKey::Name(key) = k else { continue };
+                match key.as_str() {
+                    "version" => match v.as_str() {
+                        None => self.err(
+                            "Invalid version constraint",
+                            "Version must be specified as a string.",
+                            v.span,
+                        ),
+                        Some(s) if !valid_constraint(&s) => self.err(
+                            "Invalid version constraint",
+                            "This string does not use correct version constraint syntax.",
+                            v.span,
+                        ),
+                        Some(_) => {}
+                    },
+                    "source" => {
+                        if v.as_str().is_none() {
+                            self.err(
+                                "Invalid source",
+                                "Source must be specified as a string.",
+                                v.span,
+                            );
+                        }
+                    }
+                    "configuration_aliases" => {
+                        for e in v.as_tuple().unwrap_or_default() {
+                            if let Some(t) = abs_traversal(e)
+                                && t.root != a.name
+                            {
+                                self.err(
+                                    "Invalid configuration_aliases value",
+                                    format!(
+                                        "Configuration aliases must be prefixed with the provider name. Expected \"{}\", but found \"{}\".",
+                                        a.name, t.root
+                                    ),
+                                    v.span,
+                                );
+                            }
+                        }
+                    }
+                    _ => {
+                        let at = self.key_span(&a.expr, key, v.span);
+                        self.err(
+                            "Invalid required_providers object",
+                            "required_providers objects can only contain \"version\", \"source\" and \"configuration_aliases\" attributes. To configure a provider, use a \"provider\" block.",
+                            at,
+                        );
+                        break;
+                    }
+                }
+            }
+            if self.has_errors_since(mark) {
+                continue;
+            }
+        }
+    }
+
+    /// Where an object key is written: the last occurrence of its name before its value.
+    fn key_span(&self, obj: &Expr, key: &str, value: Span) -> Span {
+        let text = self.files.text(Span::new(obj.span.file, obj.span.start, value.start));
+        match text.rfind(key) {
+            Some(i) => {
+                // A quoted key starts at its quote.
+                let start = obj.span.start + i;
+                let quoted = i > 0 && text.as_bytes()[i - 1] == b'"';
+                let (s, e) = if quoted {
+                    (start - 1, start + key.len() + 1)
+                } else {
+                    (start, start + key.len())
+                };
+                Span::new(obj.span.file, s, e)
+            }
+            None => value,
+        }
+    }
+
+    fn provider(&mut self, b: &Block) {
+        let inner = self.content(&b.body, self.missing(b), &TF_PROVIDER, false, false);
+        if !self.provider_name(b.labels.first().map_or("", String::as_str), b.def_span) {
+            return;
+        }
+        if let Some(a) = b.attr("alias")
+            && let Some(alias) = a.expr.as_str()
+            && !valid_identifier(&alias)
+        {
+            // Terraform gives this one no location.
+            self.out.push(Diagnostic {
+                subject: None,
+                ..Diagnostic::error(
+                    "Invalid provider configuration alias",
+                    format!("An alias must be a valid name. {BAD_IDENTIFIER}"),
+                    a.expr.span,
+                )
+            });
+        }
+        if let Some(a) = b.attr("version") {
+            self.out.push(Diagnostic::warning(
+                "Version constraints inside provider configuration blocks are deprecated",
+                "Terraform 0.13 and earlier allowed provider version constraints inside the provider configuration block, but that is now deprecated and will be removed in a future version of Terraform. To silence this warning, move the provider version constraint into the required_providers block.",
+                a.expr.span,
+            ));
+            self.version_constraint(a);
+        }
+        let reserved: &[&str] = if self.tofu {
+            &["count", "depends_on", "source"]
+        } else {
+            &["count", "depends_on", "for_each", "source"]
+        };
+        for name in reserved {
+            if let Some(a) = b.attr(name) {
+                self.err(
+                    "Reserved argument name in provider block",
+                    format!("The provider argument name \"{name}\" is reserved for use by {} in a future version.", self.engine_name()),
+                    a.name_span,
+                );
+            }
+        }
+        self.meta_blocks(&inner, "provider", "provider-specific", "provider");
+    }
+
+    /// The nested blocks of provider and module blocks: one escaping block `_`, the other
+    /// block types reserved.
+    fn meta_blocks(&mut self, blocks: &[&Block], what: &str, escape: &str, reserved_in: &str) {
+        let mut seen: Option<Span> = None;
+        for b in blocks {
+            if b.kind == "_" {
+                match seen {
+                    Some(first) => self.err(
+                        "Duplicate escaping block",
+                        format!(
+                            "The special block type \"_\" can be used to force particular arguments to be interpreted as {escape} rather than as meta-arguments, but each {what} block can have only one such block. The first escaping block was at {}.",
+                            self.range(first)
+                        ),
+                        b.def_span,
+                    ),
+                    None => seen = Some(b.def_span),
+                }
+            } else {
+                self.err(
+                    format!("Reserved block type name in {reserved_in} block"),
+                    format!(
+                        "The block type name \"{}\" is reserved for use by {} in a future version.",
+                        b.kind,
+                        self.engine_name()
+                    ),
+                    b.type_span,
+                );
+            }
+        }
+    }
+
+    fn variable(&mut self, b: &Block) {
+        let s = if self.tofu { &TOFU_VARIABLE } else { &TF_VARIABLE };
+        let inner = self.content(&b.body, self.missing(b), s, false, true);
+        let name = b.labels.first().cloned().unwrap_or_default();
+        let name = &name;
+        let at = b.label_spans.first().copied().unwrap_or(b.def_span);
+        if !valid_identifier(name) {
+            self.err("Invalid variable name", BAD_IDENTIFIER, at);
+        }
+        let module = module_schema(self.tofu);
+        let reserved =
+            module.attrs.iter().map(|(n, _)| *n).chain(module.blocks.iter().map(|(t, _)| *t));
+        for r in reserved.filter(|r| r == name) {
+            self.err(
+                "Invalid variable name",
+                format!("The variable name \"{r}\" is reserved due to its special meaning inside module blocks."),
+                at,
+            );
+        }
+        let flag = |n: &str| b.attr(n).and_then(|a| a.expr.as_bool()) == Some(true);
+        // OpenTofu has no such rule (its const variables feed early evaluation only).
+        if flag("const") && !self.tofu {
+            if flag("sensitive") {
+                self.err(
+                    "Const variable cannot be sensitive",
+                    "A variable that is marked as \"const\" cannot also be marked as \"sensitive\".",
+                    b.def_span,
+                );
+            }
+            if flag("ephemeral") {
+                self.err(
+                    "Const variable cannot be ephemeral",
+                    "A variable that is marked as \"const\" cannot also be marked as \"ephemeral\".",
+                    b.def_span,
+                );
+            }
+        }
+        self.out.extend(super::types::variable_errors(b, self.over));
+        for v in inner {
+            if let (Some(cond), _) = self.check_rule(v) {
+                let refers = variables(&cond.expr).iter().any(|t| {
+                    t.root == "var"
+                        && t.steps.first().is_some_and(|(n, _)| n.as_deref() == Some(name.as_str()))
+                });
+                if !refers {
+                    self.err(
+                        "Invalid variable validation condition",
+                        format!("The condition for variable \"{name}\" must refer to var.{name} in order to test incoming values."),
+                        cond.expr.span,
+                    );
+                }
+            }
+        }
+    }
+
+    /// `decodeCheckRuleBlock`: a precondition, postcondition, validation or assert block.
+    /// Returns its condition and error message.
+    fn check_rule<'b>(&mut self, b: &'b Block) -> (Option<&'b Attr>, Option<&'b Attr>) {
+        if self.over {
+            self.err(
+                format!("Can't override {} blocks", b.kind),
+                format!("Override files cannot override \"{}\" blocks.", b.kind),
+                b.def_span,
+            );
+            return (None, None);
+        }
+        self.content(&b.body, self.missing(b), &CHECK_RULE, false, true);
+        let cond = b.attr("condition");
+        if let Some(c) = cond
+            && variables(&c.expr).is_empty()
+        {
+            self.err(
+                format!("Invalid {} expression", b.kind),
+                "The condition expression must refer to at least one object from elsewhere in the configuration, or else its result would not be checking anything.",
+                c.expr.span,
+            );
+        }
+        (cond, b.attr("error_message"))
+    }
+
+    fn locals(&mut self, b: &Block) {
+        self.just_attributes(&b.body);
+        for a in b.body.attrs() {
+            if !valid_identifier(&a.name) {
+                self.err("Invalid local value name", BAD_IDENTIFIER, a.name_span);
+            }
+        }
+    }
+
+    fn output(&mut self, b: &Block) {
+        let s = if self.tofu { &TOFU_OUTPUT } else { &TF_OUTPUT };
+        let inner = self.content(&b.body, self.missing(b), s, self.over, true);
+        if !valid_identifier(b.labels.first().map_or("", String::as_str)) {
+            let at = b.label_spans.first().copied().unwrap_or(b.def_span);
+            self.err("Invalid output name", BAD_IDENTIFIER, at);
+        }
+        for c in inner {
+            match c.kind.as_str() {
+                "precondition" => {
+                    self.check_rule(c);
+                }
+                _ => self.err(
+                    "Postconditions are not allowed",
+                    "Output values can only have preconditions, not postconditions.",
+                    c.type_span,
+                ),
+            }
+        }
+    }
+
+    fn count_and_for_each(&mut self, b: &Block, detail: &str) {
+        let (Some(c), Some(f)) = (b.attr("count"), b.attr("for_each")) else { return };
+        if !self.tofu {
+            return self.err(
+                "Invalid combination of \"count\" and \"for_each\"",
+                detail,
+                f.name_span,
+            );
+        }
+        // OpenTofu (`validation.go: complainRngAndMsg`) reports the range from the first of
+        // the two to the last, and names what is counted.
+        let (verb, what) = match b.kind.as_str() {
+            "module" => ("should", "module instances"),
+            "data" => ("may", "data sources"),
+            "ephemeral" => ("may", "ephemeral resources"),
+            _ => ("may", "resources"),
+        };
+        let (first, last) = if c.name_span.start <= f.name_span.start {
+            (c.name_span, f.name_span)
+        } else {
+            (f.name_span, c.name_span)
+        };
+        self.err(
+            "Invalid combination of \"count\" and \"for_each\"",
+            format!("The \"count\" and \"for_each\" meta-arguments are mutually-exclusive. Only one {verb} be used to be explicit about the number of {what} to be created."),
+            Span::new(first.file, first.start, last.end),
+        );
+    }
+
+    fn module(&mut self, b: &Block) {
+        let s = module_schema(self.tofu);
+        let inner = self.content(&b.body, self.missing(b), s, self.over, false);
+        if !valid_identifier(b.labels.first().map_or("", String::as_str)) {
+            let at = b.label_spans.first().copied().unwrap_or(b.def_span);
+            self.err("Invalid module instance name", BAD_IDENTIFIER, at);
+        }
+        if !self.tofu {
+            self.count_and_for_each(b, COUNT_FOR_EACH);
+        }
+        if let Some(p) = b.attr("providers")
+            && let Some(pairs) = p.expr.as_object()
+        {
+            for (_, v) in pairs {
+                self.provider_ref(v, "providers");
+            }
+        }
+        if let Some(a) = b.attr("ignore_nested_deprecations")
+            && !self.tofu
+        {
+            let v = super::types::value_of(&a.expr);
+            if v.is_err() {
+                self.err(
+                    "Invalid value for ignore_nested_deprecations",
+                    "The value for ignore_nested_deprecations must be a static boolean (true or false).",
+                    a.expr.span,
+                );
+            }
+            let ty = v.as_ref().map_or_else(|_| "dynamic".to_string(), |v| v.ty().friendly());
+            if !matches!(
+                v,
+                Ok(crate::cty::Value::Bool(_))
+                    | Ok(crate::cty::Value::Null(crate::cty::Type::Bool))
+            ) {
+                self.err(
+                    "Invalid type for ignore_nested_deprecations",
+                    format!("The value for ignore_nested_deprecations must be a boolean (true or false), but the given value has type {ty}."),
+                    a.expr.span,
+                );
+            }
+        }
+        let inner: Vec<&Block> = if self.tofu {
+            inner.into_iter().filter(|c| c.kind != "lifecycle").collect()
+        } else {
+            inner
+        };
+        self.meta_blocks(&inner, "module", "module input variables", "module");
+        // OpenTofu checks the repetition arguments after the nested blocks.
+        if self.tofu {
+            self.count_and_for_each(b, COUNT_FOR_EACH);
+        }
+    }
+
+    /// `decodeProviderConfigRef`: `provider = aws.west` and the values of `providers`.
+    fn provider_ref(&mut self, e: &Expr, arg: &str) {
+        let quoted = native_quoted(e);
+        let t = if quoted {
+            match e.as_str() {
+                // A quoted reference still works, with a warning.
+                Some(s) => {
+                    self.out.push(Diagnostic::warning(
+                        "Quoted references are deprecated",
+                        "In this context, references are expected literally rather than in quotes. Terraform 0.11 and earlier required quotes, but quoted references are now deprecated and will be removed in a future version of Terraform. Remove the quotes surrounding this reference to silence this warning.",
+                        e.span,
+                    ));
+                    let raw = Expr::new(ExprKind::Raw(s), e.span);
+                    abs_traversal(&raw)
+                }
+                None => None,
+            }
+        } else {
+            abs_traversal(e)
+        };
+        let Some(t) = t.filter(|t| t.steps.len() < 2) else {
+            let detail = if quoted && e.as_str().is_none() {
+                "A provider configuration reference must not be given in quotes.".to_string()
+            } else {
+                format!(
+                    "The {arg} argument requires a provider type name, optionally followed by a period and then a configuration alias."
+                )
+            };
+            return self.err("Invalid provider configuration reference", detail, e.span);
+        };
+        let root_at = if quoted { e.span } else { t.root_span };
+        if !self.provider_name(&t.root, root_at) {
+            return;
+        }
+        if let Some((None, at)) = t.steps.first() {
+            let at = if quoted { e.span } else { *at };
+            self.err(
+                "Invalid provider configuration reference",
+                "Provider name must either stand alone or be followed by a period and then a configuration alias.",
+                at,
+            );
+        }
+    }
+
+    fn resource_names(&mut self, b: &Block, type_summary: &str, name_summary: &str) {
+        for (i, summary) in [type_summary, name_summary].into_iter().enumerate() {
+            if let Some(l) = b.labels.get(i)
+                && !valid_identifier(l)
+            {
+                let at = b.label_spans.get(i).copied().unwrap_or(b.def_span);
+                self.err(summary, BAD_IDENTIFIER, at);
+            }
+        }
+    }
+
+    fn resource(&mut self, b: &Block) {
+        let inner = self.content(&b.body, self.missing(b), &RESOURCE, false, false);
+        self.resource_names(b, "Invalid resource type name", "Invalid resource name");
+        if !self.tofu {
+            self.count_and_for_each(b, COUNT_FOR_EACH);
+        }
+        if let Some(p) = b.attr("provider") {
+            self.provider_ref(&p.expr, "provider");
+        }
+        let (mut lifecycle, mut connection, mut escape): (
+            Option<Span>,
+            Option<&Block>,
+            Option<Span>,
+        ) = (None, None, None);
+        let mut destroy_provisioner = false;
+        for c in inner {
+            match c.kind.as_str() {
+                "lifecycle" => {
+                    if let Some(first) = lifecycle {
+                        self.err(
+                            "Duplicate lifecycle block",
+                            format!(
+                                "This resource already has a lifecycle block at {}.",
+                                self.range(first)
+                            ),
+                            c.def_span,
+                        );
+                        continue;
+                    }
+                    lifecycle = Some(c.def_span);
+                    self.lifecycle(b, c, "resource");
+                }
+                "connection" => {
+                    if let Some(first) = connection {
+                        self.err(
+                            "Duplicate connection block",
+                            format!(
+                                "This resource already has a connection block at {}.",
+                                self.range(first.def_span)
+                            ),
+                            c.def_span,
+                        );
+                        continue;
+                    }
+                    connection = Some(c);
+                }
+                "provisioner" => {
+                    if self.provisioner(c) == Some(true) {
+                        destroy_provisioner = true;
+                    }
+                }
+                "_" => {
+                    if let Some(first) = escape {
+                        self.err(
+                            "Duplicate escaping block",
+                            format!(
+                                "The special block type \"_\" can be used to force particular arguments to be interpreted as resource-type-specific rather than as meta-arguments, but each resource block can have only one such block. The first escaping block was at {}.",
+                                self.range(first)
+                            ),
+                            c.def_span,
+                        );
+                        continue;
+                    }
+                    escape = Some(c.def_span);
+                }
+                _ => self.err(
+                    "Reserved block type name in resource block",
+                    format!(
+                        "The block type name \"{}\" is reserved for use by {} in a future version.",
+                        c.kind,
+                        self.engine_name()
+                    ),
+                    c.type_span,
+                ),
+            }
+        }
+        if self.tofu {
+            self.count_and_for_each(b, COUNT_FOR_EACH);
+        }
+        if let Some(conn) = connection
+            && destroy_provisioner
+        {
+            self.only_self_refs(&conn.body, &[]);
+        }
+    }
+
+    /// The address a resource block's conditions would refer to it by.
+    fn self_address(b: &Block) -> Option<(String, String, String)> {
+        let prefix = match b.kind.as_str() {
+            "resource" => "",
+            "data" => "data",
+            "ephemeral" => "ephemeral",
+            _ => return None,
+        };
+        Some((prefix.to_string(), b.labels.first()?.clone(), b.labels.get(1)?.clone()))
+    }
+
+    fn refers_to(t: &Trav, (prefix, ty, name): &(String, String, String)) -> bool {
+        let steps: Vec<Option<&str>> = t.steps.iter().map(|(n, _)| n.as_deref()).collect();
+        if prefix.is_empty() {
+            t.root == *ty && steps.first() == Some(&Some(name.as_str()))
+        } else {
+            t.root == *prefix
+                && steps.first() == Some(&Some(ty.as_str()))
+                && steps.get(1) == Some(&Some(name.as_str()))
+        }
+    }
+
+    /// A lifecycle block of a resource, data or ephemeral block (`kind` says which).
+    fn lifecycle(&mut self, r: &Block, lc: &Block, kind: &str) {
+        let s = if self.tofu { &TOFU_LIFECYCLE } else { &TF_LIFECYCLE };
+        let inner = self.content(&lc.body, self.missing(lc), s, false, true);
+        if kind != "resource" {
+            let (summary, noun) = if kind == "data" {
+                ("Invalid data resource lifecycle argument", "data resources")
+            } else {
+                ("Invalid ephemeral resource lifecycle argument", "ephemeral resources")
+            };
+            for a in lc.body.attrs().filter(|a| s.attrs.iter().any(|(n, _)| *n == a.name)) {
+                self.err(
+                    summary,
+                    format!("The lifecycle argument \"{}\" is defined only for managed resources (\"resource\" blocks), and is not valid for {noun}.", a.name),
+                    a.name_span,
+                );
+            }
+        } else if let Some(a) = lc.attr("ignore_changes")
+            && a.expr.as_keyword() != Some("all")
+        {
+            let items = a.expr.as_tuple().unwrap_or_default();
+            let mut star = None;
+            let mut others = false;
+            for e in items {
+                if e.as_str().as_deref() == Some("*") {
+                    star = Some(e.span);
+                    self.err(
+                        "Invalid ignore_changes wildcard",
+                        "The [\"*\"] form of ignore_changes wildcard is was deprecated and is now invalid. Use \"ignore_changes = all\" to ignore changes to all attributes.",
+                        a.expr.span,
+                    );
+                } else {
+                    others = true;
+                }
+            }
+            if let Some(at) = star
+                && others
+            {
+                self.err(
+                    "Invalid ignore_changes ruleset",
+                    "Cannot mix wildcard string \"*\" with non-wildcard references.",
+                    at,
+                );
+            }
+        }
+        let me = Self::self_address(r);
+        for c in inner {
+            match c.kind.as_str() {
+                "precondition" | "postcondition" => {
+                    let (cond, msg) = self.check_rule(c);
+                    let Some(me) = &me else { continue };
+                    for a in [cond, msg].into_iter().flatten() {
+                        if variables(&a.expr).iter().any(|t| Self::refers_to(t, me)) {
+                            let addr = if me.0.is_empty() {
+                                format!("{}.{}", me.1, me.2)
+                            } else {
+                                format!("{}.{}.{}", me.0, me.1, me.2)
+                            };
+                            self.err(
+                                format!("Invalid reference in {}", c.kind),
+                                format!("Configuration for {addr} may not refer to itself."),
+                                a.expr.span,
+                            );
+                        }
+                    }
+                }
+                "action_trigger" if kind == "resource" => self.action_trigger(c),
+                "action_trigger" => {
+                    let (summary, noun) = if kind == "data" {
+                        ("Invalid data resource lifecycle nested block", "data resources")
+                    } else {
+                        ("Invalid ephemeral resource lifecycle nested block", "ephemeral resources")
+                    };
+                    self.err(
+                        summary,
+                        format!("The lifecycle nested block \"action_trigger\" is defined only for managed resources (\"resource\" blocks), and is not valid for {noun}."),
+                        c.type_span,
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn action_trigger(&mut self, b: &Block) {
+        self.content(&b.body, self.missing(b), &ACTION_TRIGGER, false, true);
+        let mut events = 0;
+        if let Some(a) = b.attr("events") {
+            let mut seen: Vec<String> = Vec::new();
+            for e in a.expr.as_tuple().unwrap_or_default() {
+                let kw = e.as_keyword().unwrap_or_default().to_string();
+                if !["before_create", "after_create", "before_update", "after_update"]
+                    .contains(&kw.as_str())
+                {
+                    self.err(
+                        format!("Invalid \"event\" value {kw}"),
+                        "The \"event\" argument supports the following values: before_create, after_create, before_update, after_update.",
+                        e.span,
+                    );
+                    continue;
+                }
+                if seen.contains(&kw) {
+                    self.err(
+                        format!("Duplicate \"{kw}\" event"),
+                        "The event is already defined in this action_trigger block.",
+                        e.span,
+                    );
+                    continue;
+                }
+                seen.push(kw);
+                events += 1;
+            }
+        }
+        let actions = b.attr("actions").and_then(|a| a.expr.as_tuple()).map_or(0, <[_]>::len);
+        if actions == 0 {
+            self.err(
+                "No actions specified",
+                "At least one action must be specified for an action_trigger.",
+                b.def_span,
+            );
+        }
+        if events == 0 {
+            self.err(
+                "No events specified",
+                "At least one event must be specified for an action_trigger.",
+                b.def_span,
+            );
+        }
+    }
+
+    /// `decodeProvisionerBlock`: `Some(true)` for a destroy-time provisioner, `None` for
+    /// one Terraform drops.
+    fn provisioner(&mut self, b: &Block) -> Option<bool> {
+        let inner = self.content(&b.body, self.missing(b), &PROVISIONER, false, false);
+        let ty = b.labels.first().map_or("", String::as_str);
+        if matches!(ty, "chef" | "habitat" | "puppet" | "salt-masterless") {
+            let at = b.label_spans.first().copied().unwrap_or(b.def_span);
+            self.err(
+                format!("The \"{ty}\" provisioner has been removed"),
+                format!("The \"{ty}\" provisioner was deprecated in Terraform 0.13.4 has been removed from Terraform. Visit https://learn.hashicorp.com/collections/terraform/provision for alternatives to using provisioners that are a better fit for the Terraform workflow."),
+                at,
+            );
+            return None;
+        }
+        let mut destroy = false;
+        if let Some(a) = b.attr("when") {
+            match self.keyword(&a.expr).as_deref() {
+                Some("create") => {}
+                Some("destroy") => destroy = true,
+                _ => self.err(
+                    "Invalid \"when\" keyword",
+                    "The \"when\" argument requires one of the following keywords: create or destroy.",
+                    a.expr.span,
+                ),
+            }
+        }
+        if destroy {
+            self.only_self_refs(&b.body, &["when", "on_failure"]);
+        }
+        if let Some(a) = b.attr("on_failure") {
+            match self.keyword(&a.expr).as_deref() {
+                Some("continue" | "fail") => {}
+                _ => self.err(
+                    "Invalid \"on_failure\" keyword",
+                    "The \"on_failure\" argument requires one of the following keywords: continue or fail.",
+                    a.expr.span,
+                ),
+            }
+        }
+        let (mut connection, mut escape): (Option<Span>, Option<Span>) = (None, None);
+        for c in inner {
+            match c.kind.as_str() {
+                "_" => {
+                    if let Some(first) = escape {
+                        self.err(
+                            "Duplicate escaping block",
+                            format!(
+                                "The special block type \"_\" can be used to force particular arguments to be interpreted as provisioner-typpe-specific rather than as meta-arguments, but each provisioner block can have only one such block. The first escaping block was at {}.",
+                                self.range(first)
+                            ),
+                            c.def_span,
+                        );
+                        continue;
+                    }
+                    escape = Some(c.def_span);
+                }
+                "connection" => {
+                    if let Some(first) = connection {
+                        self.err(
+                            "Duplicate connection block",
+                            format!(
+                                "This provisioner already has a connection block at {}.",
+                                self.range(first)
+                            ),
+                            c.def_span,
+                        );
+                        continue;
+                    }
+                    connection = Some(c.def_span);
+                    if destroy {
+                        self.only_self_refs(&c.body, &[]);
+                    }
+                }
+                _ => self.err(
+                    "Reserved block type name in provisioner block",
+                    format!(
+                        "The block type name \"{}\" is reserved for use by {} in a future version.",
+                        c.kind,
+                        self.engine_name()
+                    ),
+                    c.type_span,
+                ),
+            }
+        }
+        Some(destroy)
+    }
+
+    /// A keyword argument (`when`, `on_failure`): a bare name, or (with a warning) a quoted one.
+    fn keyword(&mut self, e: &Expr) -> Option<String> {
+        if native_quoted(e) {
+            let s = e.as_str()?;
+            self.out.push(Diagnostic::warning(
+                "Quoted keywords are deprecated",
+                "In this context, keywords are expected literally rather than in quotes. Terraform 0.11 and earlier required quotes, but quoted keywords are now deprecated and will be removed in a future version of Terraform. Remove the quotes surrounding this keyword to silence this warning.",
+                e.span,
+            ));
+            return Some(s);
+        }
+        let t = abs_traversal(e)?;
+        t.steps.is_empty().then_some(t.root)
+    }
+
+    /// `onlySelfRefs`: what a destroy-time provisioner (or its connection) may refer to.
+    fn only_self_refs(&mut self, body: &Body, hidden: &[&str]) {
+        for a in body.attrs().filter(|a| !hidden.contains(&a.name.as_str())) {
+            for t in variables(&a.expr) {
+                let first = t.steps.first().and_then(|(n, _)| n.as_deref());
+                let valid = match t.root.as_str() {
+                    "self" | "path" | "terraform" => true,
+                    "count" => t.steps.len() == 1 && first == Some("index"),
+                    "each" => t.steps.len() == 1 && first == Some("key"),
+                    _ => false,
+                };
+                if !valid {
+                    self.err(
+                        "Invalid reference from destroy provisioner",
+                        "Destroy-time provisioners and their connection configurations may only reference attributes of the related resource, via 'self', 'count.index', or 'each.key'.\n\nReferences to other resources during the destroy phase can cause dependency cycles and interact poorly with create_before_destroy.",
+                        a.expr.span,
+                    );
+                }
+            }
+        }
+    }
+
+    /// A data block, at the top level or (`nested`) inside a check block. Returns whether
+    /// decoding it reported errors.
+    fn data(&mut self, b: &Block, nested: bool) -> bool {
+        let mark = self.out.len();
+        let inner = self.content(&b.body, self.missing(b), &DATA, false, false);
+        self.resource_names(b, "Invalid data source name", "Invalid data resource name");
+        if nested {
+            for name in ["count", "for_each"] {
+                if let Some(a) = b.attr(name) {
+                    self.err(
+                        format!("Invalid \"{name}\" attribute"),
+                        "The \"count\" and \"for_each\" meta-arguments are not supported within nested data blocks.",
+                        a.name_span,
+                    );
+                }
+            }
+        } else {
+            if !self.tofu {
+                self.count_and_for_each(b, COUNT_FOR_EACH);
+            }
+        }
+        if let Some(p) = b.attr("provider") {
+            self.provider_ref(&p.expr, "provider");
+        }
+        self.data_like_blocks(b, &inner, "data", nested);
+        if self.tofu && !nested {
+            self.count_and_for_each(b, COUNT_FOR_EACH);
+        }
+        self.has_errors_since(mark)
+    }
+
+    fn ephemeral(&mut self, b: &Block) {
+        let inner = self.content(&b.body, self.missing(b), &DATA, false, false);
+        self.resource_names(
+            b,
+            "Invalid ephemeral resource type",
+            "Invalid ephemeral resource name",
+        );
+        if !self.tofu {
+            self.count_and_for_each(b, COUNT_FOR_EACH);
+        }
+        if let Some(p) = b.attr("provider") {
+            self.provider_ref(&p.expr, "provider");
+        }
+        self.data_like_blocks(b, &inner, "ephemeral", false);
+        if self.tofu {
+            self.count_and_for_each(b, COUNT_FOR_EACH);
+        }
+    }
+
+    /// The nested blocks of data and ephemeral blocks.
+    fn data_like_blocks(&mut self, b: &Block, inner: &[&Block], kind: &str, nested: bool) {
+        let (mut escape, mut lifecycle): (Option<Span>, Option<Span>) = (None, None);
+        for c in inner {
+            match c.kind.as_str() {
+                "_" => {
+                    if let Some(first) = escape {
+                        self.err(
+                            "Duplicate escaping block",
+                            format!(
+                                "The special block type \"_\" can be used to force particular arguments to be interpreted as resource-type-specific rather than as meta-arguments, but each data block can have only one such block. The first escaping block was at {}.",
+                                self.range(first)
+                            ),
+                            c.def_span,
+                        );
+                        continue;
+                    }
+                    escape = Some(c.def_span);
+                }
+                "lifecycle" => {
+                    if nested {
+                        self.err(
+                            "Invalid lifecycle block",
+                            "Nested data blocks do not support \"lifecycle\" blocks as the lifecycle is managed by the containing block.",
+                            c.def_span,
+                        );
+                    }
+                    if let Some(first) = lifecycle {
+                        self.err(
+                            "Duplicate lifecycle block",
+                            format!(
+                                "This resource already has a lifecycle block at {}.",
+                                self.range(first)
+                            ),
+                            c.def_span,
+                        );
+                        continue;
+                    }
+                    lifecycle = Some(c.def_span);
+                    self.lifecycle(b, c, kind);
+                }
+                _ => self.err(
+                    format!("Reserved block type name in {kind} block"),
+                    format!(
+                        "The block type name \"{}\" is reserved for use by {} in a future version.",
+                        c.kind,
+                        self.engine_name()
+                    ),
+                    c.type_span,
+                ),
+            }
+        }
+    }
+
+    fn removed(&mut self, b: &Block) {
+        let s = if self.tofu { &TOFU_REMOVED } else { &TF_REMOVED };
+        let inner = self.content(&b.body, self.missing(b), s, false, true);
+        if let Some(a) = b.attr("from")
+            && let Some(t) = abs_traversal(&a.expr)
+        {
+            let mut names: Vec<&str> = vec![t.root.as_str()];
+            names.extend(t.steps.iter().filter_map(|(n, _)| n.as_deref()));
+            while names.first() == Some(&"module") && names.len() >= 2 {
+                names.drain(..2);
+            }
+            if names.first() == Some(&"data") && !self.tofu {
+                self.err(
+                    "Data source address not allowed",
+                    "Data sources are never destroyed, so they are not valid targets of removed blocks. To remove the data source from state, remove the data source block from configuration.",
+                    a.expr.span,
+                );
+            }
+        }
+        // Connections and provisioners need a managed resource to act on.
+        let managed = b.attr("from").and_then(|a| abs_traversal(&a.expr)).is_some_and(|t| {
+            let mut names: Vec<&str> = vec![t.root.as_str()];
+            names.extend(t.steps.iter().filter_map(|(n, _)| n.as_deref()));
+            while names.first() == Some(&"module") && names.len() >= 2 {
+                names.drain(..2);
+            }
+            names.len() == 2 && !matches!(names[0], "data" | "ephemeral" | "module")
+        });
+        let mut connection: Option<Span> = None;
+        for c in inner {
+            match c.kind.as_str() {
+                "lifecycle" => {
+                    self.content(&c.body, self.missing(c), &REMOVED_LIFECYCLE, false, true);
+                }
+                "connection" => {
+                    if !managed {
+                        self.err(
+                            "Invalid connection block",
+                            "Provisioner connection configuration is valid only when a removed block targets a managed resource.",
+                            c.def_span,
+                        );
+                        continue;
+                    }
+                    if let Some(first) = connection {
+                        self.err(
+                            "Duplicate connection block",
+                            format!(
+                                "This \"removed\" block already has a connection block at {}.",
+                                self.range(first)
+                            ),
+                            c.def_span,
+                        );
+                        continue;
+                    }
+                    connection = Some(c.def_span);
+                }
+                _ => {
+                    if !managed {
+                        self.err(
+                            "Invalid provisioner block",
+                            "Provisioners are valid only when a removed block targets a managed resource.",
+                            c.def_span,
+                        );
+                        continue;
+                    }
+                    if self.provisioner(c) == Some(false) {
+                        self.err(
+                            "Invalid provisioner block",
+                            "Only destroy-time provisioners are valid in \"removed\" blocks. To declare a destroy-time provisioner, use:\n    when = destroy",
+                            c.def_span,
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    fn import(&mut self, b: &Block) {
+        let s = if self.tofu { &TOFU_IMPORT } else { &TF_IMPORT };
+        self.content(&b.body, self.missing(b), s, false, true);
+        if self.tofu {
+            return;
+        }
+        let mut in_module = false;
+        if let Some(a) = b.attr("to")
+            && let Some(t) = abs_traversal(&a.expr)
+        {
+            let mut names: Vec<&str> = vec![t.root.as_str()];
+            names.extend(t.steps.iter().filter_map(|(n, _)| n.as_deref()));
+            in_module = names.first() == Some(&"module");
+            while names.first() == Some(&"module") && names.len() >= 2 {
+                names.drain(..2);
+            }
+            if names.first() == Some(&"data") {
+                self.err(
+                    "Invalid import address",
+                    "Only managed resources can be imported.",
+                    a.span,
+                );
+            }
+        }
+        if let Some(a) = b.attr("provider") {
+            if in_module {
+                self.err(
+                    "Invalid import provider argument",
+                    "The provider argument can only be specified in import blocks that will generate configuration.\n\nUse the providers argument within the module block to configure providers for all resources within a module, including imported resources.",
+                    a.span,
+                );
+            }
+            self.provider_ref(&a.expr, "provider");
+        }
+        match (b.attr("id"), b.attr("identity")) {
+            (None, None) => self.err(
+                "Invalid import block",
+                "At least one of 'id' or 'identity' must be specified.",
+                b.def_span,
+            ),
+            (Some(_), Some(_)) => self.err(
+                "Invalid import block",
+                "Only one of 'id' or 'identity' can be specified.",
+                b.def_span,
+            ),
+            _ => {}
+        }
+    }
+
+    fn check(&mut self, b: &Block) {
+        if self.over {
+            self.err(
+                "Can't override check blocks",
+                "Override files cannot override check blocks.",
+                b.def_span,
+            );
+            return;
+        }
+        let inner = self.content(&b.body, self.missing(b), &CHECK, false, true);
+        if !valid_identifier(b.labels.first().map_or("", String::as_str)) {
+            let at = b.label_spans.first().copied().unwrap_or(b.def_span);
+            self.err("Invalid check block name", BAD_IDENTIFIER, at);
+        }
+        let mut data: Option<Span> = None;
+        let mut asserts = 0;
+        for c in inner {
+            if c.kind == "data" {
+                if let Some(first) = data {
+                    self.err(
+                        "Multiple data resource blocks",
+                        format!(
+                            "This check block already has a data resource defined at {}.",
+                            self.range(first)
+                        ),
+                        c.def_span,
+                    );
+                    continue;
+                }
+                if !self.data(c, true) {
+                    data = Some(c.def_span);
+                }
+            } else {
+                let mark = self.out.len();
+                self.check_rule(c);
+                if !self.has_errors_since(mark) {
+                    asserts += 1;
+                }
+            }
+        }
+        if asserts == 0 {
+            self.err(
+                "Zero assert blocks",
+                "Check blocks must have at least one assert block.",
+                b.def_span,
+            );
+        }
+    }
+
+    fn action(&mut self, b: &Block) {
+        self.resource_names(b, "Invalid action type name", "Invalid action name");
+        let inner = self.content(&b.body, self.missing(b), &ACTION, false, true);
+        self.count_and_for_each(
+            b,
+            "The \"count\" and \"for_each\" meta-arguments are mutually-exclusive, only one should be used.",
+        );
+        let mut config = false;
+        for c in inner {
+            if config {
+                self.err(
+                    "Duplicate config block",
+                    "An action must contain only one nested \"config\" block.",
+                    c.def_span,
+                );
+                return;
+            }
+            config = true;
+        }
+        if let Some(p) = b.attr("provider") {
+            self.provider_ref(&p.expr, "provider");
+        }
+    }
+}
+
+const COUNT_FOR_EACH: &str = "The \"count\" and \"for_each\" meta-arguments are mutually-exclusive, only one should be used to be explicit about the number of resources to be created.";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions_are_within_two_edits_and_the_first_wins() {
+        assert_eq!(name_suggestion("resourse", &["resource", "data"]), Some("resource"));
+        assert_eq!(name_suggestion("dat", &["data", "date"]), Some("data"));
+        assert_eq!(name_suggestion("varible", &["variable"]), Some("variable"));
+        // Three edits are too many.
+        assert_eq!(name_suggestion("abc", &["xyz"]), None);
+        assert_eq!(name_suggestion("provisoner_x", &["provisioner"]), None);
+        // Characters, not bytes, are counted.
+        assert_eq!(name_suggestion("vâriäble", &["variable"]), Some("variable"));
+    }
+
+    #[test]
+    fn identifiers_follow_hcl() {
+        assert!(valid_identifier("a-b_c9"));
+        assert!(valid_identifier("_x"));
+        assert!(!valid_identifier("9a"));
+        assert!(!valid_identifier("a.b"));
+        assert!(!valid_identifier("-a"));
+        assert!(!valid_identifier(""));
+    }
+
+    #[test]
+    fn provider_names_are_normalized_idna_labels() {
+        assert_eq!(provider_part("aws"), Ok("aws".into()));
+        assert_eq!(provider_part("AWS"), Ok("aws".into()));
+        assert!(provider_part("my_cloud").is_err());
+        assert!(provider_part("-a").is_err());
+        assert_eq!(provider_part("a--b"), Err("cannot use multiple consecutive dashes"));
+        assert_eq!(provider_part("a.b"), Err("dots are not allowed"));
+    }
+
+    #[test]
+    fn version_constraints_follow_go_version() {
+        for ok in
+            ["1.2.3", ">= 1.0", "~> 1.2, < 2", "v1", "= 1.0.0-beta1", " >1.0+meta ", "1.0-rc.1"]
+        {
+            assert!(valid_constraint(ok), "{ok}");
+        }
+        for bad in ["", "latest", ">= 1.0,", "1.0.", "=> 1.0", "1.0 beta", "99999999999999999999"] {
+            assert!(!valid_constraint(bad), "{bad}");
+        }
+    }
+
+    fn diags(text: &str, over: bool) -> Vec<(String, String)> {
+        let m = crate::merge::load_texts("", &[("main.tf", "")], None);
+        let mut files = m.files.clone();
+        files.files[0] = crate::terraform::SourceText::new(
+            "main.tf".into(),
+            crate::terraform::FileClass::Primary,
+            Syntax::Hcl,
+            text.into(),
+        );
+        let (f, _) = crate::terraform::hcl::parse(0, text);
+        decode_file(&files, &f, Engine::Terraform, over)
+            .into_iter()
+            .map(|d| (d.summary, d.detail))
+            .collect()
+    }
+
+    #[test]
+    fn unsupported_names_get_hcl_suggestions() {
+        let d = diags("variable \"a\" {\n  tpye = string\n  validation = 1\n}\n", false);
+        assert_eq!(
+            d[0].1,
+            "An argument named \"tpye\" is not expected here. Did you mean \"type\"?"
+        );
+        assert_eq!(
+            d[1].1,
+            "An argument named \"validation\" is not expected here. Did you mean to define a block of type \"validation\"?"
+        );
+        let d = diags("resourse \"a\" \"b\" {}\n", false);
+        assert_eq!(
+            d[0].1,
+            "Blocks of type \"resourse\" are not expected here. Did you mean \"resource\"?"
+        );
+    }
+
+    #[test]
+    fn a_second_data_block_in_a_check_is_refused_once_the_first_decoded() {
+        // Terraform's loader cannot be recorded on this one (its dump of a check with a
+        // data block is cyclic); `terraform validate` reports it at the second header.
+        let text = "check \"c\" {\n  data \"http\" \"a\" {\n  }\n  data \"http\" \"b\" {\n  }\n  assert {\n    condition     = data.http.a.ok\n    error_message = \"x\"\n  }\n}\n";
+        let d = diags(text, false);
+        assert_eq!(
+            d,
+            [(
+                "Multiple data resource blocks".to_string(),
+                "This check block already has a data resource defined at main.tf:2,3-18."
+                    .to_string()
+            )]
+        );
+        // An override file may not hold a check block at all.
+        assert_eq!(diags(text, true)[0].0, "Can't override check blocks");
+    }
+
+    #[test]
+    fn references_skip_for_expression_symbols() {
+        let (f, _) = crate::terraform::hcl::parse(0, "x = [for v in var.l : v.id if local.ok]\n");
+        let a = f.body.attr("x").cloned().expect("x");
+        let roots: Vec<String> = variables(&a.expr).into_iter().map(|t| t.text()).collect();
+        assert_eq!(roots, ["var.l", "local.ok"]);
+    }
+}
