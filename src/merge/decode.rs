@@ -442,7 +442,15 @@ fn trav_of(e: &Expr, off: Option<usize>, node: &ast::Expr) -> Option<Trav> {
             steps: Vec::new(),
         }),
         Node::Traversal { source, steps } => {
-            let Node::Variable(name) = &source.node else { return None };
+            // `null.foo` is the `null` provider's `foo` configuration: HCL's traversal
+            // reading takes any name for the root, keywords included.
+            let name = match &source.node {
+                Node::Variable(name) => name.clone(),
+                Node::Null => "null".to_string(),
+                Node::Bool(b) => b.to_string(),
+                _ => return None,
+            };
+            let name = &name;
             let mut out = Vec::new();
             for s in steps {
                 match s {
