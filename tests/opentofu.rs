@@ -20,6 +20,42 @@ fn origins(m: &Module) -> serde_json::Map<String, Value> {
     for b in &m.blocks {
         add(format!("{}.{}", b.kind, b.labels.join(".")), b);
     }
+    // The merged encryption block, all the way down.
+    fn walk(m: &Module, addr: &str, b: &Block, out: &mut serde_json::Map<String, Value>) {
+        for item in &b.body.items {
+            match item {
+                Item::Attr(a) => {
+                    out.insert(format!("{addr}.{}", a.name), json!(m.files.short(a.span)));
+                }
+                Item::Block(n) => {
+                    let mut next = format!("{addr}.{}", n.kind);
+                    for l in &n.labels {
+                        next.push('.');
+                        next.push_str(l);
+                    }
+                    walk(m, &next, n, out);
+                }
+                Item::Json(_) => {}
+            }
+        }
+    }
+    if let Some(e) = &m.settings.encryption {
+        walk(m, "encryption", e, &mut out);
+    }
+    out
+}
+
+/// The nested blocks of the merged encryption block, in order (`key_provider.pbkdf2.main`).
+fn encryption_blocks(m: &Module) -> Vec<String> {
+    let mut out = Vec::new();
+    for b in m.settings.encryption.iter().flat_map(|e| e.body.blocks()) {
+        out.push(
+            std::iter::once(b.kind.clone())
+                .chain(b.labels.iter().cloned())
+                .collect::<Vec<_>>()
+                .join("."),
+        );
+    }
     out
 }
 
@@ -46,6 +82,13 @@ fn opentofu_fixtures_follow_the_contract() {
             })
             .collect();
         assert_eq!(json!(diags), want["diagnostics"], "{name}: diagnostics");
+        if let Some(want_blocks) = want.get("encryption_blocks") {
+            assert_eq!(&json!(encryption_blocks(&m)), want_blocks, "{name}: encryption blocks");
+        }
+        if let Some(want_ignored) = want.get("ignored") {
+            let got: Vec<String> = m.ignored.iter().map(|i| m.files.short(i.span)).collect();
+            assert_eq!(&json!(got), want_ignored, "{name}: ignored");
+        }
         let got = origins(&m);
         for (k, v) in want["origins"].as_object().into_iter().flatten() {
             assert_eq!(got.get(k), Some(v), "{name}: origin of {k}");

@@ -307,6 +307,20 @@ fn append_terraform(m: &mut Module, t: &Block) {
             }
             Item::Block(b) if b.kind == "required_providers" => {}
             Item::Block(b) if b.kind == "state_store" => {}
+            Item::Block(b) if b.kind == "encryption" && tofu => match &m.settings.encryption {
+                None => m.settings.encryption = Some(b.clone()),
+                Some(prev) => {
+                    let at = m.files.range_string(prev.def_span);
+                    m.diagnostics.push(
+                        Diagnostic::error(
+                            "Duplicate encryption configuration",
+                            format!("A module may have only one encryption configuration. Encryption was previously configured at {at}."),
+                            b.def_span,
+                        )
+                        .with_related(prev.def_span, "previously configured here"),
+                    );
+                }
+            },
             Item::Block(b) if matches!(b.kind.as_str(), "backend" | "cloud") => {
                 let slot = match b.kind.as_str() {
                     "backend" => &m.settings.backend,

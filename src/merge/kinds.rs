@@ -180,6 +180,30 @@ fn merge_terraform(m: &mut Module, f: &ParsedFile) {
             }
         }
     }
+    if tofu {
+        let found: Vec<&Block> =
+            tblocks.iter().flat_map(|t| t.body.blocks_of("encryption")).collect();
+        match found.as_slice() {
+            [] => {}
+            [one] => {
+                let base = m.settings.encryption.take();
+                let merged = super::encryption::merge(m, base, one);
+                m.settings.encryption = Some(merged);
+            }
+            // Several in one override file: none is merged.
+            [first, second, ..] => {
+                let at = m.files.range_string(first.def_span);
+                m.diagnostics.push(
+                    Diagnostic::error(
+                        "Duplicate encryption configuration",
+                        format!("Each override file may have only one encryption configuration. Encryption was previously configured at {at}."),
+                        second.def_span,
+                    )
+                    .with_related(first.def_span, "first configured here"),
+                );
+            }
+        }
+    }
     for t in &tblocks {
         for item in &t.body.items {
             match item {

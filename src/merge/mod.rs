@@ -6,6 +6,7 @@
 pub(crate) mod append;
 mod body;
 pub(crate) mod decode;
+mod encryption;
 mod kinds;
 pub mod types;
 
@@ -55,6 +56,8 @@ pub struct Settings {
     pub backend: Option<Block>,
     pub cloud: Option<Block>,
     pub state_store: Option<Block>,
+    /// OpenTofu's state and plan encryption, merged.
+    pub encryption: Option<Block>,
     /// Other content of primary `terraform` blocks (provider_meta, experiments, …).
     pub other: Vec<Item>,
 }
@@ -66,6 +69,7 @@ impl Settings {
             && self.backend.is_none()
             && self.cloud.is_none()
             && self.state_store.is_none()
+            && self.encryption.is_none()
             && self.other.is_empty()
     }
 }

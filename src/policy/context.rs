@@ -113,6 +113,7 @@ pub fn changes(m: &Module) -> Vec<Change<'_>> {
     let mut providers: HashMap<&str, &Attr> = HashMap::new();
     let mut version: Option<&Attr> = None;
     let mut state: Option<&Block> = None;
+    let mut encryption: Option<&Block> = None;
     let primaries = m.parsed.iter().filter(|f| m.files.get(f.file).class == FileClass::Primary);
     for f in primaries {
         for b in f.body.blocks() {
@@ -127,6 +128,7 @@ pub fn changes(m: &Module) -> Vec<Change<'_>> {
                     for t in b.body.blocks() {
                         match t.kind.as_str() {
                             "backend" | "cloud" => state = state.or(Some(t)),
+                            "encryption" => encryption = encryption.or(Some(t)),
                             "required_providers" => {
                                 for a in t.body.attrs() {
                                     providers.entry(&a.name).or_insert(a);
@@ -169,6 +171,15 @@ pub fn changes(m: &Module) -> Vec<Change<'_>> {
                                 over: Node::Block(t),
                                 base: state.map(Node::Block),
                             }),
+                            "encryption"
+                                if m.engine == crate::terraform::discover::Engine::OpenTofu =>
+                            {
+                                out.push(Change {
+                                    address: "terraform.encryption".into(),
+                                    over: Node::Block(t),
+                                    base: encryption.map(Node::Block),
+                                })
+                            }
                             "required_providers" => out.extend(t.body.attrs().map(|a| Change {
                                 address: format!("terraform.required_providers.{}", a.name),
                                 over: Node::Attr(a),

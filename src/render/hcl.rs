@@ -43,7 +43,7 @@ pub fn layout(m: &Module) -> String {
             }
             p.out.push_str("  }\n");
         }
-        for b in [&s.backend, &s.cloud, &s.state_store].into_iter().flatten() {
+        for b in [&s.backend, &s.cloud, &s.state_store, &s.encryption].into_iter().flatten() {
             p.block(b, 1);
         }
         for item in &s.other {

@@ -37,6 +37,7 @@ pub fn view(m: &Module) -> Value {
             "required_version": st.required_version.iter().map(|a| attr(m, a)).collect::<Vec<_>>(),
             "required_providers": st.required_providers.iter().map(|a| attr(m, a)).collect::<Vec<_>>(),
             "storage": storage,
+            "encryption": st.encryption.as_ref().map(|b| block(m, b)),
             "other": st.other.iter().map(|i| item(m, i)).collect::<Vec<_>>(),
         },
         "locals": m.locals.iter().map(|a| attr(m, a)).collect::<Vec<_>>(),

@@ -40,7 +40,7 @@ pub fn document(m: &Module) -> Value {
             t.insert("required_providers".into(), Value::Object(rp));
         }
         let mut body = Body::default();
-        for b in [&st.backend, &st.cloud, &st.state_store].into_iter().flatten() {
+        for b in [&st.backend, &st.cloud, &st.state_store, &st.encryption].into_iter().flatten() {
             body.items.push(Item::Block(b.clone()));
         }
         body.items.extend(st.other.iter().cloned());

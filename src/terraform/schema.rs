@@ -28,6 +28,11 @@ pub enum Schema {
     ActionTrigger,
     /// Every property is an attribute (locals, connection, conditions, …).
     JustAttrs,
+    /// OpenTofu's `encryption` block and its targets (`state`, `plan`, a fallback) and
+    /// remote state data sources.
+    Encryption,
+    EncryptionTarget,
+    EncryptionRemote,
     /// Every property is a static value Terraform reads without evaluating it (a backend's
     /// or the cloud block's settings).
     Static,
@@ -123,7 +128,13 @@ impl Schema {
             (S::Terraform, "provider_meta") => Block(1, S::JustAttrs),
             (S::Terraform, "cloud") => Block(0, S::Cloud),
             (S::Terraform, "state_store") => Block(1, S::Unknown),
-            (S::Terraform, "encryption") => Block(0, S::Unknown),
+            (S::Terraform, "encryption") => Block(0, S::Encryption),
+            (S::Encryption, "key_provider" | "method") => Block(2, S::Unknown),
+            (S::Encryption, "state" | "plan") => Block(0, S::EncryptionTarget),
+            (S::Encryption, "remote_state_data_sources") => Block(0, S::EncryptionRemote),
+            (S::EncryptionRemote, "default") => Block(0, S::EncryptionTarget),
+            (S::EncryptionRemote, "remote_state_data_source") => Block(1, S::EncryptionTarget),
+            (S::EncryptionTarget, "fallback") => Block(0, S::EncryptionTarget),
             (S::Cloud, "workspaces") => Block(0, S::Static),
             (S::Static | S::Cloud, _) => Literal,
             (S::Moved, "from" | "to") => Ref,

@@ -21,7 +21,11 @@ What it checks
     concrete type), or makes a required object attribute `optional`;
   - relaxes `required_version` (a lower minimum or a dropped upper bound). Terraform
     replaces the constraint with the override's; OpenTofu checks each `.tofu` file's
-    constraint on its own, so an override cannot relax it there.
+    constraint on its own, so an override cannot relax it there;
+  - changes OpenTofu's state or plan encryption: switches a `state`, `plan` or remote
+    state `method` (to `unencrypted` above all), sets a `fallback` (state that still
+    reads with the old method, or unencrypted), or changes the settings of a key
+    provider or method the original declares.
 
 Why
   Safeguards are written into the original on purpose and reviewed there. An override
@@ -60,6 +64,12 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
                 && relaxes(&bs, &os)
             {
                 flag(o, Some(b), format!("required_version \"{bs}\" is relaxed to \"{os}\""));
+            }
+            continue;
+        }
+        if c.address == "terraform.encryption" {
+            if let (Some(b), Some(o)) = (base.block(), c.over.block()) {
+                encryption(b, o, &mut flag);
             }
             continue;
         }
@@ -126,6 +136,77 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// OpenTofu's encryption: what an override changes in the targets (`state`, `plan`, the
+/// remote state data sources) and in the key providers and methods the original has.
+fn encryption(base: &Block, over: &Block, flag: &mut impl FnMut(&Attr, Option<&Attr>, String)) {
+    let nested = |b: &'_ Block, kind: &str, labels: &[String]| -> Option<Block> {
+        b.body.blocks_of(kind).find(|x| x.labels == labels).cloned()
+    };
+    let mut targets: Vec<(String, Block, Option<Block>)> = Vec::new();
+    for o in over.body.blocks() {
+        match o.kind.as_str() {
+            "state" | "plan" => {
+                targets.push((o.kind.clone(), o.clone(), nested(base, &o.kind, &[])))
+            }
+            "remote_state_data_sources" => {
+                let b = nested(base, &o.kind, &[]);
+                for t in o.body.blocks() {
+                    let name = match t.kind.as_str() {
+                        "default" => "remote state data sources (default)".to_string(),
+                        _ => format!("remote state data source {}", t.labels.join(".")),
+                    };
+                    let orig = b.as_ref().and_then(|b| nested(b, &t.kind, &t.labels));
+                    targets.push((name, t.clone(), orig));
+                }
+            }
+            "key_provider" | "method" => {
+                let Some(orig) = nested(base, &o.kind, &o.labels) else { continue };
+                let what = format!("{} \"{}\"", o.kind, o.labels.join("\" \""));
+                // (An alias for a key provider the original has is ignored, not changed.)
+                for a in o.body.attrs().filter(|a| a.name != "encrypted_metadata_alias") {
+                    let was = orig.attr(&a.name);
+                    if was.is_none_or(|w| w.expr != a.expr) {
+                        flag(a, was, format!("{what}: {} is changed", a.name));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    for (name, t, orig) in targets {
+        if let Some(m) = t.attr("method") {
+            let was = orig.as_ref().and_then(|o| o.attr("method"));
+            let text = m.expr.to_hcl();
+            if text.trim().starts_with("method.unencrypted.") {
+                flag(m, was, format!("encryption of {name} is switched off ({})", text.trim()));
+            } else if was.is_none_or(|w| w.expr != m.expr) {
+                flag(
+                    m,
+                    was,
+                    format!("the encryption method of {name} is changed to {}", text.trim()),
+                );
+            }
+        }
+        for f in t.body.blocks_of("fallback") {
+            let Some(m) = f.attr("method") else { continue };
+            let was = orig
+                .as_ref()
+                .and_then(|o| o.body.blocks_of("fallback").next())
+                .and_then(|f| f.attr("method"));
+            if was.is_none_or(|w| w.expr != m.expr) {
+                flag(
+                    m,
+                    was,
+                    format!(
+                        "{name} now also reads with a fallback method ({})",
+                        m.expr.to_hcl().trim()
+                    ),
+                );
+            }
         }
     }
 }
