@@ -178,7 +178,7 @@ fn mine(m: &Module) -> Value {
         match b.kind.as_str() {
             "resource" | "data" => {
                 let provider_ref =
-                    b.attr("provider").map_or(Value::Null, |a| json!(a.expr.to_hcl().trim()));
+                    b.attr("provider").map_or(Value::Null, |a| a.expr.to_json_reference());
                 let mut r = json!({
                     "effective": body_facts(m, &b.body.items, &META),
                     "count": opt_origin(m, b.attr("count")),

@@ -1260,6 +1260,7 @@ impl Cx<'_> {
     fn output(&mut self, b: &Block) {
         let s = if self.tofu { &TOFU_OUTPUT } else { &TF_OUTPUT };
         let inner = self.content(&b.body, self.missing(b), s, self.over, true);
+        self.depends_on(b);
         if !valid_identifier(b.labels.first().map_or("", String::as_str)) {
             let at = b.label_spans.first().copied().unwrap_or(b.def_span);
             self.err("Invalid output name", BAD_IDENTIFIER, at);
@@ -1310,6 +1311,7 @@ impl Cx<'_> {
     fn module(&mut self, b: &Block) {
         let s = module_schema(self.tofu);
         let inner = self.content(&b.body, self.missing(b), s, self.over, false);
+        self.depends_on(b);
         if !valid_identifier(b.labels.first().map_or("", String::as_str)) {
             let at = b.label_spans.first().copied().unwrap_or(b.def_span);
             self.err("Invalid module instance name", BAD_IDENTIFIER, at);
@@ -1424,6 +1426,7 @@ impl Cx<'_> {
         if let Some(p) = b.attr("provider") {
             self.provider_ref(&p.expr, "provider");
         }
+        self.depends_on(b);
         let (mut lifecycle, mut connection, mut escape): (
             Option<Span>,
             Option<&Block>,
@@ -1556,6 +1559,7 @@ impl Cx<'_> {
                     );
                 } else {
                     others = true;
+                    self.quoted_reference(e);
                 }
             }
             if let Some(at) = star
@@ -1740,6 +1744,27 @@ impl Cx<'_> {
         Some(destroy)
     }
 
+    /// `shimTraversalInString`: a reference written in quotes (Terraform 0.11's form)
+    /// still works in native syntax, with a warning. (In JSON quotes are the only way.)
+    fn quoted_reference(&mut self, e: &Expr) {
+        if native_quoted(e) && e.as_str().is_some() {
+            self.out.push(Diagnostic::warning(
+                "Quoted references are deprecated",
+                "In this context, references are expected literally rather than in quotes. Terraform 0.11 and earlier required quotes, but quoted references are now deprecated and will be removed in a future version of Terraform. Remove the quotes surrounding this reference to silence this warning.",
+                e.span,
+            ));
+        }
+    }
+
+    /// `DecodeDependsOn`'s quoted references.
+    fn depends_on(&mut self, b: &Block) {
+        if let Some(a) = b.attr("depends_on") {
+            for e in a.expr.as_tuple().unwrap_or_default() {
+                self.quoted_reference(e);
+            }
+        }
+    }
+
     /// A keyword argument (`when`, `on_failure`): a bare name, or (with a warning) a quoted one.
     fn keyword(&mut self, e: &Expr) -> Option<String> {
         if native_quoted(e) {
@@ -1801,6 +1826,7 @@ impl Cx<'_> {
         if let Some(p) = b.attr("provider") {
             self.provider_ref(&p.expr, "provider");
         }
+        self.depends_on(b);
         self.data_like_blocks(b, &inner, "data", nested);
         if self.tofu && !nested {
             self.count_and_for_each(b, COUNT_FOR_EACH);
@@ -1810,6 +1836,7 @@ impl Cx<'_> {
 
     fn ephemeral(&mut self, b: &Block) {
         let inner = self.content(&b.body, self.missing(b), &DATA, false, false);
+        self.depends_on(b);
         self.resource_names(
             b,
             "Invalid ephemeral resource type",
