@@ -140,3 +140,26 @@ pub(crate) fn node_value(n: &JsonNode) -> Value {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::merge::load_texts;
+    use serde_json::json;
+
+    /// Terraform's JSON syntax spells references as bare strings, and takes descriptions
+    /// and defaults as literal text.
+    #[test]
+    fn legacy_quoted_references_are_bare_and_static_strings_unescaped() {
+        let main = "resource \"null_resource\" \"r\" {\n  provider   = \"null.foo\"\n  depends_on = [\"null_resource.s\"]\n  lifecycle {\n    ignore_changes = [\"triggers\"]\n  }\n}\nvariable \"v\" {\n  description = \"a $${x} b\"\n  default     = \"d $${y}\"\n}\nlocals {\n  t = \"e $${z}\"\n}\n";
+        let d = super::document(&load_texts("", &[("main.tf", main)], None));
+        let r = &d["resource"][0]["null_resource"]["r"];
+        assert_eq!(r["provider"], json!("null.foo"));
+        assert_eq!(r["depends_on"], json!(["null_resource.s"]));
+        assert_eq!(r["lifecycle"][0]["ignore_changes"], json!(["triggers"]));
+        let v = &d["variable"][0]["v"];
+        assert_eq!(v["description"], json!("a ${x} b"));
+        assert_eq!(v["default"], json!("d ${y}"));
+        // A local value is a template: its literal `${` stays escaped.
+        assert_eq!(d["locals"]["t"], json!("e $${z}"));
+    }
+}
