@@ -45,7 +45,13 @@ HCL = re.compile(r"\.(tf|tofu|tfvars|hcl)([~#]|\.bak)?$", re.I)
 JSON = re.compile(r"\.(tf|tofu|tfvars)\.json$", re.I)
 CONFIG = re.compile(r"\.(tf|tofu)(\.json)?$")
 
-counts = {"hcl": 0, "json": 0, "merge": 0, "policy": 0}
+counts = {"hcl": 0, "json": 0, "merge": 0, "policy": 0, "linear": 0}
+# The linear target repeats its input: short units, the openers of every construct.
+for unit in [b"(", b"[", b"{", b"a = (", b"\"${", b"\"%{if a}", b"<<EOT\n", b"<<-EOT\n${",
+             b"/*", b"#\n", b"a.0.", b"a[*].", b"a ? b : ", b"x = [for a in b : ",
+             b"{ for k, v in m : k => ", b"f(", b"-", b"!", b"b \"l\" {\n", b"a = 1 +\n",
+             b"\"a\\", b"$${", b"~}", b"\r\n", b"\xef\xbb\xbf"]:
+    counts["linear"] += add("linear", unit)
 FUZZ = Path("tests/fixtures/fuzz")
 dirs = {}
 for p in files():
@@ -62,6 +68,8 @@ for p in files():
         counts["json"] += add("json", p.read_bytes())
     elif HCL.search(name):
         counts["hcl"] += add("hcl", p.read_bytes())
+        if p.stat().st_size <= 2048:
+            counts["linear"] += add("linear", p.read_bytes())
     if name.endswith(".toml") and name != "case.toml" and (
         "policy" in p.parts or p.parent == Path("policies") or name == ".override-guard.toml"
     ):

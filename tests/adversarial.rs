@@ -1158,3 +1158,20 @@ fn a_staged_file_name_that_is_not_utf8_is_not_skipped_silently() {
         assert!(got.all().contains("_override.tf"), "{}", got.shown());
     }
 }
+
+/// Shapes that once made the reader rescan what it had read: each unclosed `/*` searched
+/// the rest of the file for a `*/` (found by the `linear` fuzz target). Megabytes of them
+/// are read in linear time and refused with a syntax error.
+#[test]
+fn many_unclosed_openers_are_read_in_linear_time() {
+    let s = sandbox();
+    let size = 4 * 1024 * 1024;
+    for (dir, unit) in [("comments", "4/*0"), ("strings", "x = \"${\n"), ("parens", "x = (\n")] {
+        s.write(&format!("{dir}/main.tf"), unit.repeat(size / unit.len()));
+    }
+    for dir in ["comments", "strings", "parens"] {
+        let got = og_within(&s, &["audit", dir, "--format", "compact"], Duration::from_secs(60));
+        expect_code(dir, &got, 1);
+        assert!(got.stdout.contains(&format!("{dir}/main.tf:1")), "{}", got.shown());
+    }
+}

@@ -104,7 +104,13 @@ enum Frame {
 /// bytes belong to no token).
 pub fn scan(src: &[u8], mode: Mode) -> Vec<Token> {
     let start = if src.starts_with(&[0xef, 0xbb, 0xbf]) { 3 } else { 0 };
-    let mut s = Scanner { src, pos: start, out: Vec::with_capacity(src.len() / 4), braces: 0 };
+    let mut s = Scanner {
+        src,
+        pos: start,
+        out: Vec::with_capacity(src.len() / 4),
+        braces: 0,
+        no_close_after: usize::MAX,
+    };
     let mut stack: Vec<Frame> = Vec::new();
     if mode == Mode::Template {
         stack.push(Frame::Bare);
@@ -131,6 +137,8 @@ struct Scanner<'a> {
     out: Vec<Token>,
     /// Open `{` of code (HCL's brace count: template sequences return at their level).
     braces: usize,
+    /// No `*/` follows this offset (`usize::MAX` until a search for one fails).
+    no_close_after: usize,
 }
 
 /// The length of the UTF-8 sequence starting at `b[i]` as HCL's scanner accepts it (a
@@ -268,9 +276,19 @@ impl Scanner<'_> {
             b'/' if self.peek(1) == Some(b'*') => {
                 // A block comment only counts when it is closed; otherwise `/` and `*`
                 // are tokens and what follows is read as code (HCL's longest match).
-                match find(b, self.pos + 2, b"*/") {
+                // Once no `*/` follows some point, none follows any later one: remembering
+                // that keeps a text of many unclosed `/*` linear.
+                let close = if self.pos >= self.no_close_after {
+                    None
+                } else {
+                    find(b, self.pos + 2, b"*/")
+                };
+                match close {
                     Some(end) => self.emit(Kind::Comment, end + 2 - self.pos),
-                    None => self.emit(Kind::Slash, 1),
+                    None => {
+                        self.no_close_after = self.no_close_after.min(self.pos);
+                        self.emit(Kind::Slash, 1)
+                    }
                 }
             }
             b'\n' => self.emit(Kind::Newline, 1),

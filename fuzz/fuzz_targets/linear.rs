@@ -1,0 +1,43 @@
+//! Linear time: the fuzzer's bytes are a *unit* repeated to about 128 KiB, and reading
+//! that text must stay within a time bound that only a linear (or n log n) reader meets.
+//! Repetition is what turns a quadratic path (rescanning what was read, backtracking over
+//! an unclosed construct, re-parsing a nested source) into seconds: a unit of `(`, `"${`,
+//! `<<EOT⏎` or `/*` repeated is the shape such bugs need.
+#![no_main]
+
+use std::time::{Duration, Instant};
+
+use libfuzzer_sys::fuzz_target;
+use override_guard::terraform::hcl;
+use override_guard::terraform::syntax::{fmt, parse_expression, parse_template};
+
+/// About 128 KiB of text: a linear reader takes a few milliseconds in a fuzzing build, a
+/// quadratic one minutes. The bound leaves room for a loaded CI machine.
+const SIZE: usize = 128 * 1024;
+const BOUND: Duration = Duration::from_secs(2);
+
+fuzz_target!(|data: &[u8]| {
+    let unit = String::from_utf8_lossy(data);
+    if unit.is_empty() || unit.len() > 4096 {
+        return;
+    }
+    let text = unit.repeat(SIZE / unit.len() + 1);
+    let check = |what: &str, f: &dyn Fn()| {
+        let start = Instant::now();
+        f();
+        let took = start.elapsed();
+        assert!(took < BOUND, "{what}: {} bytes took {took:?} (unit {unit:?})", text.len());
+    };
+    check("parse_named", &|| {
+        let _ = hcl::parse_named(0, "main.tf", &text);
+    });
+    check("parse_expression", &|| {
+        let _ = parse_expression(&text);
+    });
+    check("parse_template", &|| {
+        let _ = parse_template(&text);
+    });
+    check("fmt::format", &|| {
+        let _ = fmt::format(&text);
+    });
+});
