@@ -7,6 +7,11 @@ use override_guard::app::{self, Outcome};
 use override_guard::cli::Cli;
 use override_guard::report::{self, Escapes};
 
+/// Reading a module allocates many small nodes and frees them when its verdict is in;
+/// mimalloc does that in about a fifth less CPU time than the C library's allocator.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The stack of every thread that parses: the parser descends recursively, and a file
 /// may nest up to its limit of levels. Address space only: pages are used as touched.
 const STACK: usize = 256 << 20;
