@@ -102,6 +102,35 @@ impl Peeker<'_> {
     }
 }
 
+/// The attribute names a body has set so far. Bodies are small: a list is searched
+/// until it grows long, then a map keeps a body of many thousands linear.
+#[derive(Default)]
+struct Seen<'a> {
+    list: Vec<(&'a str, Range)>,
+    map: HashMap<&'a str, Range>,
+}
+
+impl<'a> Seen<'a> {
+    const LIST: usize = 24;
+
+    fn get(&self, name: &str) -> Option<Range> {
+        if self.map.is_empty() {
+            self.list.iter().find(|(n, _)| *n == name).map(|(_, r)| r.clone())
+        } else {
+            self.map.get(name).cloned()
+        }
+    }
+
+    fn insert(&mut self, name: &'a str, range: Range) {
+        if self.map.is_empty() && self.list.len() < Self::LIST {
+            self.list.push((name, range));
+        } else {
+            self.map.extend(self.list.drain(..));
+            self.map.insert(name, range);
+        }
+    }
+}
+
 struct Parser<'a> {
     src: &'a str,
     peek: Peeker<'a>,
@@ -259,7 +288,7 @@ impl<'a> Parser<'a> {
     fn body(&mut self, end: Kind) -> Body {
         let start = self.prev_range();
         let mut items = Vec::new();
-        let mut seen: HashMap<String, Range> = HashMap::new();
+        let mut seen = Seen::default();
         let end_range;
         loop {
             let next = self.peek();
@@ -275,8 +304,9 @@ impl<'a> Parser<'a> {
                 Kind::Ident => {
                     let Some(item) = self.body_item() else { continue };
                     if let Item::Attr(a) = &item {
-                        if let Some(prev) = seen.get(&a.name) {
-                            let at = range_string(self.src, prev);
+                        let name = self.src.get(a.name_range.clone()).unwrap_or_default();
+                        if let Some(prev) = seen.get(name) {
+                            let at = range_string(self.src, &prev);
                             self.error(
                                 "Attribute redefined",
                                 format!(
@@ -287,7 +317,7 @@ impl<'a> Parser<'a> {
                             );
                             continue;
                         }
-                        seen.insert(a.name.clone(), a.name_range.clone());
+                        seen.insert(name, a.name_range.clone());
                     }
                     items.push(item);
                 }

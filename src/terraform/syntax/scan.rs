@@ -162,6 +162,11 @@ fn utf8_len(b: &[u8], i: usize) -> Option<usize> {
 
 /// The character at `b[i..]`, when it is valid UTF-8.
 fn char_at(b: &[u8], i: usize) -> Option<(char, usize)> {
+    if let Some(&c) = b.get(i)
+        && c.is_ascii()
+    {
+        return Some((c as char, 1));
+    }
     let n = utf8_len(b, i)?;
     let s = std::str::from_utf8(b.get(i..i + n)?).ok()?;
     s.chars().next().map(|c| (c, n))
@@ -201,7 +206,17 @@ impl Scanner<'_> {
             return None;
         }
         let mut len = n;
-        while let Some((c, n)) = char_at(self.src, at + len) {
+        loop {
+            // Most identifiers are ASCII: those bytes are judged without decoding.
+            match self.src.get(at + len) {
+                Some(b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' | b'-') => {
+                    len += 1;
+                    continue;
+                }
+                Some(c) if c.is_ascii() => break,
+                _ => {}
+            }
+            let Some((c, n)) = char_at(self.src, at + len) else { break };
             if !is_ident_continue(c) {
                 break;
             }
