@@ -10,6 +10,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use rayon::prelude::*;
+
 use super::{POLICY_FILE, ParentPolicy, Source, SourceError, Tracked, join};
 use crate::terraform::{Local, discover};
 
@@ -48,6 +50,17 @@ struct Listing {
     policies: BTreeSet<String>,
     /// Files skipped (links out of the repository), as (path, why).
     notes: Vec<(String, String)>,
+}
+
+impl Listing {
+    fn absorb(&mut self, part: Listing) {
+        for (dir, names) in part.modules {
+            self.modules.entry(dir).or_default().extend(names);
+        }
+        self.local.extend(part.local);
+        self.policies.extend(part.policies);
+        self.notes.extend(part.notes);
+    }
 }
 
 impl WorktreeSource {
@@ -212,8 +225,17 @@ impl WorktreeSource {
                 visible.insert(rel);
             }
         }
-        for dir in dirs {
-            self.list_dir(&dir, &visible, tracked, out)?;
+        // Each directory is read whole, in parallel; merged in the walk's order, so the
+        // listing (and the first error) is the same as one by one.
+        let parts: Vec<Result<Listing, SourceError>> = dirs
+            .par_iter()
+            .map(|dir| {
+                let mut part = Listing::default();
+                self.list_dir(dir, &visible, tracked, &mut part).map(|()| part)
+            })
+            .collect();
+        for part in parts {
+            out.absorb(part?);
         }
         Ok(())
     }
