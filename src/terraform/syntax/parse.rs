@@ -838,12 +838,14 @@ impl<'a> Parser<'a> {
                         self.read();
                         let mut close = self.read();
                         if close.kind != Kind::CBrack && !self.recovery {
+                            // HCL points at the token its recovery stops at (the `]`, or
+                            // the end of the file), not at the one found instead.
+                            close = self.recover(Kind::CBrack);
                             self.error(
                                 "Missing close bracket on splat index",
                                 "The star for a full splat operator must be immediately followed by a closing bracket (\"]\").",
                                 tr(close),
                             );
-                            close = self.recover(Kind::CBrack);
                         }
                         // The rest of the traversal applies to each element.
                         let item =
@@ -869,12 +871,13 @@ impl<'a> Parser<'a> {
                     } else {
                         let c = self.read();
                         if c.kind != Kind::CBrack && !self.recovery {
+                            // As for a splat: where the recovery stops.
+                            close = self.recover(Kind::CBrack);
                             self.error(
                                 "Missing close bracket on index",
                                 "The index operator must end with a closing bracket (\"]\").",
-                                tr(c),
+                                tr(close),
                             );
-                            close = self.recover(Kind::CBrack);
                         } else {
                             close = c;
                         }
@@ -1863,6 +1866,9 @@ impl TemplateParser<'_> {
         loop {
             match self.toks.get(self.pos) {
                 Some(TplTok::EndOfTemplate(_)) | None => {
+                    if self.abandoned {
+                        return None;
+                    }
                     let at = self.position(&open);
                     let end = match self.toks.get(self.pos) {
                         Some(TplTok::EndOfTemplate(r)) => r.clone(),
