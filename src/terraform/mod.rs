@@ -280,6 +280,8 @@ pub struct ParsedFile {
     pub body: Body,
     /// JSON `"//"` comments. Native-syntax comments are read from the text when needed.
     pub notes: Vec<Note>,
+    /// What reading and parsing the file reported, in Terraform's order.
+    pub diagnostics: Vec<crate::diag::Diagnostic>,
 }
 
 /// A JSON `"//"` comment and the object it sits in.
