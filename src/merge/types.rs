@@ -63,7 +63,9 @@ pub(super) fn variable_errors(b: &Block, is_override: bool) -> Vec<Diagnostic> {
         None if is_override => None,
         None => Some(TypeSpec::unset()),
     };
-    if let Some(d) = b.attr("default") {
+    // A default with a syntax error was reported as such; Terraform's value of it is
+    // unknown, which no check rejects.
+    if let Some(d) = b.attr("default").filter(|d| parses(&d.expr)) {
         match value_of(&d.expr) {
             Err(e) => out.push(Diagnostic::error(e.summary, e.detail, d.expr.span)),
             Ok(v) => {
