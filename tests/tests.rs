@@ -15,6 +15,7 @@ mod precommit;
 mod props;
 mod sarif;
 mod scope;
+mod syntax;
 mod types;
 mod untrusted;
 mod util;

@@ -138,13 +138,15 @@ pub fn parse_type_source(src: &str) -> Result<TypeSpec, TypeError> {
 /// JSON string, where quotes are no legacy form.
 pub fn parse_type_text(src: &str, native: bool) -> Result<TypeSpec, TypeError> {
     let (expr, errors) = crate::terraform::syntax::parse_expression(src);
-    if let Some(e) = errors.into_iter().next() {
-        if !native {
-            return Err(err(INVALID, EITHER));
-        }
-        return Err(err(&e.summary, e.detail));
+    if errors.is_empty() {
+        return parse_type(&expr, native);
     }
-    parse_type(&expr, native)
+    if !native {
+        return Err(err(INVALID, EITHER));
+    }
+    // A syntax error was reported as the file was read. Terraform reads the type from what
+    // could be parsed, where the broken part is no type.
+    parse_type(&expr, native).map_err(|_| err(INVALID, EITHER))
 }
 
 /// Parses a `type` argument. `native` is false for JSON syntax, where the expression is the

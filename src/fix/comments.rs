@@ -97,7 +97,7 @@ pub fn plan(m: &Module, policy: &Policy, base: &GlobBase, today: Date) -> Plan {
     let mut plan = Plan::default();
     // A merge error leaves the files readable and the pairs known; a file that does not
     // parse does not.
-    if m.diagnostics[..m.parse_diagnostics].iter().any(|d| d.is_error()) {
+    if m.parse_diagnostics().any(|d| d.is_error()) {
         if m.override_files().next().is_some() {
             plan.problems.push(Problem {
                 path: m.dir.clone(),

@@ -900,6 +900,11 @@ impl Cx<'_> {
 
     /// `decodeVersionConstraint` of an argument (`required_version`, a provider's `version`).
     fn version_constraint(&mut self, a: &Attr) {
+        // An expression that did not parse was reported as such; its value is unknown to
+        // Terraform, which then checks nothing more.
+        if !super::types::parses(&a.expr) {
+            return;
+        }
         let v = match super::types::value_of(&a.expr) {
             Ok(v) => v,
             Err(e) => return self.err(e.summary, e.detail, a.expr.span),

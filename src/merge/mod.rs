@@ -40,8 +40,6 @@ pub struct Module {
     /// Every loaded file as parsed, before the merge: the policy compares originals with
     /// the override blocks that change them.
     pub parsed: Vec<ParsedFile>,
-    /// How many of `diagnostics` came from reading and parsing (the rest from the merge).
-    pub parse_diagnostics: usize,
 }
 
 /// The effective `terraform` block.
@@ -89,6 +87,12 @@ impl Module {
         self.diagnostics.iter().any(Diagnostic::is_error)
     }
 
+    /// What reading and parsing the files reported (the rest of `diagnostics` is what
+    /// decoding and merging them found). Empty for a [`reassemble`]d module.
+    pub fn parse_diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.parsed.iter().flat_map(|p| &p.diagnostics)
+    }
+
     /// The override files of the module.
     pub fn override_files(&self) -> impl Iterator<Item = &SourceText> {
         self.files.files.iter().filter(|f| f.class == FileClass::Override)
@@ -134,45 +138,39 @@ pub fn load<E: std::fmt::Display>(
         diagnostics: Vec::new(),
         ignored: Vec::new(),
         parsed: Vec::new(),
-        parse_diagnostics: 0,
     };
     let mut parsed = Vec::with_capacity(raw.len());
     for (id, (c, bytes)) in raw.into_iter().enumerate() {
-        let (text, bad_utf8) = match String::from_utf8(bytes) {
+        let path = crate::source::join(dir, &c.name);
+        let (text, bytes) = match String::from_utf8(bytes) {
             Ok(s) => (s, None),
+            // Native syntax is read as Terraform's scanner reads it, broken bytes and all.
+            Err(e) if c.syntax == Syntax::Hcl => (hcl::lossless_text(e.as_bytes()), Some(e)),
             Err(e) => {
                 let at = e.utf8_error().valid_up_to();
-                (String::from_utf8_lossy(e.as_bytes()).into_owned(), Some(at))
+                let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                m.files.files.push(SourceText::new(path, c.class, c.syntax, Arc::from(text)));
+                let d = Diagnostic::error(
+                    "Invalid character encoding",
+                    "All input files must be UTF-8 encoded. Ensure that UTF-8 encoding is selected in your editor.",
+                    Span::new(id, at, at + 1),
+                );
+                parsed.push(ParsedFile { file: id, diagnostics: vec![d], ..Default::default() });
+                continue;
             }
         };
-        let path = crate::source::join(dir, &c.name);
         m.files.files.push(SourceText::new(path, c.class, c.syntax, Arc::from(text)));
-        if let Some(at) = bad_utf8 {
-            m.diagnostics.push(Diagnostic::error(
-                "Invalid character encoding",
-                "All input files must be UTF-8 encoded. Ensure that UTF-8 encoding is selected in your editor.",
-                Span::new(id, at, at + 1),
-            ));
-            parsed.push(ParsedFile { file: id, ..Default::default() });
-            continue;
-        }
         let src = &m.files.files[id];
-        let result = match c.syntax {
-            Syntax::Hcl => Ok(hcl::parse_named(id, &src.path, &src.text)),
-            Syntax::Json => json::parse(id, src),
+        let result = match (c.syntax, &bytes) {
+            (Syntax::Hcl, Some(e)) => Ok(hcl::parse_bytes(id, &src.path, e.as_bytes(), &src.text)),
+            (Syntax::Hcl, None) => Ok(hcl::parse_named(id, &src.path, &src.text)),
+            (Syntax::Json, _) => json::parse(id, src),
         };
-        match result {
-            Ok((f, diags)) => {
-                m.diagnostics.extend(diags);
-                parsed.push(f);
-            }
-            Err(d) => {
-                m.diagnostics.push(d);
-                parsed.push(ParsedFile { file: id, ..Default::default() });
-            }
-        }
+        parsed.push(match result {
+            Ok((f, diags)) => ParsedFile { diagnostics: diags, ..f },
+            Err(d) => ParsedFile { file: id, diagnostics: vec![d], ..Default::default() },
+        });
     }
-    m.parse_diagnostics = m.diagnostics.len();
     assemble(&mut m, &parsed);
     m.parsed = parsed;
     Ok(m)
@@ -190,10 +188,9 @@ pub fn reassemble(m: &Module, engine: Engine) -> Module {
         blocks: Vec::new(),
         locals: Vec::new(),
         settings: Settings::default(),
-        diagnostics: m.diagnostics[..m.parse_diagnostics].to_vec(),
+        diagnostics: Vec::new(),
         ignored: Vec::new(),
         parsed: Vec::new(),
-        parse_diagnostics: m.parse_diagnostics,
     };
     assemble(&mut o, &m.parsed);
     o
@@ -206,11 +203,6 @@ pub fn reassemble(m: &Module, engine: Engine) -> Module {
 pub fn without_overrides(m: &Module) -> Module {
     // Files are in merge order: the primaries come first, so their ids stay the same.
     let n = m.files.files.iter().take_while(|f| f.class == FileClass::Primary).count();
-    let diagnostics: Vec<Diagnostic> = m.diagnostics[..m.parse_diagnostics]
-        .iter()
-        .filter(|d| d.subject.is_none_or(|s| s.file < n))
-        .cloned()
-        .collect();
     let mut o = Module {
         dir: m.dir.clone(),
         engine: m.engine,
@@ -219,8 +211,7 @@ pub fn without_overrides(m: &Module) -> Module {
         blocks: Vec::new(),
         locals: Vec::new(),
         settings: Settings::default(),
-        parse_diagnostics: diagnostics.len(),
-        diagnostics,
+        diagnostics: Vec::new(),
         ignored: Vec::new(),
         parsed: Vec::new(),
     };
@@ -247,8 +238,10 @@ pub fn load_texts(dir: &str, files: &[(&str, &str)], engine: Option<Engine>) -> 
 fn assemble(m: &mut Module, parsed: &[ParsedFile]) {
     let (primaries, overrides): (Vec<&ParsedFile>, Vec<&ParsedFile>) =
         parsed.iter().partition(|f| m.files.get(f.file).class == FileClass::Primary);
-    // Terraform decodes every file, primaries then overrides, before it merges any.
+    // Terraform reads and decodes every file, primaries then overrides, one file after
+    // the other, before it merges any.
     for f in primaries.iter().chain(&overrides) {
+        m.diagnostics.extend(f.diagnostics.iter().cloned());
         let is_override = m.files.get(f.file).class == FileClass::Override;
         let found = decode::decode_file(&m.files, f, m.engine, is_override);
         m.diagnostics.extend(found);

@@ -21,13 +21,23 @@ pub fn type_spec(a: &Attr) -> Result<TypeSpec, cty::TypeError> {
 
 /// The value of a constant expression (a default, a tfvars value).
 pub fn value_of(e: &Expr) -> Result<Value, cty::EvalError> {
-    // The source cut from its file ends at a heredoc's closing marker, whose newline the
-    // file had and a heredoc needs.
+    cty::eval_source(&source_of(e))
+}
+
+/// Whether an expression is free of syntax errors (one that is not was reported when its
+/// file was read).
+pub fn parses(e: &Expr) -> bool {
+    crate::terraform::syntax::parse_expression(&source_of(e)).1.is_empty()
+}
+
+/// An expression's source, to be read again on its own. The source cut from its file ends
+/// at a heredoc's closing marker, whose newline the file had and a heredoc needs.
+fn source_of(e: &Expr) -> String {
     let text = match &e.source {
         Some(src) => src.clone(),
         None => e.to_hcl(),
     };
-    if text.ends_with('\n') { cty::eval_source(&text) } else { cty::eval_source(&(text + "\n")) }
+    if text.ends_with('\n') { text } else { text + "\n" }
 }
 
 fn nullable(b: &Block) -> bool {
@@ -53,7 +63,9 @@ pub(super) fn variable_errors(b: &Block, is_override: bool) -> Vec<Diagnostic> {
         None if is_override => None,
         None => Some(TypeSpec::unset()),
     };
-    if let Some(d) = b.attr("default") {
+    // A default with a syntax error was reported as such; Terraform's value of it is
+    // unknown, which no check rejects.
+    if let Some(d) = b.attr("default").filter(|d| parses(&d.expr)) {
         match value_of(&d.expr) {
             Err(e) => out.push(Diagnostic::error(e.summary, e.detail, d.expr.span)),
             Ok(v) => {

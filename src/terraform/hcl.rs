@@ -16,10 +16,36 @@ pub fn parse(file: FileId, text: &str) -> (ParsedFile, Vec<Diagnostic>) {
 /// place in it. The body is what could be read (Terraform goes on with it too); the
 /// diagnostics are the scanner's checks, then the syntax errors, in Terraform's order.
 pub fn parse_named(file: FileId, path: &str, text: &str) -> (ParsedFile, Vec<Diagnostic>) {
-    let (body, errors) = super::syntax::parse_config(text);
+    parse_bytes(file, path, text.as_bytes(), text)
+}
+
+/// [`parse_named`] of a file that may not be valid UTF-8, as Terraform reads one: its
+/// scanner cuts `bytes`, where a broken sequence is a token of its own ("Invalid character
+/// encoding", reported once, and the syntax errors it causes; inside a comment it is no
+/// error at all). `text` is `bytes` with each byte of a broken sequence replaced by one
+/// character of one byte (see [`lossless_text`]), so offsets are the same in both.
+pub fn parse_bytes(
+    file: FileId,
+    path: &str,
+    bytes: &[u8],
+    text: &str,
+) -> (ParsedFile, Vec<Diagnostic>) {
+    let tokens = scan::scan(bytes, Mode::Normal);
+    let (body, errors) = super::syntax::parse::parse_tokens(text, &tokens);
     let diags = errors.into_iter().map(|e| diagnostic(file, path, e)).collect();
     let cx = Cx { file, text };
-    (ParsedFile { file, body: cx.body(&body), notes: Vec::new() }, diags)
+    (ParsedFile { file, body: cx.body(&body), notes: Vec::new(), diagnostics: Vec::new() }, diags)
+}
+
+/// The text of bytes that are not all valid UTF-8, at the same offsets: each byte of a
+/// broken sequence becomes U+001A (SUBSTITUTE), one byte long.
+pub fn lossless_text(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        out.extend(std::iter::repeat_n('\u{1a}', chunk.invalid().len()));
+    }
+    out
 }
 
 /// A syntax error as a diagnostic of the file.

@@ -22,7 +22,7 @@ pub fn parse(file: FileId, src: &SourceText) -> Result<(ParsedFile, Vec<Diagnost
     let root = parse_value(file, &src.text)?;
     let mut cx = Decoder { file, src: Some(src), diags: Vec::new(), notes: Vec::new() };
     let body = cx.body(&root, Schema::Top);
-    Ok((ParsedFile { file, body, notes: cx.notes }, cx.diags))
+    Ok((ParsedFile { file, body, notes: cx.notes, diagnostics: Vec::new() }, cx.diags))
 }
 
 /// Parses a JSON document (strict JSON, as Terraform reads it) into a value tree with spans:

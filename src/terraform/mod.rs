@@ -90,7 +90,10 @@ impl SourceText {
         self.path.rsplit('/').next().unwrap_or(&self.path)
     }
 
-    /// 1-based line and column (in characters, as HCL counts them) of a byte offset.
+    /// 1-based line and column of a byte offset, as Terraform counts them: in native
+    /// syntax, columns are grapheme clusters (an accent and the letter it combines with, or
+    /// an emoji sequence, are one) and a leading byte order mark is no column; JSON counts
+    /// characters.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text.len());
         let line = match self.line_starts.binary_search(&offset) {
@@ -98,7 +101,11 @@ impl SourceText {
             Err(i) => i - 1,
         };
         let start = self.line_starts[line];
-        let col = self.text.get(start..offset).map_or(offset - start, |s| s.chars().count());
+        let col = match (self.syntax, self.text.get(start..offset)) {
+            (Syntax::Hcl, Some(s)) => syntax::parse::columns(s, start == 0),
+            (_, Some(s)) => s.chars().count(),
+            (_, None) => offset - start,
+        };
         (line + 1, col + 1)
     }
 
@@ -273,6 +280,8 @@ pub struct ParsedFile {
     pub body: Body,
     /// JSON `"//"` comments. Native-syntax comments are read from the text when needed.
     pub notes: Vec<Note>,
+    /// What reading and parsing the file reported, in Terraform's order.
+    pub diagnostics: Vec<crate::diag::Diagnostic>,
 }
 
 /// A JSON `"//"` comment and the object it sits in.

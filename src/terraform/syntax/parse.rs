@@ -868,12 +868,14 @@ impl<'a> Parser<'a> {
                         self.read();
                         let mut close = self.read();
                         if close.kind != Kind::CBrack && !self.recovery {
+                            // HCL points at the token its recovery stops at (the `]`, or
+                            // the end of the file), not at the one found instead.
+                            close = self.recover(Kind::CBrack);
                             self.error(
                                 "Missing close bracket on splat index",
                                 "The star for a full splat operator must be immediately followed by a closing bracket (\"]\").",
                                 tr(close),
                             );
-                            close = self.recover(Kind::CBrack);
                         }
                         // The rest of the traversal applies to each element.
                         let item =
@@ -899,12 +901,13 @@ impl<'a> Parser<'a> {
                     } else {
                         let c = self.read();
                         if c.kind != Kind::CBrack && !self.recovery {
+                            // As for a splat: where the recovery stops.
+                            close = self.recover(Kind::CBrack);
                             self.error(
                                 "Missing close bracket on index",
                                 "The index operator must end with a closing bracket (\"]\").",
-                                tr(c),
+                                tr(close),
                             );
-                            close = self.recover(Kind::CBrack);
                         } else {
                             close = c;
                         }
@@ -1893,6 +1896,9 @@ impl TemplateParser<'_> {
         loop {
             match self.toks.get(self.pos) {
                 Some(TplTok::EndOfTemplate(_)) | None => {
+                    if self.abandoned {
+                        return None;
+                    }
                     let at = self.position(&open);
                     let end = match self.toks.get(self.pos) {
                         Some(TplTok::EndOfTemplate(r)) => r.clone(),
@@ -2017,18 +2023,22 @@ pub fn range_string(src: &str, r: &Range) -> String {
     }
 }
 
-/// 1-based line and column (in characters) of a byte offset, a byte order mark not
-/// counted.
+/// 1-based line and column of a byte offset, as HCL counts them (see [`columns`]).
 pub fn line_col(src: &str, at: usize) -> (usize, usize) {
     let at = at.min(src.len());
     let before = src.get(..at).unwrap_or("");
     let line = before.matches('\n').count() + 1;
     let start = before.rfind('\n').map_or(0, |i| i + 1);
-    let mut col = before[start..].chars().count() + 1;
-    if start == 0 && src.starts_with('\u{feff}') && at >= 3 {
-        col -= 1;
-    }
-    (line, col)
+    (line, columns(&before[start..], start == 0) + 1)
+}
+
+/// How many columns a line's text up to some point takes, as HCL counts them: grapheme
+/// clusters (a letter and its combining accent, an emoji sequence joined by zero-width
+/// joiners, are one), and on the first line a byte order mark is none.
+pub fn columns(line: &str, first_line: bool) -> usize {
+    use unicode_segmentation::UnicodeSegmentation;
+    let line = if first_line { line.strip_prefix('\u{feff}').unwrap_or(line) } else { line };
+    line.graphemes(true).count()
 }
 
 /// A string as Go's `%q` shows it, without the quotes (for the few messages that quote
