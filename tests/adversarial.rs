@@ -35,15 +35,13 @@ const WEAKENED: &str =
 const DEEP: usize = 10_000;
 
 /// Peak resident memory allowed for a run: a constant for the process itself plus a
-/// multiple of the bytes of configuration it reads. Measured in a debug build with the
-/// system allocator: a trivial run 18 MiB; 50 MiB of resource blocks 2.03 GiB (~41 bytes
-/// per input byte: the syntax tree, the model and the source text); 100,000 attributes
-/// (1.7 MB) 104 MiB; 10,000 override files (0.6 MB) 53 MiB; a 10 MB line 99 MiB. mimalloc
-/// keeps freed pages for reuse: `show` of the 100,000 attributes peaks at 148 MiB with it.
+/// multiple of the bytes of configuration it reads. Measured in a debug build: a trivial
+/// run 18 MiB; 50 MiB of resource blocks 2.03 GiB (~41 bytes per input byte: the syntax
+/// tree, the model and the source text); 100,000 attributes (1.7 MB) 104 MiB for `audit`,
+/// 130 MiB for `show`; 10,000 override files (0.6 MB) 53 MiB; a 10 MB line 99 MiB.
 const RSS_BASE_KIB: u64 = 64 * 1024;
-/// See [`RSS_BASE_KIB`]: 56 leaves ~15% over the ~49 bytes per input byte measured with
-/// the allocator's reserve.
-const RSS_PER_INPUT_BYTE: u64 = 56;
+/// See [`RSS_BASE_KIB`]: 48 leaves ~15% over the measured 41 bytes per input byte.
+const RSS_PER_INPUT_BYTE: u64 = 48;
 
 /// Longest any run may take before the watchdog kills it (the 50 MB audit takes ~45 s
 /// alone in a debug build on two cores, ~95 s beside the rest of the suite).
