@@ -331,7 +331,7 @@ fn build(fx: Fx) -> Sandbox {
             s.git(&["checkout", "-q", "main"]);
             s.commit(&[("db/main.tf", &DB_MAIN.replace("main", "primary"))], "ours");
             s.commit(
-                &[("db/main.tf", &DB_MAIN.replace("main", "primary").replace("true", "null"))],
+                &[("db/main.tf", &DB_MAIN.replace("main", "primary").replace("true", "!false"))],
                 "ours again",
             );
             assert!(!s.git_status(&["merge", "-q", "other"]), "the merge should conflict");

@@ -9,6 +9,7 @@
 
 use std::sync::LazyLock;
 
+use crate::cty;
 use crate::diag::{Diagnostic, Severity};
 use crate::terraform::discover::Engine;
 use crate::terraform::syntax::ast::{self, Node, Part, Step};
@@ -652,6 +653,35 @@ impl Cx<'_> {
         self.out.push(Diagnostic::error(summary, detail, at));
     }
 
+    /// The arguments Terraform decodes as a constant bool (`gohcl.DecodeExpression` with no
+    /// variables): what does not evaluate is reported, then that the value is unsuitable,
+    /// at the start of the expression. One with a syntax error was reported when read.
+    fn static_bools(&mut self, body: &Body, names: &[&str]) {
+        for a in body.attrs().filter(|a| names.contains(&a.name.as_str())) {
+            if !super::types::parses(&a.expr) {
+                continue;
+            }
+            let at = Span { end: a.expr.span.start, ..a.expr.span };
+            // Without variables a JSON string is not a template: `"${true}"` is text.
+            let json_template = a.expr.source.is_none()
+                && matches!(&a.expr.kind, ExprKind::Template(p) if p.iter().any(|x| matches!(x, TplPart::Code(_))));
+            let why = match super::types::value_of(&a.expr) {
+                _ if json_template => "a bool is required".to_string(),
+                Err(e) => {
+                    self.err(e.summary, e.detail, a.expr.span);
+                    "value must be known".to_string()
+                }
+                Ok(cty::Value::Null(_)) => "null value is not allowed".to_string(),
+                Ok(v) => match cty::convert(&v, &cty::Type::Bool) {
+                    Ok(cty::Value::Null(_)) => "null value is not allowed".to_string(),
+                    Ok(_) => continue,
+                    Err(e) => e,
+                },
+            };
+            self.err("Unsuitable value type", format!("Unsuitable value: {why}"), at);
+        }
+    }
+
     fn engine_name(&self) -> &'static str {
         if self.tofu { "OpenTofu" } else { "Terraform" }
     }
@@ -1210,6 +1240,7 @@ impl Cx<'_> {
                 );
             }
         }
+        self.static_bools(&b.body, &["sensitive", "ephemeral", "nullable", "const"]);
         self.out.extend(super::types::variable_errors(b, self.over));
         for v in inner {
             if let (Some(cond), _) = self.check_rule(v) {
@@ -1265,6 +1296,7 @@ impl Cx<'_> {
     fn output(&mut self, b: &Block) {
         let s = if self.tofu { &TOFU_OUTPUT } else { &TF_OUTPUT };
         let inner = self.content(&b.body, self.missing(b), s, self.over, true);
+        self.static_bools(&b.body, &["sensitive", "ephemeral"]);
         self.depends_on(b);
         if !valid_identifier(b.labels.first().map_or("", String::as_str)) {
             let at = b.label_spans.first().copied().unwrap_or(b.def_span);
@@ -1535,6 +1567,9 @@ impl Cx<'_> {
     fn lifecycle(&mut self, r: &Block, lc: &Block, kind: &str) {
         let s = if self.tofu { &TOFU_LIFECYCLE } else { &TF_LIFECYCLE };
         let inner = self.content(&lc.body, self.missing(lc), s, false, true);
+        if kind == "resource" {
+            self.static_bools(&lc.body, &["create_before_destroy", "prevent_destroy"]);
+        }
         if kind != "resource" {
             let (summary, noun) = if kind == "data" {
                 ("Invalid data resource lifecycle argument", "data resources")
