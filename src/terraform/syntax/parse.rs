@@ -140,6 +140,8 @@ struct Parser<'a> {
     errors: Vec<SyntaxError>,
     depth: usize,
     too_deep: bool,
+    /// Where the other places its messages name are.
+    places: Places<'a>,
 }
 
 fn range(a: &Range, b: &Range) -> Range {
@@ -159,6 +161,7 @@ impl<'a> Parser<'a> {
             errors: Vec::new(),
             depth: 0,
             too_deep: false,
+            places: Places::new(src),
         }
     }
 
@@ -306,7 +309,7 @@ impl<'a> Parser<'a> {
                     if let Item::Attr(a) = &item {
                         let name = self.src.get(a.name_range.clone()).unwrap_or_default();
                         if let Some(prev) = seen.get(name) {
-                            let at = range_string(self.src, &prev);
+                            let at = self.places.range_string(&prev);
                             self.error(
                                 "Attribute redefined",
                                 format!(
@@ -1437,7 +1440,7 @@ impl<'a> Parser<'a> {
             toks,
             pos: 0,
             errors: Vec::new(),
-            src: self.src,
+            places: &self.places,
             depth: self.depth,
             abandoned: false,
         };
@@ -1787,11 +1790,11 @@ fn meld(toks: &mut Vec<TplTok>) {
 
 /// Builds the parts of a template from its tokens: `if` and `for` directives take the
 /// parts up to their `endif`/`endfor`.
-struct TemplateParser<'a> {
+struct TemplateParser<'a, 'p> {
     toks: Vec<TplTok>,
     pos: usize,
     errors: Vec<SyntaxError>,
-    src: &'a str,
+    places: &'p Places<'a>,
     /// Nesting, directives included (they nest like brackets).
     depth: usize,
     /// Set when the template was too deep to read: the directives left open are not
@@ -1799,7 +1802,7 @@ struct TemplateParser<'a> {
     abandoned: bool,
 }
 
-impl TemplateParser<'_> {
+impl TemplateParser<'_, '_> {
     fn error(&mut self, summary: &str, detail: impl Into<String>, range: Range) {
         self.errors.push(SyntaxError { summary: summary.into(), detail: detail.into(), range });
     }
@@ -1824,7 +1827,7 @@ impl TemplateParser<'_> {
     }
 
     fn position(&self, r: &Range) -> String {
-        range_string(self.src, r)
+        self.places.range_string(r)
     }
 
     fn part(&mut self) -> Option<Part> {
@@ -2011,25 +2014,54 @@ impl TemplateParser<'_> {
     }
 }
 
-/// HCL's `file:line,col-col` (or `file:line,col-line,col`) of a range, as its messages name
-/// another place; `{file}` stands for the file's path, which the caller knows.
-pub fn range_string(src: &str, r: &Range) -> String {
-    let (l1, c1) = line_col(src, r.start);
-    let (l2, c2) = line_col(src, r.end);
-    if l1 == l2 {
-        format!("{{file}}:{l1},{c1}-{c2}")
-    } else {
-        format!("{{file}}:{l1},{c1}-{l2},{c2}")
-    }
+/// Lines and columns of one text, for the messages that name another place in it. The
+/// line starts are found once, on first use, and a column is counted on from the last one
+/// asked for on the same line: thousands of such messages stay linear in the text.
+struct Places<'a> {
+    src: &'a str,
+    starts: std::cell::OnceCell<Vec<usize>>,
+    /// The last answer: (its line's start, its offset, its 0-based column).
+    last: std::cell::Cell<Option<(usize, usize, usize)>>,
 }
 
-/// 1-based line and column of a byte offset, as HCL counts them (see [`columns`]).
-pub fn line_col(src: &str, at: usize) -> (usize, usize) {
-    let at = at.min(src.len());
-    let before = src.get(..at).unwrap_or("");
-    let line = before.matches('\n').count() + 1;
-    let start = before.rfind('\n').map_or(0, |i| i + 1);
-    (line, columns(&before[start..], start == 0) + 1)
+impl<'a> Places<'a> {
+    fn new(src: &'a str) -> Self {
+        Places { src, starts: std::cell::OnceCell::new(), last: std::cell::Cell::new(None) }
+    }
+
+    /// HCL's `file:line,col-col` (or `file:line,col-line,col`) of a range, as its messages
+    /// name another place; `{file}` stands for the file's path, which the caller knows.
+    fn range_string(&self, r: &Range) -> String {
+        let (l1, c1) = self.line_col(r.start);
+        let (l2, c2) = self.line_col(r.end);
+        if l1 == l2 {
+            format!("{{file}}:{l1},{c1}-{c2}")
+        } else {
+            format!("{{file}}:{l1},{c1}-{l2},{c2}")
+        }
+    }
+
+    /// 1-based line and column of a byte offset, as HCL counts them (see [`columns`]).
+    fn line_col(&self, at: usize) -> (usize, usize) {
+        let src = self.src;
+        let at = at.min(src.len());
+        let starts = self.starts.get_or_init(|| {
+            std::iter::once(0).chain(src.match_indices('\n').map(|(i, _)| i + 1)).collect()
+        });
+        let line = match starts.binary_search(&at) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        };
+        let start = starts.get(line).copied().unwrap_or(0);
+        let col = match self.last.get() {
+            Some((s, from, col)) if s == start && from <= at => {
+                col + columns(src.get(from..at).unwrap_or(""), from == 0)
+            }
+            _ => columns(src.get(start..at).unwrap_or(""), start == 0),
+        };
+        self.last.set(Some((start, at, col)));
+        (line + 1, col + 1)
+    }
 }
 
 /// How many columns a line's text up to some point takes, as HCL counts them: grapheme
