@@ -77,8 +77,7 @@ impl Site {
         let starts = line_starts(&self.source);
         let line = starts.partition_point(|&s| s <= offset);
         let start = starts[line - 1];
-        let text = self.source.get(start..offset);
-        let mut col = text.map_or(offset - start, |s| s.chars().count());
+        let mut col = column(&self.source, start, offset);
         if start == 0 && col > 0 && self.source.starts_with('\u{feff}') {
             col -= 1;
         }
@@ -117,6 +116,28 @@ fn line_starts(text: &Arc<str>) -> Arc<[usize]> {
         }
         c.push((text.clone(), starts.clone()));
         starts
+    })
+}
+
+/// The 0-based column (in characters) of `offset` on the line starting at `start`. Counted
+/// on from the last one asked for on the same line of the same text (per thread): the
+/// findings of one long line, reported in order, cost its length once, not once each.
+fn column(text: &Arc<str>, start: usize, offset: usize) -> usize {
+    type Last = std::cell::RefCell<Option<(Arc<str>, usize, usize, usize)>>;
+    thread_local! {
+        static LAST: Last = const { std::cell::RefCell::new(None) };
+    }
+    let count = |from: usize| text.get(from..offset).map_or(offset - from, |s| s.chars().count());
+    LAST.with(|l| {
+        let mut l = l.borrow_mut();
+        let col = match &*l {
+            Some((t, s, from, col)) if Arc::ptr_eq(t, text) && *s == start && *from <= offset => {
+                col + count(*from)
+            }
+            _ => count(start),
+        };
+        *l = Some((text.clone(), start, offset, col));
+        col
     })
 }
 

@@ -8,7 +8,7 @@ use std::fmt;
 use miette::{Diagnostic, LabeledSpan, NamedSource, Severity};
 use serde_json::json;
 
-use super::{Style, clean, clean_line, clean_source, handler};
+use super::{Lined, Style, clean, clean_line, handler, lined};
 use crate::policy::rules::RULES;
 use crate::policy::{Finding, Level, Site, Tally};
 
@@ -48,7 +48,7 @@ struct Shown {
     code: Option<String>,
     severity: Option<Severity>,
     help: Option<String>,
-    source: Option<NamedSource<String>>,
+    source: Option<NamedSource<Lined>>,
     labels: Vec<LabeledSpan>,
     related: Vec<Shown>,
 }
@@ -95,8 +95,8 @@ fn label(site: &Site, primary: bool) -> LabeledSpan {
     }
 }
 
-fn source(site: &Site) -> NamedSource<String> {
-    NamedSource::new(clean(&site.path), clean_source(&site.source))
+fn source(site: &Site) -> NamedSource<Lined> {
+    NamedSource::new(clean(&site.path), lined(&site.source))
 }
 
 fn shown(f: &Finding) -> Shown {

@@ -1,9 +1,11 @@
 //! Rendering diagnostics for people (miette, pointing at the exact lines) and for tools
 //! (one compact line each). Pure: returns strings.
 
+use std::sync::Arc;
+
 use miette::{
-    GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource,
-    Severity as MSeverity,
+    GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, MietteError,
+    MietteSpanContents, NamedSource, Severity as MSeverity, SourceCode, SourceSpan, SpanContents,
 };
 
 use crate::diag::{Diagnostic, Severity};
@@ -68,7 +70,7 @@ pub fn human(files: &Files, d: &Diagnostic, code: &str, style: Style) -> String 
     }
     md = md.with_labels(labels);
     let report = miette::Report::new(md)
-        .with_source_code(NamedSource::new(clean(&file.path), clean_source(&file.text)));
+        .with_source_code(NamedSource::new(clean(&file.path), lined(&file.text)));
     let _ = handler(style).render_report(&mut out, report.as_ref());
     out
 }
@@ -81,8 +83,20 @@ pub fn drawable(text: &str, start: usize, end: usize) -> bool {
     let b = text.as_bytes();
     let start = start.min(b.len());
     let end = end.min(b.len()).max(start);
-    let from = b[..start].iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
-    let to = b[end..].iter().position(|&c| c == b'\n').map_or(b.len(), |i| end + i);
+    // Looked for no further than a drawable line reaches: a file of one long line with
+    // thousands of findings costs each of them that much, not the whole line.
+    let back = start.saturating_sub(LONGEST + 1);
+    let from = match b[back..start].iter().rposition(|&c| c == b'\n') {
+        Some(i) => back + i + 1,
+        None if back == 0 => 0,
+        None => return false,
+    };
+    let ahead = b.len().min(end.saturating_add(LONGEST + 1));
+    let to = match b[end..ahead].iter().position(|&c| c == b'\n') {
+        Some(i) => end + i,
+        None if ahead == b.len() => b.len(),
+        None => return false,
+    };
     b[from..to].split(|&c| c == b'\n').all(|l| l.len() <= LONGEST)
 }
 
@@ -127,6 +141,76 @@ pub fn clean(s: &str) -> String {
 
 /// Like [`clean`] but keeps every byte offset valid: each unsafe character is replaced by
 /// as many `?` as it has bytes. For source text that spans point into.
+/// A file's text for the drawing library: cleaned once, with its line starts, so that the
+/// library reads the few lines around a label instead of scanning the file from its start
+/// for every finding (thousands of findings in one file would each cost its whole size).
+#[derive(Clone, Debug)]
+pub struct Lined {
+    text: Arc<str>,
+    starts: Arc<[usize]>,
+}
+
+/// The [`Lined`] text of a file, shared by the findings drawn on it (per thread: the last
+/// few files are kept, as reports go file by file).
+pub fn lined(text: &Arc<str>) -> Lined {
+    type Cache = std::cell::RefCell<Vec<(Arc<str>, Lined)>>;
+    thread_local! {
+        static CACHE: Cache = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if let Some((_, hit)) = c.iter().find(|(t, _)| Arc::ptr_eq(t, text)) {
+            return hit.clone();
+        }
+        let clean: Arc<str> = match clean_source(text) {
+            s if *s == **text => text.clone(),
+            s => s.into(),
+        };
+        // Lines as the library counts them: a lone `\r` ends one too.
+        let b = clean.as_bytes();
+        let ends = (0..b.len())
+            .filter(|&i| b[i] == b'\n' || b[i] == b'\r' && b.get(i + 1) != Some(&b'\n'));
+        let l =
+            Lined { starts: std::iter::once(0).chain(ends.map(|i| i + 1)).collect(), text: clean };
+        if c.len() == 4 {
+            c.remove(0);
+        }
+        c.push((text.clone(), l.clone()));
+        l
+    })
+}
+
+impl SourceCode for Lined {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        before: usize,
+        after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        let len = self.text.len();
+        let start = span.offset().min(len);
+        let end = span.offset().saturating_add(span.len()).min(len).max(start);
+        let line_of = |o: usize| self.starts.partition_point(|&s| s <= o).saturating_sub(1);
+        // A line more on each side than asked: the library picks its context from these.
+        let first = line_of(start).saturating_sub(before + 1);
+        let last = line_of(end).saturating_add(after + 1);
+        let lo = self.starts.get(first).copied().unwrap_or(0);
+        let hi = self.starts.get(last + 1).copied().unwrap_or(len);
+        let part = self.text.get(lo..hi).ok_or(MietteError::OutOfBounds)?;
+        let inner =
+            part.read_span(&SourceSpan::new((start - lo).into(), end - start), before, after)?;
+        Ok(Box::new(MietteSpanContents::new(
+            inner.data(),
+            SourceSpan::new((inner.span().offset() + lo).into(), inner.span().len()),
+            inner.line() + first,
+            inner.column(),
+            // The library counts the lines from the start of the text (it joins two
+            // snippets of one file on it).
+            inner.line_count() + first,
+        )))
+    }
+}
+
 pub fn clean_source(s: &str) -> String {
     if !s.chars().any(|c| is_unsafe(c) && c != '\r') {
         return s.to_string();

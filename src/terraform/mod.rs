@@ -76,13 +76,34 @@ pub struct SourceText {
     /// Set when the file exists only in this checkout (see [`Local`]).
     pub local: Option<Local>,
     line_starts: Vec<usize>,
+    last: LastColumn,
+}
+
+/// The last column [`SourceText::line_col`] counted, as (line start, offset, column): the
+/// next one on the same line is counted on from it, so the diagnostics of a long line cost
+/// its length once, not once each.
+#[derive(Debug, Default)]
+struct LastColumn(std::sync::Mutex<Option<(usize, usize, usize)>>);
+
+impl Clone for LastColumn {
+    fn clone(&self) -> Self {
+        LastColumn::default()
+    }
 }
 
 impl SourceText {
     pub fn new(path: String, class: FileClass, syntax: Syntax, text: std::sync::Arc<str>) -> Self {
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        SourceText { path, class, syntax, text, local: None, line_starts }
+        SourceText {
+            path,
+            class,
+            syntax,
+            text,
+            local: None,
+            line_starts,
+            last: LastColumn::default(),
+        }
     }
 
     /// The file name without its directory.
@@ -101,11 +122,17 @@ impl SourceText {
             Err(i) => i - 1,
         };
         let start = self.line_starts[line];
-        let col = match (self.syntax, self.text.get(start..offset)) {
-            (Syntax::Hcl, Some(s)) => syntax::parse::columns(s, start == 0),
+        let count = |from: usize| match (self.syntax, self.text.get(from..offset)) {
+            (Syntax::Hcl, Some(s)) => syntax::parse::columns(s, from == 0),
             (_, Some(s)) => s.chars().count(),
-            (_, None) => offset - start,
+            (_, None) => offset - from,
         };
+        let mut last = self.last.0.lock().unwrap_or_else(|e| e.into_inner());
+        let col = match *last {
+            Some((s, from, col)) if s == start && from <= offset => col + count(from),
+            _ => count(start),
+        };
+        *last = Some((start, offset, col));
         (line + 1, col + 1)
     }
 
