@@ -111,6 +111,8 @@ const TF_VARIABLE: Schema = Schema {
     blocks: &[("validation", NONE)],
 };
 
+/// Terraform's arguments in OpenTofu's order: a misspelling two edits from two names is
+/// offered the first, so each engine keeps its own order.
 const TOFU_VARIABLE: Schema = Schema {
     attrs: &[
         ("description", false),
