@@ -1413,7 +1413,7 @@ impl Cx<'_> {
                         "In this context, references are expected literally rather than in quotes. Terraform 0.11 and earlier required quotes, but quoted references are now deprecated and will be removed in a future version of Terraform. Remove the quotes surrounding this reference to silence this warning.",
                         e.span,
                     ));
-                    let raw = Expr::new(ExprKind::Raw(s), e.span);
+                    let raw = Expr::new(ExprKind::Raw(s.into()), e.span);
                     abs_traversal(&raw)
                 }
                 None => None,

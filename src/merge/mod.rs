@@ -163,7 +163,7 @@ pub fn load<E: std::fmt::Display>(
         let src = &m.files.files[id];
         let result = match (c.syntax, &bytes) {
             (Syntax::Hcl, Some(e)) => Ok(hcl::parse_bytes(id, &src.path, e.as_bytes(), &src.text)),
-            (Syntax::Hcl, None) => Ok(hcl::parse_named(id, &src.path, &src.text)),
+            (Syntax::Hcl, None) => Ok(hcl::parse_shared(id, &src.path, &src.text)),
             (Syntax::Json, _) => json::parse(id, src),
         };
         parsed.push(match result {

@@ -34,7 +34,7 @@ pub fn parses(e: &Expr) -> bool {
 /// at a heredoc's closing marker, whose newline the file had and a heredoc needs.
 fn source_of(e: &Expr) -> String {
     let text = match &e.source {
-        Some(src) => src.clone(),
+        Some(src) => src.to_string(),
         None => e.to_hcl(),
     };
     if text.ends_with('\n') { text } else { text + "\n" }

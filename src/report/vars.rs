@@ -83,7 +83,7 @@ pub fn human(r: &Report, module: &str, reveal: bool, style: Style) -> String {
                     Some(d) => shown(v, d, reveal),
                     None => a.expr.to_hcl(),
                 },
-                "type" => a.expr.source.clone().unwrap_or_else(|| a.expr.to_hcl()),
+                "type" => a.expr.source.as_ref().map_or_else(|| a.expr.to_hcl(), |s| s.to_string()),
                 _ => a.expr.to_hcl(),
             };
             let text: String = text.replace('\n', " ");

@@ -407,7 +407,7 @@ impl Decoder<'_> {
                 let s = s.trim();
                 // A reference may also be written as a template around it.
                 let s = s.strip_prefix("${").and_then(|r| r.strip_suffix('}')).unwrap_or(s);
-                Expr::new(ExprKind::Raw(s.trim().to_string()), n.span)
+                Expr::new(ExprKind::Raw(s.trim().into()), n.span)
             }
             _ => self.expr(n),
         }
