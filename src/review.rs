@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use serde_json::json;
 
 use crate::merge::Module;
-use crate::policy::{Finding, Level, Tally};
+use crate::policy::{Finding, Level, Tally, fingerprint};
 use crate::render;
 use crate::report::{self, Style, clean, clean_line, findings};
 
@@ -63,29 +63,16 @@ pub fn effective_text(m: &Module) -> String {
     render::hcl::render(m)
 }
 
-/// A finding's identity across two versions of a file: line numbers move when lines are
-/// added above it, so digits do not count.
-pub fn fingerprint(f: &Finding) -> String {
-    let message: String = f.message.chars().filter(|c| !c.is_ascii_digit()).collect();
-    format!(
-        "{}\u{0}{}\u{0}{}\u{0}{}",
-        f.rule,
-        f.primary.path,
-        f.address.as_deref().unwrap_or(""),
-        message
-    )
-}
-
 /// The findings of `after` that `before` does not have (counted: a second identical
 /// finding is new even if one like it existed).
 pub fn introduced(before: &[Finding], after: Vec<Finding>) -> Vec<Finding> {
     let mut seen: HashMap<String, usize> = HashMap::new();
     for f in before {
-        *seen.entry(fingerprint(f)).or_default() += 1;
+        *seen.entry(fingerprint::key(f)).or_default() += 1;
     }
     after
         .into_iter()
-        .filter(|f| match seen.get_mut(&fingerprint(f)) {
+        .filter(|f| match seen.get_mut(&fingerprint::key(f)) {
             Some(n) if *n > 0 => {
                 *n -= 1;
                 false

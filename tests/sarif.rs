@@ -158,3 +158,46 @@ fn the_schema_rejects_broken_sarif() {
 
     assert!(validate("{").is_err(), "not JSON");
 }
+
+/// Code scanning matches results across commits by `partialFingerprints`: lines added
+/// above a finding must not change it; another file or another message must. Each rule
+/// links to its section of docs/rules.md.
+#[test]
+fn fingerprints_survive_line_shifts_and_rules_link_to_their_docs() {
+    let fingerprints = |text: &str| -> Vec<String> {
+        let log: Value = serde_json::from_str(text).expect("JSON");
+        let results = log["runs"][0]["results"].as_array().expect("results").clone();
+        results
+            .iter()
+            .map(|r| r["partialFingerprints"][sarif::FINGERPRINT].as_str().expect("fp").to_string())
+            .collect()
+    };
+    let before = fingerprints(&sarif::render(&findings()));
+    // The same findings, three lines further down.
+    let shifted: Vec<Finding> = findings()
+        .into_iter()
+        .map(|mut f| {
+            for s in std::iter::once(&mut f.primary).chain(f.related.iter_mut()) {
+                s.source = Arc::from(format!("\n\n\n{}", s.source));
+                s.start += 3;
+                s.end += 3;
+            }
+            f
+        })
+        .collect();
+    assert_eq!(fingerprints(&sarif::render(&shifted)), before);
+    let mut moved = findings();
+    moved[0].primary.path = "infra/staging/main_override.tf".into();
+    assert_ne!(fingerprints(&sarif::render(&moved))[0], before[0]);
+    let unique: std::collections::HashSet<&String> = before.iter().collect();
+    assert_eq!(unique.len(), before.len(), "{before:?}");
+
+    let log: Value = serde_json::from_str(&sarif::render(&findings())).expect("JSON");
+    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/rules.md"))
+        .expect("docs/rules.md");
+    for rule in log["runs"][0]["tool"]["driver"]["rules"].as_array().expect("rules") {
+        let (id, uri) = (rule["id"].as_str().expect("id"), rule["helpUri"].as_str().expect("uri"));
+        assert!(uri.ends_with(&format!("/docs/rules.md#{id}")), "{uri}");
+        assert!(docs.contains(&format!("\n## `{id}`\n")), "docs/rules.md has no section for {id}");
+    }
+}

@@ -7,6 +7,7 @@
 
 pub mod config;
 pub mod context;
+pub mod fingerprint;
 pub mod rules;
 pub mod suppress;
 

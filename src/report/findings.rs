@@ -261,12 +261,13 @@ fn location(site: &Site) -> serde_json::Value {
 /// The JSON report (schema version 1, documented in the README).
 pub fn json(findings: &[Finding], s: &Summary) -> String {
     let t = Tally::of(findings);
+    let fingerprints = crate::policy::fingerprint::all(findings);
     let doc = json!({
         "version": 1,
         "tool": {"name": "override-guard", "version": env!("CARGO_PKG_VERSION")},
         "policy": s.policies.first().cloned().flatten(),
         "policies": s.policies,
-        "findings": findings.iter().map(|f| json!({
+        "findings": findings.iter().zip(&fingerprints).map(|(f, fingerprint)| json!({
             "rule": f.rule,
             "level": f.level,
             "message": f.message,
@@ -274,6 +275,7 @@ pub fn json(findings: &[Finding], s: &Summary) -> String {
             "address": f.address,
             "location": location(&f.primary),
             "related": f.related.iter().map(location).collect::<Vec<_>>(),
+            "fingerprint": fingerprint,
         })).collect::<Vec<_>>(),
         "summary": {
             "modules": s.modules,

@@ -51,6 +51,8 @@ struct RuleDescriptor {
     short_description: Text,
     full_description: Text,
     help: Text,
+    /// The rule's section of docs/rules.md, a stable anchor per rule id.
+    help_uri: String,
     default_configuration: Configuration,
 }
 
@@ -74,6 +76,8 @@ struct SarifResult {
     locations: Vec<Location>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     related_locations: Vec<Location>,
+    /// What code scanning matches a result by across commits, as lines move.
+    partial_fingerprints: std::collections::BTreeMap<&'static str, String>,
 }
 
 #[derive(Serialize)]
@@ -153,6 +157,10 @@ fn location(site: &Site, id: Option<usize>, message: Option<String>) -> Location
     }
 }
 
+/// The name of our fingerprint in `partialFingerprints`, versioned: a new way of
+/// computing it gets a new name, so code scanning does not match old results wrongly.
+pub const FINGERPRINT: &str = "overrideGuardFinding/v1";
+
 /// The SARIF log of a run.
 pub fn render(findings: &[Finding]) -> String {
     let rules = RULES
@@ -163,12 +171,15 @@ pub fn render(findings: &[Finding]) -> String {
             short_description: Text { text: r.summary.to_string() },
             full_description: Text { text: r.summary.to_string() },
             help: Text { text: r.doc.to_string() },
+            help_uri: crate::policy::rules::doc_url(r.id),
             default_configuration: Configuration { level: level(r.level) },
         })
         .collect();
+    let fingerprints = crate::policy::fingerprint::all(findings);
     let results = findings
         .iter()
-        .map(|f| {
+        .zip(fingerprints)
+        .map(|(f, fingerprint)| {
             let mut text = f.message.clone();
             if let Some(h) = &f.help {
                 text.push('\n');
@@ -186,6 +197,7 @@ pub fn render(findings: &[Finding]) -> String {
                     .enumerate()
                     .map(|(i, s)| location(s, Some(i + 1), Some(s.label.clone())))
                     .collect(),
+                partial_fingerprints: [(FINGERPRINT, fingerprint)].into(),
             }
         })
         .collect();

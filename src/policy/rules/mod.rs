@@ -61,6 +61,53 @@ pub fn find(id: &str) -> Option<&'static Rule> {
     RULES.iter().copied().find(|r| r.id == id)
 }
 
+/// Where a rule is documented on the web: its section of `docs/rules.md` in the
+/// repository named in `Cargo.toml` (SARIF's `helpUri`, for code scanning's rule help).
+pub fn doc_url(id: &str) -> String {
+    format!("{}/blob/main/docs/rules.md#{id}", env!("CARGO_PKG_REPOSITORY"))
+}
+
+/// `docs/rules.md`: every rule's documentation, as `explain` prints it, under a heading
+/// whose anchor is the rule id. Generated here; a test keeps the file in step.
+pub fn markdown() -> String {
+    let mut out = String::from(
+        "# override-guard rules\n\n\
+         Generated from the rules' own documentation: `override-guard explain RULE` prints the\n\
+         same text. Each section's anchor is the rule id (SARIF results link here).\n\n\
+         | rule | default | what it finds |\n|---|---|---|\n",
+    );
+    for r in RULES {
+        out.push_str(&format!(
+            "| [`{0}`](#{0}) | {1} | {2} |\n",
+            r.id,
+            r.level.as_str(),
+            r.summary
+        ));
+    }
+    for r in RULES {
+        out.push_str(&format!(
+            "\n## `{}`\n\nDefault level: **{}**. Finds: {}.\n\n```text\n{}",
+            r.id,
+            r.level.as_str(),
+            r.summary,
+            r.doc
+        ));
+        if !r.doc.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str("```\n");
+        if !r.options.is_empty() {
+            out.push_str("\nOptions (in `[rules.");
+            out.push_str(r.id);
+            out.push_str("]`):\n\n");
+            for (name, what) in r.options {
+                out.push_str(&format!("- `{name}`: {what}\n"));
+            }
+        }
+    }
+    out
+}
+
 /// ` (did you mean `x`?)` for a misspelt rule id, or nothing.
 pub fn suggestion(id: &str) -> String {
     crate::policy::config::did_you_mean(id, RULES.iter().map(|r| r.id))
@@ -71,6 +118,22 @@ pub fn suggestion(id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// docs/rules.md is what [`markdown`] writes (re-generate it with
+    /// `OVERRIDE_GUARD_WRITE_DOCS=1 cargo test --lib rules_doc`).
+    #[test]
+    fn rules_doc_is_up_to_date() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/rules.md");
+        let want = markdown();
+        if std::env::var_os("OVERRIDE_GUARD_WRITE_DOCS").is_some() {
+            std::fs::write(path, &want).expect("write docs/rules.md");
+        }
+        let got = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            got == want,
+            "docs/rules.md is stale: OVERRIDE_GUARD_WRITE_DOCS=1 cargo test --lib rules_doc"
+        );
+    }
 
     #[test]
     fn ids_are_unique_kebab_case_and_documented() {
