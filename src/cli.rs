@@ -111,6 +111,12 @@ pub enum Command {
         from: FromArgs,
         #[command(flatten)]
         policy: PolicyArgs,
+        #[command(flatten)]
+        baseline: BaselineArgs,
+        /// Record today's findings in FILE (a baseline for `--baseline`), then report
+        /// as usual.
+        #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
+        write_baseline: Option<PathBuf>,
     },
     /// The pre-commit hook: judge the modules the staged change touches, as staged.
     #[command(
@@ -137,6 +143,8 @@ pub enum Command {
         engine: Option<Engine>,
         #[command(flatten)]
         policy: PolicyArgs,
+        #[command(flatten)]
+        baseline: BaselineArgs,
     },
     /// What a change does to the effective configuration, and the findings it adds or removes.
     #[command(
@@ -264,6 +272,23 @@ pub struct PolicyArgs {
     /// Exit 1 on warnings too.
     #[arg(long)]
     pub deny_warnings: bool,
+    /// Exit 0 even when there are findings (errors still exit 2): for trying a policy in
+    /// CI before enforcing it, as tflint's --force and checkov's --soft-fail.
+    #[arg(long)]
+    pub soft_fail: bool,
+    /// Print only findings and errors: no summary, notes or hints.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Adopting the tool on a repository that already has findings.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct BaselineArgs {
+    /// Report only findings that FILE (written by `audit --write-baseline`) does not
+    /// record. For `check`, FILE is read from what is judged (the index, or the end of
+    /// the range), like the policy.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

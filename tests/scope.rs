@@ -305,10 +305,12 @@ fn the_hook_judges_the_files_it_is_given_from_the_index() {
         "{}",
         run.shown()
     );
-    // A failing hook ends with how to see more.
+    // A failing hook ends with how to see more; the error is in a file nothing staged
+    // touches (--all-files), so the hint offers the ways to adopt the tool on old debt.
     assert_eq!(
         run.err(),
-        "hint: `override-guard explain weakened-safeguard` says why it matters; `override-guard check --new-only` reports only what this change introduces\n"
+        "hint: `override-guard explain weakened-safeguard` says why it matters; `override-guard check --new-only` reports only what this change introduces\n\
+         hint: 1 of the errors is in files this change does not touch: to adopt override-guard without fixing them first, record them in a baseline (`override-guard audit --write-baseline FILE`, then `check --baseline FILE`)\n"
     );
     // From the index, not the worktree.
     s.write(

@@ -1,5 +1,6 @@
 //! One integration-test binary (see Cargo.toml `[[test]]`).
 
+mod adopt;
 mod adversarial;
 mod cli;
 mod fix;

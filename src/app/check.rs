@@ -19,7 +19,7 @@ use std::sync::Arc;
 use super::workspace::{Shown, Workspace, under};
 use super::{
     Outcome, cli_levels, outcome, policy_choice, print_findings, render_findings, resolve_policies,
-    today, write_err, write_out,
+    today, write_note, write_out,
 };
 use crate::cli::{PolicyArgs, ReportFormat};
 use crate::pipeline::audit::Audit;
@@ -67,6 +67,8 @@ pub struct Hook<'a> {
     pub format: ReportFormat,
     pub engine: Option<Engine>,
     pub args: &'a PolicyArgs,
+    /// `--baseline FILE`, read from the judged state.
+    pub baseline: Option<&'a std::path::Path>,
     pub range: Option<Range>,
     pub style: Style,
 }
@@ -101,6 +103,10 @@ impl Hook<'_> {
         let Some(git) = ws.git.as_ref() else { return Ok(Outcome::Error) };
         let shown = Shown::repository();
         let choice = policy_choice(&ws, self.args)?;
+        let known = match self.baseline {
+            Some(path) => Some(self.read_baseline(git, path)?),
+            None => None,
+        };
         let (mut change, changed, policies_changed) = match &self.range {
             Some(r) => {
                 // The framework lists the files of `from...to`, and of `from..to` when the
@@ -176,6 +182,12 @@ impl Hook<'_> {
                 .collect();
             findings = review::introduced(&old, findings);
         }
+        let mut summary = summary;
+        if let Some(known) = &known {
+            let fps = crate::policy::fingerprint::all(&findings);
+            (findings, summary.baselined) = known.filter(findings, &fps);
+        }
+        summary.quiet = self.args.quiet;
         // What the index holds of the judged modules: the staged state is the index; for a
         // range, the index is read.
         let tracked: Option<Tracked> = match &mut change {
@@ -195,6 +207,7 @@ impl Hook<'_> {
         }
         if modules.is_empty() {
             if passed_files.is_empty()
+                && !self.args.quiet
                 && matches!(self.format, ReportFormat::Human | ReportFormat::Compact)
             {
                 write_out(&match &self.range {
@@ -216,14 +229,49 @@ impl Hook<'_> {
         if verdict == Outcome::Findings
             && matches!(self.format, ReportFormat::Human | ReportFormat::Compact)
         {
-            write_err(&hint(&findings, self.new_only));
+            write_note(&hint(&findings, self.new_only, self.baseline.is_some(), &changed));
         }
         Ok(verdict)
     }
+
+    /// The baseline as the judged state has it: the index on a commit (it must be staged,
+    /// like the policy), the end of the range with `--from-ref/--to-ref`.
+    fn read_baseline(
+        &self,
+        git: &Git,
+        path: &std::path::Path,
+    ) -> Result<crate::policy::baseline::Baseline, SourceError> {
+        let typed = super::workspace::shown_path(path);
+        let Some(rel) = git.relative(path) else {
+            return Err(SourceError { path: typed, message: "outside the repository".into() });
+        };
+        let (rev, state) = match &self.range {
+            Some(r) => (Some(r.to.as_str()), r.to.clone()),
+            None => (None, "the index".to_string()),
+        };
+        let Some(bytes) = git.file_at(rev, &rel)? else {
+            return Err(SourceError {
+                path: typed,
+                message: format!(
+                    "not in {state}: the hook reads the baseline from what it judges; stage it (`git add`)"
+                ),
+            });
+        };
+        let text = String::from_utf8(bytes)
+            .map_err(|_| SourceError { path: typed.clone(), message: "not UTF-8".into() })?;
+        crate::policy::baseline::Baseline::parse(&text)
+            .map_err(|message| SourceError { path: typed, message })
+    }
 }
 
-/// One line on how to see more, at the end of a failing hook's output.
-fn hint(findings: &[Finding], new_only: bool) -> String {
+/// One line on how to see more, at the end of a failing hook's output; when what fails is
+/// in files the change does not touch, how to adopt the tool without fixing it all first.
+fn hint(
+    findings: &[Finding],
+    new_only: bool,
+    baseline: bool,
+    changed: &BTreeSet<String>,
+) -> String {
     let mut rules: Vec<&str> =
         findings.iter().filter(|f| f.level == crate::policy::Level::Deny).map(|f| f.rule).collect();
     rules.dedup();
@@ -233,13 +281,21 @@ fn hint(findings: &[Finding], new_only: bool) -> String {
         [one] => format!("`override-guard explain {one}` says why it matters"),
         _ => "`override-guard explain RULE` says why each rule matters".to_string(),
     };
-    if new_only {
-        format!("hint: {explain}\n")
-    } else {
-        format!(
-            "hint: {explain}; `override-guard check --new-only` reports only what this change introduces\n"
-        )
+    let failing = findings.iter().filter(|f| f.level == crate::policy::Level::Deny);
+    let old = failing.filter(|f| !changed.contains(&f.primary.path)).count();
+    if new_only || baseline {
+        return format!("hint: {explain}\n");
     }
+    let mut out = format!(
+        "hint: {explain}; `override-guard check --new-only` reports only what this change introduces\n"
+    );
+    if old > 0 {
+        out.push_str(&format!(
+            "hint: {old} of the errors {} in files this change does not touch: to adopt override-guard without fixing them first, record them in a baseline (`override-guard audit --write-baseline FILE`, then `check --baseline FILE`)\n",
+            if old == 1 { "is" } else { "are" }
+        ));
+    }
+    out
 }
 
 fn print_notes(notes: Vec<(&str, &str)>) {
@@ -247,7 +303,7 @@ fn print_notes(notes: Vec<(&str, &str)>) {
     for (path, note) in notes {
         err.push_str(&format!("note: {}: {}\n", report::clean_line(path), report::clean(note)));
     }
-    write_err(&err);
+    write_note(&err);
 }
 
 /// Notes on override files of the judged modules that exist only in this checkout: the
@@ -279,7 +335,7 @@ fn local_notes(ws: &Workspace, git: &Git, dirs: &BTreeSet<String>, tracked: Trac
             }
         }
     }
-    write_err(&err);
+    write_note(&err);
 }
 
 /// Would the pre-commit framework pass this file to the hook? (`files:` in

@@ -54,12 +54,20 @@ fn dispatch(cli: &Cli) -> Result<Outcome, SourceError> {
     use clap::CommandFactory;
     let style = Style { color: use_color(cli.color), width: 100 };
     COLOR.store(style.color, Ordering::Relaxed);
-    match &cli.command {
+    if let Command::Audit { policy, .. }
+    | Command::Check { policy, .. }
+    | Command::Diff { policy, .. } = &cli.command
+    {
+        QUIET.store(policy.quiet, Ordering::Relaxed);
+    }
+    let outcome = match &cli.command {
         Command::Show { dir, format, engine, from } => show(dir, from, *format, *engine, style),
-        Command::Audit { paths, format, engine, from, policy } => {
-            audit_cmd(paths, report_format(*format), *engine, from, policy, style)
+        Command::Audit { paths, format, engine, from, policy, baseline, write_baseline } => {
+            let baseline =
+                Baselines { read: baseline.baseline.as_deref(), write: write_baseline.as_deref() };
+            audit_cmd(paths, report_format(*format), *engine, from, policy, baseline, style)
         }
-        Command::Check { files, new_only, format, engine, policy, from_ref, to_ref } => {
+        Command::Check { files, new_only, format, engine, policy, from_ref, to_ref, baseline } => {
             let range = check::Range::from_args(from_ref.as_deref(), to_ref.as_deref())?;
             let hook = check::Hook {
                 files,
@@ -67,6 +75,7 @@ fn dispatch(cli: &Cli) -> Result<Outcome, SourceError> {
                 format: report_format(*format),
                 engine: *engine,
                 args: policy,
+                baseline: baseline.baseline.as_deref(),
                 range,
                 style,
             };
@@ -98,7 +107,60 @@ fn dispatch(cli: &Cli) -> Result<Outcome, SourceError> {
             Ok(Outcome::Clean)
         }
         Command::Man { command } => man(command.as_deref()),
+    }?;
+    // --soft-fail: findings are reported but do not fail the run; errors still do.
+    let soft = matches!(&cli.command, Command::Audit { policy, .. } | Command::Check { policy, .. } | Command::Diff { policy, .. } if policy.soft_fail);
+    Ok(if soft && outcome == Outcome::Findings { Outcome::Clean } else { outcome })
+}
+
+/// `audit`'s baseline files: the one to read, the one to write.
+#[derive(Clone, Copy, Default)]
+struct Baselines<'a> {
+    read: Option<&'a Path>,
+    write: Option<&'a Path>,
+}
+
+/// The findings' fingerprints, computed on the paths SARIF shows (from the repository's
+/// root in a repository), so a baseline matches whatever directory is audited from where.
+fn fingerprints(findings: &[Finding], shown: &Shown) -> Vec<String> {
+    let mut at: Vec<Finding> = findings.to_vec();
+    for f in &mut at {
+        f.primary.path = shown.path_for(&f.primary.path, ReportFormat::Sarif);
     }
+    policy::fingerprint::all(&at)
+}
+
+/// Reads a baseline file from disk.
+fn read_baseline(path: &Path) -> Result<policy::baseline::Baseline, SourceError> {
+    let shown = workspace::shown_path(path);
+    let text = std::fs::read_to_string(path).map_err(|e| SourceError {
+        path: shown.clone(),
+        message: format!("cannot read the baseline: {e}"),
+    })?;
+    policy::baseline::Baseline::parse(&text).map_err(|message| SourceError { path: shown, message })
+}
+
+/// Writes a baseline file (whole, or not at all) and says so.
+fn write_baseline(
+    path: &Path,
+    findings: &[Finding],
+    fps: &[String],
+    shown: &Shown,
+) -> Result<(), SourceError> {
+    let mut at: Vec<Finding> = findings.to_vec();
+    for f in &mut at {
+        f.primary.path = shown.path_for(&f.primary.path, ReportFormat::Sarif);
+    }
+    let text = policy::baseline::write(&at, fps);
+    let name = workspace::shown_path(path);
+    write::atomic(path, text.as_bytes())
+        .map_err(|e| SourceError { path: name.clone(), message: e.to_string() })?;
+    write_note(&format!(
+        "wrote {name}: {} finding{} recorded; `--baseline {name}` reports only new ones\n",
+        findings.len(),
+        if findings.len() == 1 { "" } else { "s" }
+    ));
+    Ok(())
 }
 
 /// The directories named, from the worktree, or from git with `--staged` / `--rev`.
@@ -300,9 +362,38 @@ fn audit_cmd(
     engine: Option<Engine>,
     from: &FromArgs,
     args: &PolicyArgs,
+    baseline: Baselines<'_>,
     style: Style,
 ) -> Result<Outcome, SourceError> {
-    let Some(levels) = cli_levels(args) else { return Ok(Outcome::Error) };
+    // A broken baseline is refused before the work, not after.
+    let known = baseline.read.map(read_baseline).transpose()?;
+    let Some((mut findings, mut summary, shown)) = audited(paths, engine, from, args, style)?
+    else {
+        return Ok(Outcome::Error);
+    };
+    let fps = fingerprints(&findings, &shown);
+    if let Some(path) = baseline.write {
+        write_baseline(path, &findings, &fps, &shown)?;
+    }
+    if let Some(known) = &known {
+        (findings, summary.baselined) = known.filter(findings, &fps);
+    }
+    summary.quiet = args.quiet;
+    shown.apply(&mut findings, &mut summary, format);
+    print_findings(&render_findings(&findings, &summary, format, style), format);
+    Ok(outcome(&findings, args.deny_warnings))
+}
+
+/// The audit of some paths: its findings and summary (paths not yet as shown), or `None`
+/// when a policy file is broken (its errors are printed).
+fn audited(
+    paths: &[PathBuf],
+    engine: Option<Engine>,
+    from: &FromArgs,
+    args: &PolicyArgs,
+    style: Style,
+) -> Result<Option<(Vec<Finding>, findings::Summary, Shown)>, SourceError> {
+    let Some(levels) = cli_levels(args) else { return Ok(None) };
     let ws = workspace(paths, from)?;
     let shown = ws.shown();
     let mut opened = open(&ws, from, true)?;
@@ -310,7 +401,7 @@ fn audit_cmd(
     let src = opened.source();
     if modules.is_empty() {
         let named: Vec<String> = ws.targets.iter().map(|t| shown.path(&t.scope)).collect();
-        write_err(&format!(
+        write_note(&format!(
             "warning: no Terraform or OpenTofu configuration files under {}{}\n",
             report::clean_line(&named.join(", ")),
             match &from.rev {
@@ -324,7 +415,7 @@ fn audit_cmd(
     let scopes = ws.scopes();
     let dirs = modules.iter().map(|(d, _)| d.as_str()).chain(scopes.iter().map(String::as_str));
     let Some(policies) = resolve_policies(src, &choice, dirs, &levels, &shown, style)? else {
-        return Ok(Outcome::Error);
+        return Ok(None);
     };
     let audit = Audit {
         policies: &policies,
@@ -332,11 +423,8 @@ fn audit_cmd(
         today: today(),
         scopes: policies.list.iter().map(|g| g.coverage(&scopes)).collect(),
     };
-    let (mut findings, mut summary) =
-        audit.run(src, &modules, &Bar::new()).map_err(|e| shown.error(e))?;
-    shown.apply(&mut findings, &mut summary, format);
-    print_findings(&render_findings(&findings, &summary, format, style), format);
-    Ok(outcome(&findings, args.deny_warnings))
+    let (findings, summary) = audit.run(src, &modules, &Bar::new()).map_err(|e| shown.error(e))?;
+    Ok(Some((findings, summary, shown)))
 }
 
 /// Prints a rendered report with the escapes its format reads back.
@@ -372,7 +460,7 @@ fn print_notes<'a>(notes: impl Iterator<Item = (&'a str, &'a str)>, shown: &Show
             report::clean(n)
         ));
     }
-    write_err(&err);
+    write_note(&err);
 }
 
 /// What a git source skipped, for the paths `keep` accepts.
@@ -582,7 +670,7 @@ fn diff(
         }
     }
     for p in &policies_changed {
-        write_err(&format!(
+        write_note(&format!(
             "note: {} changed: each side is judged by its own policies, every module it governs again\n",
             report::clean_line(p)
         ));
@@ -601,8 +689,12 @@ fn diff(
                     policies.push(j.policy.clone());
                 }
             }
-            let mut summary =
-                findings::Summary { modules: changes.len(), policies, ..Default::default() };
+            let mut summary = findings::Summary {
+                modules: changes.len(),
+                policies,
+                quiet: args.quiet,
+                ..Default::default()
+            };
             for j in &now {
                 let c = crate::pipeline::audit::Counts::of(&j.loaded.module);
                 summary.files += c.files;
@@ -764,7 +856,41 @@ fn init(path: &Path, stdout: bool) -> Result<Outcome, SourceError> {
     file.write_all(policy::config::STARTER.as_bytes())
         .map_err(|e| SourceError { path: shown.clone(), message: e.to_string() })?;
     write_err(&format!("wrote {shown}; `override-guard explain` describes every rule\n"));
+    offer_baseline(path);
     Ok(Outcome::Clean)
+}
+
+/// After `init`: when the repository already has findings under the new policy, says how
+/// to adopt it without fixing them all first. Silent when the audit cannot run.
+fn offer_baseline(policy: &Path) {
+    let Some(dir) =
+        policy.parent().map(|d| if d.as_os_str().is_empty() { Path::new(".") } else { d })
+    else {
+        return;
+    };
+    let was = QUIET.swap(true, Ordering::Relaxed);
+    let found = audited(
+        &[dir.to_path_buf()],
+        None,
+        &FromArgs::default(),
+        &PolicyArgs::default(),
+        Style::plain(),
+    );
+    QUIET.store(was, Ordering::Relaxed);
+    let Ok(Some((findings, _, _))) = found else { return };
+    if findings.is_empty() {
+        return;
+    }
+    let t = Tally::of(&findings);
+    let base = workspace::shown_path(&dir.join(".override-guard-baseline.json"));
+    write_err(&format!(
+        "this repository already has {} error{} and {} warning{} under this policy; to adopt it without fixing them first, record them in a baseline:\n  override-guard audit {} --write-baseline {base}\nthen `--baseline {base}` (audit, and the hook's `check`) reports only new ones; `check --new-only` needs no file\n",
+        t.deny,
+        if t.deny == 1 { "" } else { "s" },
+        t.warn,
+        if t.warn == 1 { "" } else { "s" },
+        workspace::shown_path(dir),
+    ));
 }
 
 /// `man [COMMAND]`: the manual page of the tool, or of one command (as git has
@@ -842,6 +968,7 @@ pub struct Bar {
 impl Bar {
     pub fn new() -> Bar {
         let tty = std::io::stderr().is_terminal()
+            && !QUIET.load(Ordering::Relaxed)
             && std::env::var_os("CI").is_none()
             && std::env::var("TERM").map_or(true, |t| t != "dumb");
         Bar {
@@ -930,4 +1057,14 @@ fn write_syntax(s: &str) {
 fn write_err(s: &str) {
     let s = report::guard(s, Escapes::Text, COLOR.load(Ordering::Relaxed));
     let _ = std::io::stderr().lock().write_all(s.as_bytes());
+}
+
+/// Whether this run prints only findings and errors (`--quiet`, set once in [`dispatch`]).
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// A note, hint or warning on stderr: what `--quiet` leaves out.
+fn write_note(s: &str) {
+    if !QUIET.load(Ordering::Relaxed) {
+        write_err(s);
+    }
 }

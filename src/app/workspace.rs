@@ -120,7 +120,7 @@ impl Workspace {
             // The worktree is readable without the index: only local-only files cannot be
             // told apart then.
             Some(Err(e)) => {
-                super::write_err(&format!(
+                super::write_note(&format!(
                     "note: {}: {}; files git does not track are not told apart\n",
                     crate::report::clean_line(&e.path),
                     crate::report::clean(&e.message)

@@ -81,11 +81,38 @@ pub fn commit(changes: &[Change]) -> Result<(), SourceError> {
     Ok(())
 }
 
+/// Writes a file the user asked for by name (a baseline), atomically: a new file, or the
+/// whole of an existing regular file replaced. A link is not written through.
+pub fn atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let perms = match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            return Err(std::io::Error::other("a symbolic link: nothing is written through links"));
+        }
+        Ok(m) if !m.is_file() => return Err(std::io::Error::other("not a regular file")),
+        Ok(m) => Some(m.permissions()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    let temp = temp_file(path, bytes, perms)?;
+    fs::rename(&temp, path).inspect_err(|_| {
+        let _ = fs::remove_file(&temp);
+    })
+}
+
 /// Writes `bytes` to a new file beside `path`, with `path`'s permissions, flushed to disk.
 fn temp_write(path: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
+    let perms = fs::metadata(path)?.permissions();
+    temp_file(path, bytes, Some(perms))
+}
+
+/// A new file beside `path` holding `bytes`, flushed to disk, with `perms` if given.
+fn temp_file(
+    path: &Path,
+    bytes: &[u8],
+    perms: Option<fs::Permissions>,
+) -> std::io::Result<PathBuf> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let perms = fs::metadata(path)?.permissions();
     for n in 0..100u32 {
         let temp = dir.join(format!(".{name}.override-guard-{}-{n}.tmp", std::process::id()));
         let mut f = match fs::OpenOptions::new().write(true).create_new(true).open(&temp) {
@@ -93,10 +120,10 @@ fn temp_write(path: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
         };
-        let written = f
-            .write_all(bytes)
-            .and_then(|_| f.sync_all())
-            .and_then(|_| fs::set_permissions(&temp, perms.clone()));
+        let written = f.write_all(bytes).and_then(|_| f.sync_all()).and_then(|_| match &perms {
+            Some(p) => fs::set_permissions(&temp, p.clone()),
+            None => Ok(()),
+        });
         if let Err(e) = written {
             let _ = fs::remove_file(&temp);
             return Err(e);

@@ -5,6 +5,7 @@
 //! [`rules`] holds one file per rule; [`suppress`] applies inline suppressions and policy
 //! exceptions. [`evaluate`] is pure: modules and a policy in, findings out.
 
+pub mod baseline;
 pub mod config;
 pub mod context;
 pub mod fingerprint;

@@ -22,6 +22,10 @@ pub struct Summary {
     pub local_only: Vec<String>,
     /// The policies in force: each file's path, `None` for the built-in default.
     pub policies: Vec<Option<String>>,
+    /// Findings a baseline recorded, not reported.
+    pub baselined: usize,
+    /// Say nothing besides the findings (`--quiet`).
+    pub quiet: bool,
 }
 
 impl Summary {
@@ -167,7 +171,9 @@ pub fn human(findings: &[Finding], s: &Summary, style: Style) -> String {
         out.push_str(&human_one(f, style));
         out.push('\n');
     }
-    out.push_str(&table(findings, s));
+    if !s.quiet {
+        out.push_str(&table(findings, s));
+    }
     out
 }
 
@@ -200,8 +206,10 @@ pub fn compact(findings: &[Finding], s: &Summary) -> String {
             f.rule,
         ));
     }
-    out.push_str(&summary_line(findings, s));
-    out.push('\n');
+    if !s.quiet {
+        out.push_str(&summary_line(findings, s));
+        out.push('\n');
+    }
     out
 }
 
@@ -230,8 +238,10 @@ pub fn github(findings: &[Finding], s: &Summary) -> String {
             gh_data(&msg)
         ));
     }
-    out.push_str(&summary_line(findings, s));
-    out.push('\n');
+    if !s.quiet {
+        out.push_str(&summary_line(findings, s));
+        out.push('\n');
+    }
     out
 }
 
@@ -282,6 +292,7 @@ pub fn json(findings: &[Finding], s: &Summary) -> String {
             "files": s.files,
             "override_files": s.override_files,
             "local_only": s.local_only,
+            "baselined": s.baselined,
             "deny": t.deny,
             "warn": t.warn,
             "by_rule": by_rule(findings).into_values().map(|(r, (d, w))| (r.to_string(), json!({"deny": d, "warn": w}))).collect::<serde_json::Map<_, _>>(),
@@ -313,8 +324,12 @@ fn summary_line(findings: &[Finding], s: &Summary) -> String {
         0 => String::new(),
         n => format!(" ({n} local-only)"),
     };
+    let baselined = match s.baselined {
+        0 => String::new(),
+        n => format!(", {n} more in the baseline"),
+    };
     format!(
-        "{} module{}, {} file{}{local}, {} override file{}: {} error{}, {} warning{} ({})",
+        "{} module{}, {} file{}{local}, {} override file{}: {} error{}, {} warning{}{baselined} ({})",
         s.modules,
         plural(s.modules),
         s.files,

@@ -260,6 +260,31 @@ impl Git {
         GitSource::new(&self.repo, spec.to_string(), &entries)
     }
 
+    /// One file as the index holds it (`rev: None`) or as a revision has it, by its
+    /// repository-relative path; `None` when it is not there. For files the sources do
+    /// not list (a baseline), read from the state being judged.
+    pub fn file_at(&self, rev: Option<&str>, path: &str) -> Result<Option<Vec<u8>>, SourceError> {
+        use gix::bstr::ByteSlice;
+        let id = match rev {
+            None => {
+                let index = self.open_index()?;
+                match index.entry_by_path(path.as_bytes().as_bstr()) {
+                    Some(e) => e.id,
+                    None => return Ok(None),
+                }
+            }
+            Some(spec) => {
+                let tree =
+                    self.repo.find_tree(self.tree_id(spec)?).map_err(|e| err(spec, brief(e)))?;
+                match tree.lookup_entry_by_path(path).map_err(|e| err(path, brief(e)))? {
+                    Some(e) => e.object_id(),
+                    None => return Ok(None),
+                }
+            }
+        };
+        self.blob(path, id).map(Some)
+    }
+
     /// The best common ancestor of two revisions, as a commit id (for `A...B`).
     pub fn merge_base(&self, a: &str, b: &str) -> Result<String, SourceError> {
         let one = self.commit_id(a)?;

@@ -1,0 +1,174 @@
+//! A baseline: the findings a repository already had when it adopted override-guard
+//! (`audit --write-baseline FILE`), so that `--baseline FILE` reports only new ones, as
+//! checkov's `--create-baseline` does. Findings are matched by [`super::fingerprint`],
+//! which survives lines added above them; a fixed finding simply stops matching. Pure:
+//! the caller reads and writes the file.
+
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+
+use super::Finding;
+
+/// The file's format version; another is refused with a clear message.
+const VERSION: u32 = 1;
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    version: u32,
+    /// Which tool wrote it (a checkov baseline given by mistake is refused).
+    tool: String,
+    findings: Vec<Entry>,
+}
+
+/// One recorded finding. Only the fingerprint is matched; the rest is for the reader of
+/// the file (and for a reviewer of the change that adds it).
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    rule: String,
+    path: String,
+    fingerprint: String,
+    #[serde(default)]
+    message: String,
+}
+
+/// A baseline as read.
+#[derive(Debug, Default)]
+pub struct Baseline {
+    known: HashSet<String>,
+}
+
+impl Baseline {
+    /// Reads a baseline file's text; the error says what is wrong, with the line.
+    pub fn parse(text: &str) -> Result<Baseline, String> {
+        let file: File = serde_json::from_str(text).map_err(|e| {
+            format!(
+                "not an override-guard baseline: {} (line {}, column {})",
+                strip_position(&e),
+                e.line(),
+                e.column()
+            )
+        })?;
+        if file.tool != "override-guard" {
+            return Err(format!("a baseline of `{}`, not of override-guard", file.tool));
+        }
+        if file.version != VERSION {
+            return Err(format!(
+                "baseline version {} (this override-guard reads version {VERSION}): write it again with `override-guard audit --write-baseline`",
+                file.version
+            ));
+        }
+        Ok(Baseline { known: file.findings.into_iter().map(|e| e.fingerprint).collect() })
+    }
+
+    /// How many findings it records.
+    pub fn len(&self) -> usize {
+        self.known.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.known.is_empty()
+    }
+
+    /// The findings it does not record (in order), and how many it hid. `fingerprints`
+    /// are the findings' own, in the same order ([`super::fingerprint::all`]).
+    pub fn filter(&self, findings: Vec<Finding>, fingerprints: &[String]) -> (Vec<Finding>, usize) {
+        let before = findings.len();
+        let kept: Vec<Finding> = findings
+            .into_iter()
+            .zip(fingerprints)
+            .filter(|(_, fp)| !self.known.contains(fp.as_str()))
+            .map(|(f, _)| f)
+            .collect();
+        let hidden = before - kept.len();
+        (kept, hidden)
+    }
+}
+
+/// serde_json's message without its own ` at line L column C` (we say it our way).
+fn strip_position(e: &serde_json::Error) -> String {
+    let s = e.to_string();
+    match s.rfind(" at line ") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
+/// The baseline file of some findings (`fingerprints` in the same order), sorted by path,
+/// rule and fingerprint so that a re-written baseline differs only where findings did.
+pub fn write(findings: &[Finding], fingerprints: &[String]) -> String {
+    let mut entries: Vec<Entry> = findings
+        .iter()
+        .zip(fingerprints)
+        .map(|(f, fp)| Entry {
+            rule: f.rule.to_string(),
+            path: f.primary.path.clone(),
+            fingerprint: fp.clone(),
+            message: f.message.clone(),
+        })
+        .collect();
+    entries.sort_by(|a, b| {
+        (&a.path, &a.rule, &a.fingerprint).cmp(&(&b.path, &b.rule, &b.fingerprint))
+    });
+    let file = File { version: VERSION, tool: "override-guard".into(), findings: entries };
+    let mut out = serde_json::to_string_pretty(&file).unwrap_or_default();
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::{Site, fingerprint};
+
+    fn finding(path: &str, text: &str, needle: &str, message: &str) -> Finding {
+        let start = text.find(needle).unwrap_or(0);
+        let site = Site {
+            path: path.into(),
+            source: text.into(),
+            start,
+            end: start + needle.len(),
+            label: String::new(),
+        };
+        Finding::new("backend-swap", message, site)
+    }
+
+    #[test]
+    fn a_written_baseline_hides_what_it_recorded_and_nothing_else() {
+        let text = "terraform {\n  backend \"s3\" {}\n}\n";
+        let old = vec![finding("a/override.tf", text, "backend", "swaps the backend")];
+        let file = write(&old, &fingerprint::all(&old));
+        let b = Baseline::parse(&file).expect("parses");
+        assert_eq!(b.len(), 1);
+        // Lines added above it: still known. A second, new one: reported.
+        let shifted = format!("\n\n{text}");
+        let now = vec![
+            finding("a/override.tf", &shifted, "backend", "swaps the backend"),
+            finding("b/override.tf", text, "backend", "swaps the backend"),
+        ];
+        let (kept, hidden) = b.filter(now.clone(), &fingerprint::all(&now));
+        assert_eq!(hidden, 1);
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].primary.path, "b/override.tf");
+        // A second identical finding in the same file is new too.
+        let twice = vec![old[0].clone(), old[0].clone()];
+        assert_eq!(b.filter(twice.clone(), &fingerprint::all(&twice)).1, 1);
+    }
+
+    #[test]
+    fn broken_or_foreign_files_are_refused_with_a_reason() {
+        let e = Baseline::parse("{\n  \"version\": 1,\n  \"tool\": \"override-guard\"\n")
+            .expect_err("cut short");
+        assert!(e.contains("line 4"), "{e}");
+        let e = Baseline::parse("{\"version\": 1, \"tool\": \"checkov\", \"findings\": []}")
+            .expect_err("checkov");
+        assert!(e.contains("`checkov`"), "{e}");
+        let e = Baseline::parse("{\"version\": 2, \"tool\": \"override-guard\", \"findings\": []}")
+            .expect_err("v2");
+        assert!(e.contains("version 2"), "{e}");
+        let e = Baseline::parse("{\"failed_checks\": []}").expect_err("unknown field");
+        assert!(e.contains("not an override-guard baseline"), "{e}");
+    }
+}
