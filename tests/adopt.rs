@@ -155,8 +155,16 @@ fn init_offers_a_baseline_when_the_repository_has_findings() {
     let s = indebted();
     let run = s.run(&["init"]);
     assert_eq!(run.code, 0, "{}", run.shown());
-    assert!(run.err().contains("this repository already has 1 error and 1 warning"), "{}", run.shown());
-    assert!(run.err().contains("override-guard audit . --write-baseline .override-guard-baseline.json"), "{}", run.shown());
+    assert!(
+        run.err().contains("this repository already has 1 error and 1 warning"),
+        "{}",
+        run.shown()
+    );
+    assert!(
+        run.err().contains("override-guard audit . --write-baseline .override-guard-baseline.json"),
+        "{}",
+        run.shown()
+    );
     // Nothing to adopt: no offer.
     let clean = Sandbox::new();
     clean.commit(&[("app/main.tf", DB_MAIN)], "init");

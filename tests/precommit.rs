@@ -1,11 +1,19 @@
 //! End to end with the real pre-commit framework (https://pre-commit.com): a snapshot of this
 //! project's worktree is the hook repository, a temporary Terraform repository installs the
-//! `override-guard` hook from it, and `git commit` is blocked or let through.
+//! hooks from it, and `git commit` is blocked or let through. Both ways a hook installs:
 //!
-//! Needs a pre-commit executable in `OVERRIDE_GUARD_PRE_COMMIT`; without it the test is skipped
-//! (it fails instead when `OVERRIDE_GUARD_REQUIRE_E2E` is set, as in CI). pre-commit builds the
-//! hook with `cargo install` (release, resolving dependencies from crates.io), into
-//! `target/precommit-e2e` so that later runs only rebuild this crate (incrementally).
+//! - `override-guard-src` (`language: rust`): pre-commit builds the hook with `cargo install`
+//!   (release, dependencies from crates.io), into `target/precommit-e2e` so that later runs
+//!   only rebuild this crate (incrementally);
+//! - `override-guard` (`language: python`): the wheel is built here with maturin (from
+//!   `python/pyproject.toml`), and pre-commit's `pip install` of the hook repository finds it
+//!   through `PIP_FIND_LINKS`, offline: the cold first run is timed and printed.
+//!
+//! Needs a pre-commit executable in `OVERRIDE_GUARD_PRE_COMMIT` (and for the wheel, a maturin
+//! executable in `OVERRIDE_GUARD_MATURIN` and a directory holding a setuptools wheel in
+//! `OVERRIDE_GUARD_WHEELHOUSE`: what pip needs to build the placeholder package offline);
+//! without them the tests are skipped (they fail instead when `OVERRIDE_GUARD_REQUIRE_E2E` is
+//! set, as in CI, whose `.ci/run` installs all three from PyPI, pinned).
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -15,6 +23,8 @@ use std::time::Instant;
 use tempfile::TempDir;
 
 const PRE_COMMIT_VAR: &str = "OVERRIDE_GUARD_PRE_COMMIT";
+const MATURIN_VAR: &str = "OVERRIDE_GUARD_MATURIN";
+const WHEELHOUSE_VAR: &str = "OVERRIDE_GUARD_WHEELHOUSE";
 const REQUIRE_VAR: &str = "OVERRIDE_GUARD_REQUIRE_E2E";
 
 const MAIN_TF: &str = r#"resource "aws_instance" "web" {
@@ -336,7 +346,7 @@ fn pre_commit_framework_blocks_commits_by_their_staged_content() {
     repo.write(
         ".pre-commit-config.yaml",
         &format!(
-            "repos:\n  - repo: {hook_repo_yaml}\n    rev: {rev}\n    hooks:\n      - id: override-guard\n"
+            "repos:\n  - repo: {hook_repo_yaml}\n    rev: {rev}\n    hooks:\n      - id: override-guard-src\n"
         ),
     );
 
@@ -406,7 +416,7 @@ fn pre_commit_framework_blocks_commits_by_their_staged_content() {
     repo.write(
         ".pre-commit-config.yaml",
         &format!(
-            "repos:\n  - repo: {hook_repo_yaml}\n    rev: {rev}\n    hooks:\n      - id: override-guard\n      - id: override-guard-fix\n"
+            "repos:\n  - repo: {hook_repo_yaml}\n    rev: {rev}\n    hooks:\n      - id: override-guard-src\n      - id: override-guard-fix-src\n"
         ),
     );
     repo.write("main.tf", MAIN_TF);
@@ -437,7 +447,7 @@ fn ci_modes(sandbox: &Sandbox, pre_commit: &Path, hook_repo_yaml: &str, rev: &st
     repo.write(
         ".pre-commit-config.yaml",
         &format!(
-            "repos:\n  - repo: {hook_repo_yaml}\n    rev: {rev}\n    hooks:\n      - id: override-guard\n"
+            "repos:\n  - repo: {hook_repo_yaml}\n    rev: {rev}\n    hooks:\n      - id: override-guard-src\n"
         ),
     );
     let run = |args: &[&str]| -> (bool, String) {
@@ -517,4 +527,142 @@ fn ci_modes(sandbox: &Sandbox, pre_commit: &Path, hook_repo_yaml: &str, rev: &st
     assert_eq!(modules, 2001, "every module judged exactly once (2,000 and app/): {summaries:?}");
     let errors = output.lines().filter(|l| l.contains("error[weakened-safeguard]")).count();
     assert_eq!(errors, expected_errors, "{output}");
+}
+
+/// A path from the environment for the wheel test, or None when it is to be skipped.
+fn tool_or_skip(var: &str, test: &str) -> Option<PathBuf> {
+    match std::env::var_os(var).filter(|v| !v.is_empty()) {
+        Some(path) => {
+            let path = std::path::absolute(PathBuf::from(&path))
+                .unwrap_or_else(|e| panic!("{var}={path:?}: {e}"));
+            assert!(path.exists(), "{var}={} does not exist", path.display());
+            Some(path)
+        }
+        None if std::env::var_os(REQUIRE_VAR).is_some() => {
+            panic!(
+                "{REQUIRE_VAR} is set but {var} is not (see this file's header; .ci/run sets it)"
+            )
+        }
+        None => {
+            eprintln!("skipped {test}: {var} is not set (see tests/precommit.rs)");
+            None
+        }
+    }
+}
+
+/// The default hooks install the prebuilt wheel (`language: python`): built here with
+/// maturin, found by pip through `PIP_FIND_LINKS`, with no index and no compiler involved.
+/// The cold first run (pre-commit creating the hook's environment, then judging) is timed.
+#[test]
+fn the_python_hooks_install_the_prebuilt_wheel() {
+    let test = "the_python_hooks_install_the_prebuilt_wheel";
+    let Some(pre_commit) = pre_commit_or_skip(test) else { return };
+    let (Some(maturin), Some(wheelhouse)) =
+        (tool_or_skip(MATURIN_VAR, test), tool_or_skip(WHEELHOUSE_VAR, test))
+    else {
+        return;
+    };
+    let sandbox = Sandbox::new();
+    let project = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let wheels = sandbox.path().join("wheels");
+    let build = Instant::now();
+    let out = run(
+        sandbox
+            .command(&maturin, &project.join("python"))
+            .args(["build", "--release", "--quiet", "--out"])
+            .arg(&wheels),
+        "maturin build",
+    );
+    expect_success(&out, "maturin build --release");
+    let built: Vec<String> = std::fs::read_dir(&wheels)
+        .expect("the wheel directory")
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .collect();
+    let version = env!("CARGO_PKG_VERSION");
+    assert!(
+        built.len() == 1 && built[0].starts_with(&format!("override_guard-{version}-py3-none-")),
+        "one wheel of version {version}: {built:?}"
+    );
+    eprintln!("maturin build --release: {:.1?} ({})", build.elapsed(), built[0]);
+
+    let (hook_repo, rev) = snapshot_of_this_project(&sandbox);
+    let hook_repo_yaml =
+        serde_json::to_string(hook_repo.to_str().expect("temporary paths are UTF-8"))
+            .expect("a JSON string");
+    let repo = UserRepo { sandbox: &sandbox, dir: sandbox.path().join("infra") };
+    std::fs::create_dir(&repo.dir).expect("create the user repository");
+    repo.git(&["init", "--quiet"]);
+    repo.write("main.tf", MAIN_TF);
+    repo.write(
+        ".pre-commit-config.yaml",
+        &format!(
+            "repos:\n  - repo: {hook_repo_yaml}\n    rev: {rev}\n    hooks:\n      - id: override-guard\n      - id: override-guard-audit\n"
+        ),
+    );
+    repo.git(&["add", "--all"]);
+    // Offline: the wheel and setuptools (to build the placeholder package) come from
+    // these directories only (pip reads a list separated by spaces).
+    let links = format!("{} {}", wheels.display(), wheelhouse.display());
+    let pip_env = |cmd: &mut Command| {
+        cmd.env("PIP_FIND_LINKS", &links)
+            .env("PIP_NO_INDEX", "1")
+            .env("PIP_DISABLE_PIP_VERSION_CHECK", "1");
+    };
+
+    let cold = Instant::now();
+    let mut first = sandbox.command(&pre_commit, &repo.dir);
+    first.args(["run", "override-guard"]);
+    pip_env(&mut first);
+    let out = run(&mut first, "pre-commit run (cold)");
+    let output = text(&out);
+    let cold = cold.elapsed();
+    assert!(out.status.success(), "the first run failed ({}):\n{output}", out.status);
+    assert!(output.contains("Installing environment"), "no environment was installed:\n{output}");
+    assert!(hook_line(&output).is_some_and(|l| l.ends_with("Passed")), "{output}");
+    eprintln!(
+        "pre-commit `language: python` hook, cold first run (environment + check): {cold:.1?}"
+    );
+
+    // The environment holds the wheel's binary, not a build.
+    let envs = sandbox.path().join("pre-commit-home");
+    let found = walk_for(&envs, "override-guard");
+    assert!(!found.is_empty(), "no override-guard executable in the hook environment");
+
+    // The right verdicts, as a commit runs the hook.
+    let mut install = sandbox.command(&pre_commit, &repo.dir);
+    install.args(["install"]);
+    pip_env(&mut install);
+    expect_success(&run(&mut install, "pre-commit install"), "pre-commit install");
+    let out = repo.commit("base");
+    let output = text(&out);
+    assert!(out.status.success(), "the base commit was blocked ({}):\n{output}", out.status);
+    assert!(hook_line(&output).is_some_and(|l| l.ends_with("Passed")), "{output}");
+    repo.write("override.tf", BAD_OVERRIDE);
+    repo.git(&["add", "override.tf"]);
+    repo.commit_blocked("turn prevent_destroy off", "weakened-safeguard");
+    // The audit hook (manual stage) through the same environment.
+    let mut audit = sandbox.command(&pre_commit, &repo.dir);
+    audit.args(["run", "--hook-stage", "manual", "override-guard-audit"]);
+    pip_env(&mut audit);
+    let out = run(&mut audit, "pre-commit run override-guard-audit");
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("error[weakened-safeguard]"), "{}", text(&out));
+}
+
+/// Files named `name` under `dir` (no links followed).
+fn walk_for(dir: &Path, name: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for e in entries.flatten() {
+            let Ok(t) = e.file_type() else { continue };
+            if t.is_dir() {
+                todo.push(e.path());
+            } else if e.file_name() == name {
+                out.push(e.path());
+            }
+        }
+    }
+    out
 }

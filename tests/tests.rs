@@ -14,6 +14,7 @@ mod opentofu;
 mod policy;
 mod precommit;
 mod props;
+mod release;
 mod sarif;
 mod scope;
 mod syntax;
