@@ -172,3 +172,20 @@ fn init_offers_a_baseline_when_the_repository_has_findings() {
     assert_eq!(run.code, 0, "{}", run.shown());
     assert!(!run.err().contains("baseline"), "{}", run.shown());
 }
+
+#[test]
+fn the_review_can_soft_fail_too() {
+    let s = Sandbox::new();
+    s.commit(&[("db/main.tf", DB_MAIN)], "init");
+    s.stage(&[("db/override.tf", WEAKEN)]);
+    let hard = s.run(&["diff", "--format", "compact"]);
+    assert_eq!(hard.code, 1, "{}", hard.shown());
+    let soft = s.run(&["diff", "--format", "compact", "--soft-fail", "--quiet"]);
+    assert_eq!(soft.code, 0, "{}", soft.shown());
+    assert!(soft.out().contains("error[weakened-safeguard]"), "{}", soft.shown());
+    assert!(
+        !soft.out().contains(" modules, ") && !soft.out().contains(" module, "),
+        "{}",
+        soft.shown()
+    );
+}
