@@ -336,3 +336,18 @@ pub enum Color {
     Always,
     Never,
 }
+
+/// `--engine terraform|opentofu`: the command line's names for the model's engines (the
+/// model itself knows nothing of clap).
+impl ValueEnum for Engine {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[Engine::Terraform, Engine::OpenTofu]
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(match self {
+            Engine::Terraform => "terraform",
+            Engine::OpenTofu => "opentofu",
+        }))
+    }
+}

@@ -1,7 +1,23 @@
-//! Diagnostics in Terraform's shape: a severity, a summary, a detail, and the range they
-//! are about. The texts are Terraform's own, so users can search for them.
+//! The ground floor of the model: byte ranges in a module's files, and diagnostics in
+//! Terraform's shape (a severity, a summary, a detail, and the range they are about). The
+//! texts are Terraform's own, so users can search for them. Imports nothing of the crate.
 
-use crate::terraform::Span;
+/// Index of a file in a module's registry of files (`terraform::Files`).
+pub type FileId = usize;
+
+/// A byte range in one file of the registry; offsets are into the file's original text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Span {
+    pub file: FileId,
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub fn new(file: FileId, start: usize, end: usize) -> Self {
+        Span { file, start, end }
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -45,5 +61,18 @@ impl Diagnostic {
 
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`; past four names, `a, b, c and 2 more`.
+pub fn list(names: &[String]) -> String {
+    let shown: Vec<&str> =
+        names.iter().take(if names.len() > 4 { 3 } else { 4 }).map(|s| s.as_str()).collect();
+    let more = names.len() - shown.len();
+    match (shown.as_slice(), more) {
+        ([], _) => String::new(),
+        ([one], 0) => one.to_string(),
+        (_, 0) => format!("{} and {}", shown[..shown.len() - 1].join(", "), shown[shown.len() - 1]),
+        (_, n) => format!("{} and {n} more", shown.join(", ")),
     }
 }

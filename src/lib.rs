@@ -13,6 +13,7 @@ pub mod cty;
 pub mod diag;
 pub mod fix;
 pub mod merge;
+pub mod path;
 pub mod pipeline;
 pub mod policy;
 pub mod render;

@@ -8,14 +8,14 @@
 
 mod convert;
 mod eval;
-mod number;
 mod typeexpr;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+/// Numbers live with the syntax that reads them (a number literal must parse as one).
+pub use crate::terraform::number::Number;
 pub use convert::{convert, convert_error, convert_error_with_defaults, convert_with_defaults};
 pub use eval::{EvalError, eval_expr, eval_source};
-pub use number::Number;
 pub use typeexpr::{Defaults, TypeError, TypeSpec, parse_type, parse_type_source, parse_type_text};
 
 /// A type, or a type constraint (which may contain `Dynamic`, written `any`, and optional

@@ -67,7 +67,7 @@ pub fn plan(m: &Module, names: &[String]) -> Result<Folded, Vec<Refusal>> {
                 reason: "not an override file: only override files are folded".into(),
             }),
             None => refusals.push(Refusal {
-                path: crate::source::join(&m.dir, n),
+                path: crate::path::join(&m.dir, n),
                 line: 0,
                 reason: format!("not one of the files {} reads in this directory", m.engine.name()),
             }),

@@ -294,18 +294,7 @@ pub fn item_spans(body: &crate::terraform::Body) -> Vec<crate::terraform::Span> 
     out
 }
 
-/// `a`, `a and b`, `a, b and c`; past four names, `a, b, c and 2 more`.
-pub fn list(names: &[String]) -> String {
-    let shown: Vec<&str> =
-        names.iter().take(if names.len() > 4 { 3 } else { 4 }).map(|s| s.as_str()).collect();
-    let more = names.len() - shown.len();
-    match (shown.as_slice(), more) {
-        ([], _) => String::new(),
-        ([one], 0) => one.to_string(),
-        (_, 0) => format!("{} and {}", shown[..shown.len() - 1].join(", "), shown[shown.len() - 1]),
-        (_, n) => format!("{} and {n} more", shown.join(", ")),
-    }
-}
+pub use crate::diag::list;
 
 #[cfg(test)]
 mod tests {

@@ -472,7 +472,7 @@ fn merge_variable(m: &mut Module, base: &mut Block, o: &Block, rejected: bool) {
                 span: t.span,
                 what: format!(
                     "the optional() defaults of a type set in an override file are not applied: {} {stay} null unless a value sets {them}",
-                    crate::fix::list(&paths),
+                    crate::diag::list(&paths),
                 ),
                 label: "its optional() defaults have no effect",
             });

@@ -125,7 +125,7 @@ pub fn load<E: std::fmt::Display>(
     let found = discover::discover(names.iter().map(String::as_str), engine);
     let mut raw = Vec::with_capacity(found.files.len());
     for c in &found.files {
-        raw.push((c.clone(), read(&crate::source::join(dir, &c.name))?));
+        raw.push((c.clone(), read(&crate::path::join(dir, &c.name))?));
     }
     let mut m = Module {
         dir: dir.to_string(),
@@ -141,7 +141,7 @@ pub fn load<E: std::fmt::Display>(
     };
     let mut parsed = Vec::with_capacity(raw.len());
     for (id, (c, bytes)) in raw.into_iter().enumerate() {
-        let path = crate::source::join(dir, &c.name);
+        let path = crate::path::join(dir, &c.name);
         let (text, bytes) = match String::from_utf8(bytes) {
             Ok(s) => (s, None),
             // Native syntax is read as Terraform's scanner reads it, broken bytes and all.
@@ -225,7 +225,7 @@ pub fn without_overrides(m: &Module) -> Module {
 pub fn load_texts(dir: &str, files: &[(&str, &str)], engine: Option<Engine>) -> Module {
     let names: Vec<String> = files.iter().map(|(n, _)| n.to_string()).collect();
     let map: HashMap<String, &str> =
-        files.iter().map(|(n, t)| (crate::source::join(dir, n), *t)).collect();
+        files.iter().map(|(n, t)| (crate::path::join(dir, n), *t)).collect();
     let read = |p: &str| -> Result<Vec<u8>, std::convert::Infallible> {
         Ok(map.get(p).map(|t| t.as_bytes().to_vec()).unwrap_or_default())
     };

@@ -381,7 +381,7 @@ impl GlobBase {
                 None => return path.to_string(),
             }
         };
-        crate::source::join(&self.down, rest)
+        crate::path::join(&self.down, rest)
     }
 
     /// Does this policy's directory hold `path` (a directory of the run)?

@@ -176,18 +176,7 @@ pub fn changed_policies(a: &dyn Source, b: &dyn Source) -> Result<BTreeSet<Strin
     Ok(out)
 }
 
-/// `dir/name`, or `name` at the root.
-pub fn join(dir: &str, name: &str) -> String {
-    if dir.is_empty() { name.to_string() } else { format!("{dir}/{name}") }
-}
-
-/// Splits `a/b/c.tf` into (`a/b`, `c.tf`).
-pub fn split(path: &str) -> (&str, &str) {
-    match path.rfind('/') {
-        Some(i) => (&path[..i], &path[i + 1..]),
-        None => ("", path),
-    }
-}
+pub use crate::path::{join, split};
 
 #[cfg(test)]
 mod tests {

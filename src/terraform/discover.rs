@@ -4,11 +4,10 @@
 use super::{FileClass, Syntax};
 
 /// The engine whose rules apply.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Engine {
     Terraform,
-    #[value(name = "opentofu")]
     #[serde(rename = "opentofu")]
     OpenTofu,
 }

@@ -9,27 +9,13 @@ pub mod discover;
 pub mod expr;
 pub mod hcl;
 pub mod json;
+pub mod number;
 pub mod schema;
 pub mod syntax;
 
 pub use expr::{Expr, ExprKind, ObjKey, TplPart};
 
-/// Index of a file in a [`Files`] registry.
-pub type FileId = usize;
-
-/// A byte range in one file of the registry; offsets are into the file's original text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct Span {
-    pub file: FileId,
-    pub start: usize,
-    pub end: usize,
-}
-
-impl Span {
-    pub fn new(file: FileId, start: usize, end: usize) -> Self {
-        Span { file, start, end }
-    }
-}
+pub use crate::diag::{FileId, Span};
 
 /// Which concrete syntax a file is written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]

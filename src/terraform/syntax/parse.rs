@@ -926,7 +926,7 @@ impl<'a> Parser<'a> {
 
     fn number(&mut self, t: Token) -> Expr {
         let text = self.text(t);
-        if crate::cty::Number::parse(text).is_none() {
+        if crate::terraform::number::Number::parse(text).is_none() {
             self.error(
                 "Invalid number literal",
                 "Failed to recognize the value of this number literal.",
