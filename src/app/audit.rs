@@ -1,0 +1,124 @@
+//! `audit PATH…`, and the baselines it writes and reads.
+
+use super::*;
+
+/// `audit`'s baseline files: the one to read, the one to write.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Baselines<'a> {
+    pub(super) read: Option<&'a Path>,
+    pub(super) write: Option<&'a Path>,
+}
+
+/// The findings' fingerprints, computed on the paths SARIF shows (from the repository's
+/// root in a repository), so a baseline matches whatever directory is audited from where.
+pub(super) fn fingerprints(findings: &[Finding], shown: &Shown) -> Vec<String> {
+    let mut at: Vec<Finding> = findings.to_vec();
+    for f in &mut at {
+        f.primary.path = shown.path_for(&f.primary.path, ReportFormat::Sarif);
+    }
+    policy::fingerprint::all(&at)
+}
+
+/// Reads a baseline file from disk.
+pub(super) fn read_baseline(path: &Path) -> Result<policy::baseline::Baseline, SourceError> {
+    let shown = workspace::shown_path(path);
+    let text = std::fs::read_to_string(path).map_err(|e| SourceError {
+        path: shown.clone(),
+        message: format!("cannot read the baseline: {e}"),
+    })?;
+    policy::baseline::Baseline::parse(&text).map_err(|message| SourceError { path: shown, message })
+}
+
+/// Writes a baseline file (whole, or not at all) and says so.
+pub(super) fn write_baseline(
+    path: &Path,
+    findings: &[Finding],
+    fps: &[String],
+    shown: &Shown,
+) -> Result<(), SourceError> {
+    let mut at: Vec<Finding> = findings.to_vec();
+    for f in &mut at {
+        f.primary.path = shown.path_for(&f.primary.path, ReportFormat::Sarif);
+    }
+    let text = policy::baseline::write(&at, fps);
+    let name = workspace::shown_path(path);
+    write::atomic(path, text.as_bytes())
+        .map_err(|e| SourceError { path: name.clone(), message: e.to_string() })?;
+    write_note(&format!(
+        "wrote {name}: {} finding{} recorded; `--baseline {name}` reports only new ones\n",
+        findings.len(),
+        if findings.len() == 1 { "" } else { "s" }
+    ));
+    Ok(())
+}
+
+pub(super) fn audit_cmd(
+    paths: &[PathBuf],
+    format: ReportFormat,
+    engine: Option<Engine>,
+    from: &FromArgs,
+    args: &PolicyArgs,
+    baseline: Baselines<'_>,
+    style: Style,
+) -> Result<Outcome, SourceError> {
+    // A broken baseline is refused before the work, not after.
+    let known = baseline.read.map(read_baseline).transpose()?;
+    let Some((mut findings, mut summary, shown)) = audited(paths, engine, from, args, style)?
+    else {
+        return Ok(Outcome::Error);
+    };
+    let fps = fingerprints(&findings, &shown);
+    if let Some(path) = baseline.write {
+        write_baseline(path, &findings, &fps, &shown)?;
+    }
+    if let Some(known) = &known {
+        (findings, summary.baselined) = known.filter(findings, &fps);
+    }
+    summary.quiet = args.quiet;
+    shown.apply(&mut findings, &mut summary, format);
+    print_findings(&render_findings(&findings, &summary, format, style), format);
+    Ok(outcome(&findings, args.deny_warnings))
+}
+
+/// The audit of some paths: its findings and summary (paths not yet as shown), or `None`
+/// when a policy file is broken (its errors are printed).
+pub(super) fn audited(
+    paths: &[PathBuf],
+    engine: Option<Engine>,
+    from: &FromArgs,
+    args: &PolicyArgs,
+    style: Style,
+) -> Result<Option<(Vec<Finding>, findings::Summary, Shown)>, SourceError> {
+    let Some(levels) = cli_levels(args) else { return Ok(None) };
+    let ws = workspace(paths, from)?;
+    let shown = ws.shown();
+    let mut opened = open(&ws, from, true)?;
+    let modules = modules_of(&ws, &mut opened, true, &shown)?;
+    let src = opened.source();
+    if modules.is_empty() {
+        let named: Vec<String> = ws.targets.iter().map(|t| shown.path(&t.scope)).collect();
+        write_note(&format!(
+            "warning: no Terraform or OpenTofu configuration files under {}{}\n",
+            report::clean_line(&named.join(", ")),
+            match &from.rev {
+                Some(r) => format!(" in {}", report::clean_line(r)),
+                None if from.staged => " in the index".to_string(),
+                None => String::new(),
+            }
+        ));
+    }
+    let choice = policy_choice(&ws, args)?;
+    let scopes = ws.scopes();
+    let dirs = modules.iter().map(|(d, _)| d.as_str()).chain(scopes.iter().map(String::as_str));
+    let Some(policies) = resolve_policies(src, &choice, dirs, &levels, &shown, style)? else {
+        return Ok(None);
+    };
+    let audit = Audit {
+        policies: &policies,
+        engine,
+        today: today(),
+        scopes: policies.list.iter().map(|g| g.coverage(&scopes)).collect(),
+    };
+    let (findings, summary) = audit.run(src, &modules, &Bar::new()).map_err(|e| shown.error(e))?;
+    Ok(Some((findings, summary, shown)))
+}

@@ -1,0 +1,214 @@
+//! `diff`: the review helper.
+
+use super::*;
+
+/// One side of a `diff`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Side {
+    Rev(String),
+    Index,
+    Worktree,
+}
+
+impl Side {
+    fn label(&self) -> &str {
+        match self {
+            Side::Rev(r) => r,
+            Side::Index => "index",
+            Side::Worktree => "worktree",
+        }
+    }
+}
+
+/// `git diff`'s argument forms, turned into two sides.
+pub(super) fn diff_sides(
+    git: &Git,
+    revs: &[String],
+    worktree: bool,
+) -> Result<(Side, Side), SourceError> {
+    let rev = |r: &str| Side::Rev(if r.is_empty() { "HEAD".to_string() } else { r.to_string() });
+    Ok(match revs {
+        [] if worktree => (Side::Index, Side::Worktree),
+        [] => (Side::Rev("HEAD".into()), Side::Index),
+        [one] => {
+            if let Some((a, b)) = one.split_once("...") {
+                let b = if b.is_empty() { "HEAD" } else { b };
+                let a = if a.is_empty() { "HEAD" } else { a };
+                (Side::Rev(git.merge_base(a, b)?), rev(b))
+            } else if let Some((a, b)) = one.split_once("..") {
+                (rev(a), rev(b))
+            } else {
+                (rev(one), Side::Worktree)
+            }
+        }
+        [a, b] => (rev(a), rev(b)),
+        _ => {
+            return Err(SourceError {
+                path: revs.join(" "),
+                message: "at most two revisions".into(),
+            });
+        }
+    })
+}
+
+pub(super) fn open_side(ws: &Workspace, git: &Git, side: &Side) -> Result<Opened, SourceError> {
+    Ok(match side {
+        Side::Rev(r) => Opened::Git(git.rev(r)?),
+        Side::Index => Opened::Git(git.index()?),
+        Side::Worktree => {
+            if git.workdir().is_none() {
+                return Err(SourceError {
+                    path: ".".into(),
+                    message: "a bare repository has no worktree".into(),
+                });
+            }
+            Opened::Disk(ws.worktree_source(true)?)
+        }
+    })
+}
+
+/// The review helper: for every module whose files differ between two states, the diff
+/// of its effective configuration and the findings that appear and disappear. Each side
+/// is judged by its own policies; a changed policy file has every module it governs
+/// judged again.
+pub(super) fn diff(
+    revs: &[String],
+    worktree: bool,
+    format: ReportFormat,
+    engine: Option<Engine>,
+    args: &PolicyArgs,
+    style: Style,
+) -> Result<Outcome, SourceError> {
+    let Some(levels) = cli_levels(args) else { return Ok(Outcome::Error) };
+    let ws = Workspace::repository()?;
+    let Some(git) = ws.git.as_ref() else { return Ok(Outcome::Error) };
+    let shown = Shown::repository();
+    let choice = policy_choice(&ws, args)?;
+    let nearest = matches!(choice, Choice::Nearest);
+    let (old_side, new_side) = diff_sides(git, revs, worktree)?;
+    let (mut old, mut new, changed, policies_changed) =
+        if old_side == Side::Rev("HEAD".into()) && new_side == Side::Index {
+            // The common case, fast: only the trees the index does not vouch for are read.
+            let staged = git.staged()?;
+            let changed = staged.changed.clone();
+            let policies_changed = staged.policies_changed.clone();
+            let mut dirs = dirs_of(&changed);
+            dirs.extend(modules_under(&staged.index, &dirs_of(&policies_changed))?);
+            let (head, index) = staged.into_sides(&dirs);
+            (Opened::Git(head), Opened::Git(index), changed, policies_changed)
+        } else {
+            let mut old = open_side(&ws, git, &old_side)?;
+            let mut new = open_side(&ws, git, &new_side)?;
+            let changed = match (&old, &new) {
+                (Opened::Git(a), Opened::Git(b)) => a.changed(b),
+                _ => {
+                    // The worktree has no blob ids: compare contents.
+                    for o in [&mut old, &mut new] {
+                        if let Opened::Git(g) = o {
+                            git.load(g, None)?;
+                        }
+                    }
+                    let changed = crate::source::changed(old.source(), new.source())?;
+                    for o in [&old, &new] {
+                        if let Opened::Disk(w) = o {
+                            print_disk_notes(w, &shown);
+                        }
+                    }
+                    changed
+                }
+            };
+            let policies_changed = crate::source::changed_policies(old.source(), new.source())?;
+            (old, new, changed, policies_changed)
+        };
+    let policies_changed = if nearest { policies_changed } else { BTreeSet::new() };
+    let mut dirs = dirs_of(&changed);
+    let governed = dirs_of(&policies_changed);
+    dirs.extend(modules_under(old.source(), &governed)?);
+    dirs.extend(modules_under(new.source(), &governed)?);
+    for o in [&mut old, &mut new] {
+        if let Opened::Git(g) = o {
+            git.load(g, Some(&dirs))?;
+        }
+    }
+    let side = |o: &Opened| -> Result<Option<BTreeMap<String, Judged>>, SourceError> {
+        let src = o.source();
+        let Some(policies) = resolve_policies(
+            src,
+            &choice,
+            dirs.iter().map(String::as_str),
+            &levels,
+            &shown,
+            style,
+        )?
+        else {
+            return Ok(None);
+        };
+        let scoped = Scoped { inner: src, dirs: &dirs };
+        Ok(Some(judge(&scoped, &policies, engine, today())?))
+    };
+    let (Some(before), Some(after)) = (side(&old)?, side(&new)?) else {
+        return Ok(Outcome::Error);
+    };
+    let mut changes = Vec::new();
+    for dir in &dirs {
+        let (b, a) = (before.get(dir), after.get(dir));
+        let (fb, fa) = (
+            b.map(|j| j.findings.clone()).unwrap_or_default(),
+            a.map(|j| j.findings.clone()).unwrap_or_default(),
+        );
+        let change = review::ModuleChange {
+            dir: dir.clone(),
+            files: changed
+                .iter()
+                .filter(|p| split(p).0 == dir)
+                .map(|p| split(p).1.to_string())
+                .collect(),
+            before: b.map(|j| review::effective_text(&j.loaded.module)),
+            after: a.map(|j| review::effective_text(&j.loaded.module)),
+            introduced: review::introduced(&fb, fa.clone()),
+            resolved: review::introduced(&fa, fb),
+        };
+        // Judged again only for the policy's sake, and nothing changed: not news.
+        if !change.files.is_empty() || !change.introduced.is_empty() || !change.resolved.is_empty()
+        {
+            changes.push(change);
+        }
+    }
+    for p in &policies_changed {
+        write_note(&format!(
+            "note: {} changed: each side is judged by its own policies, every module it governs again\n",
+            report::clean_line(p)
+        ));
+    }
+    let labels = (old_side.label(), new_side.label());
+    let introduced: Vec<Finding> = changes.iter().flat_map(|c| c.introduced.clone()).collect();
+    let text = match format {
+        ReportFormat::Human => review::human(&changes, labels, style),
+        ReportFormat::Json => review::json(&changes, labels),
+        other => {
+            // The files of the changed modules as they are after the change.
+            let now: Vec<&Judged> = changes.iter().filter_map(|c| after.get(&c.dir)).collect();
+            let mut policies: Vec<Option<String>> = Vec::new();
+            for j in &now {
+                if !policies.contains(&j.policy) {
+                    policies.push(j.policy.clone());
+                }
+            }
+            let mut summary = findings::Summary {
+                modules: changes.len(),
+                policies,
+                quiet: args.quiet,
+                ..Default::default()
+            };
+            for j in &now {
+                let c = crate::pipeline::audit::Counts::of(&j.loaded.module);
+                summary.files += c.files;
+                summary.override_files += c.overrides;
+                summary.local_only.extend(c.local);
+            }
+            render_findings(&introduced, &summary, other, style)
+        }
+    };
+    print_findings(&text, format);
+    Ok(outcome(&introduced, args.deny_warnings))
+}

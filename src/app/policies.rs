@@ -1,0 +1,59 @@
+//! The policies of a run: `--policy`, or the nearest file per module, with the command
+//! line's `--deny/--warn/--allow`.
+
+use super::*;
+
+/// `--deny/--warn/--allow`, checked: an unknown rule id is a usage error (printed; `None`).
+pub(super) fn cli_levels(args: &PolicyArgs) -> Option<Vec<(&'static str, Level)>> {
+    let mut out = Vec::new();
+    let levels =
+        [(&args.deny, Level::Deny), (&args.warn, Level::Warn), (&args.allow, Level::Allow)];
+    for (ids, level) in levels {
+        for id in ids {
+            match rules::find(id) {
+                Some(r) => out.push((r.id, level)),
+                None => {
+                    let hint = rules::suggestion(id);
+                    write_err(&format!(
+                        "error: unknown rule `{}`{hint}; `override-guard explain` lists the rules\n",
+                        report::clean(id)
+                    ));
+                    return None;
+                }
+            }
+        }
+    }
+    Some(out)
+}
+
+/// How the run finds its policies: `--policy PATH`, else the nearest file per module.
+pub(super) fn policy_choice(ws: &Workspace, args: &PolicyArgs) -> Result<Choice, SourceError> {
+    Ok(match &args.policy {
+        Some(p) => Choice::Fixed(ws.fixed_policy(p)?),
+        None => Choice::Nearest,
+    })
+}
+
+/// The policies of `dirs` in `src`; their files' mistakes are printed (`None` then).
+pub(super) fn resolve_policies<'a>(
+    src: &dyn Source,
+    choice: &Choice,
+    dirs: impl IntoIterator<Item = &'a str>,
+    levels: &[(&'static str, Level)],
+    shown: &Shown,
+    style: Style,
+) -> Result<Option<Policies>, SourceError> {
+    match Policies::resolve(src, choice, dirs, levels) {
+        Ok(p) => Ok(Some(p)),
+        Err(Trouble::Source(e)) => Err(shown.error(e)),
+        Err(Trouble::Policy(errors)) => {
+            let mut err = String::new();
+            for mut e in errors {
+                e.path = shown.path(&e.path);
+                err.push_str(&report::policy_error(e, style));
+            }
+            write_err(&err);
+            Ok(None)
+        }
+    }
+}

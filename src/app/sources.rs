@@ -1,0 +1,110 @@
+//! The run's sources: the directories named on the command line, from the worktree, the
+//! index or a revision, and the notes about what a source skipped.
+
+use super::*;
+
+/// The directories named, from the worktree, or from git with `--staged` / `--rev`.
+pub(super) fn workspace(paths: &[PathBuf], from: &FromArgs) -> Result<Workspace, SourceError> {
+    if from.staged || from.rev.is_some() {
+        Workspace::git(paths)
+    } else {
+        Workspace::worktree(paths)
+    }
+}
+
+/// The run's source: the index or a revision (per `--staged` / `--rev`), else the worktree
+/// below the targets (with their subdirectories or not).
+pub(super) fn open(
+    ws: &Workspace,
+    from: &FromArgs,
+    recursive: bool,
+) -> Result<Opened, SourceError> {
+    Ok(match (ws.git.as_ref(), &from.rev) {
+        (Some(git), Some(rev)) => Opened::Git(git.rev(rev)?),
+        (Some(git), None) if from.staged => Opened::Git(git.index()?),
+        _ => Opened::Disk(ws.worktree_source(recursive)?),
+    })
+}
+
+/// The modules of an opened source that lie in the targets (below them too, with
+/// `recursive`), with their blobs read from git; a worktree's listing notes are printed.
+pub(super) fn modules_of(
+    ws: &Workspace,
+    opened: &mut Opened,
+    recursive: bool,
+    shown: &Shown,
+) -> Result<Vec<(String, Vec<String>)>, SourceError> {
+    let listed = opened.source().modules();
+    if let Opened::Disk(d) = &*opened {
+        print_disk_notes(d, shown);
+    }
+    let modules: Vec<(String, Vec<String>)> = listed
+        .map_err(|e| shown.error(e))?
+        .into_iter()
+        .filter(
+            |(d, _)| {
+                if recursive { ws.covers(d) } else { ws.targets.iter().any(|t| t.scope == *d) }
+            },
+        )
+        .collect();
+    if let (Opened::Git(g), Some(git)) = (&mut *opened, &ws.git) {
+        let dirs: BTreeSet<String> = modules.iter().map(|(d, _)| d.clone()).collect();
+        git.load(g, Some(&dirs))?;
+        print_git_notes(g, shown, |p| ws.covers(p));
+    }
+    Ok(modules)
+}
+
+/// `note:` lines about what a source skipped.
+pub(super) fn print_notes<'a>(notes: impl Iterator<Item = (&'a str, &'a str)>, shown: &Shown) {
+    let mut err = String::new();
+    for (path, n) in notes {
+        err.push_str(&format!(
+            "note: {}: {}\n",
+            report::clean_line(&shown.path(path)),
+            report::clean(n)
+        ));
+    }
+    write_note(&err);
+}
+
+/// What a git source skipped, for the paths `keep` accepts.
+pub(super) fn print_git_notes(src: &GitSource, shown: &Shown, keep: impl Fn(&str) -> bool) {
+    print_notes(src.notes_for(keep).into_iter(), shown);
+}
+
+/// What a worktree source skipped, once it has listed its files.
+pub(super) fn print_disk_notes(src: &WorktreeSource, shown: &Shown) {
+    let all = src.notes();
+    print_notes(all.iter().map(|(p, n)| (p.as_str(), n.as_str())), shown);
+}
+
+/// The module directories of some paths.
+pub(super) fn dirs_of(paths: &BTreeSet<String>) -> BTreeSet<String> {
+    paths.iter().map(|p| split(p).0.to_string()).collect()
+}
+
+/// The module directories a source has under some directories (a changed policy's).
+pub(super) fn modules_under(
+    src: &dyn Source,
+    dirs: &BTreeSet<String>,
+) -> Result<Vec<String>, SourceError> {
+    if dirs.is_empty() {
+        return Ok(Vec::new()); // listing every module of a large repository costs
+    }
+    Ok(src.modules()?.into_keys().filter(|m| dirs.iter().any(|d| under(m, d))).collect())
+}
+
+pub(super) enum Opened {
+    Git(GitSource),
+    Disk(WorktreeSource),
+}
+
+impl Opened {
+    pub(super) fn source(&self) -> &dyn Source {
+        match self {
+            Opened::Git(g) => g,
+            Opened::Disk(w) => w,
+        }
+    }
+}

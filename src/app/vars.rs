@@ -1,0 +1,98 @@
+//! `vars DIR`.
+
+use super::*;
+
+/// `vars`: the module's variables with every value the files, flags and environment give
+/// them. Reads the module, its auto-loaded variables files, the `--var-file`s and
+/// `TF_VAR_*`; everything after that is pure.
+pub(super) fn vars_cmd(
+    dir: &Path,
+    order: &[VarArg],
+    format: VarsFormat,
+    reveal: bool,
+    engine: Option<Engine>,
+    style: Style,
+) -> Result<Outcome, SourceError> {
+    use crate::vars::{CliArg, Inputs, VarFile};
+    let src = WorktreeSource::module(dir);
+    let mut dirs = src.modules()?;
+    let root = workspace::display_root(dir);
+    let note = |path: &str, why: &str| {
+        write_err(&format!(
+            "note: {}: {}\n",
+            report::clean_line(&join(&root, path)),
+            report::clean(why)
+        ))
+    };
+    for (path, why) in src.notes() {
+        note(&path, &why);
+    }
+    let names = dirs.remove("").unwrap_or_default();
+    let m = merge::load("", &names, engine, |p| src.read(p))?;
+    if m.files.files.is_empty() {
+        let shown = workspace::shown_path(dir);
+        return Err(SourceError {
+            path: if shown.is_empty() { ".".into() } else { shown },
+            message: "no Terraform or OpenTofu configuration files here".into(),
+        });
+    }
+    if m.has_errors() {
+        let mut err = String::new();
+        for d in m.diagnostics.iter().filter(|d| d.is_error()) {
+            err.push_str(&report::human(&m.files, d, "merge-error", style));
+        }
+        err.push_str(&format!("{} would reject this module\n", m.engine.name()));
+        write_err(&err);
+        return Ok(Outcome::Error);
+    }
+    let io = |p: &Path, e: std::io::Error| SourceError {
+        path: workspace::shown_path(p),
+        message: e.to_string(),
+    };
+    let entries: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| io(dir, e))?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .collect();
+    let mut auto = Vec::new();
+    for name in crate::vars::auto_files(entries.iter().map(String::as_str)) {
+        let path = dir.join(&name);
+        if let Some(why) = src.outside(&name) {
+            note(&name, why);
+            continue;
+        }
+        let text = std::fs::read(&path).map_err(|e| io(&path, e))?;
+        auto.push(VarFile { path: name, text: String::from_utf8_lossy(&text).into() });
+    }
+    let mut cli = Vec::new();
+    for arg in order {
+        cli.push(match arg {
+            VarArg::Var(v) => CliArg::Var(v.clone()),
+            VarArg::File(p) => {
+                let shown = p.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/");
+                match std::fs::read(p) {
+                    Ok(t) => CliArg::File(Ok(VarFile {
+                        path: shown,
+                        text: String::from_utf8_lossy(&t).into(),
+                    })),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => CliArg::File(Err(shown)),
+                    Err(e) => return Err(io(p, e)),
+                }
+            }
+        });
+    }
+    // vars_os: an unrelated variable that is not UTF-8 must not stop the run; a TF_VAR_
+    // one that is not is read as Terraform would not: lossily (Go strings are bytes).
+    let env = std::env::vars_os()
+        .filter_map(|(k, v)| {
+            let k = k.into_string().ok()?;
+            k.starts_with("TF_VAR_").then(|| (k, v.to_string_lossy().into_owned()))
+        })
+        .collect();
+    let r = crate::vars::collect(&m, &Inputs { auto, cli, env });
+    let module = root;
+    match format {
+        VarsFormat::Human => write_out(&report::vars::human(&r, &module, reveal, style)),
+        VarsFormat::Json => write_syntax(&report::vars::json(&r, &module, reveal)),
+    }
+    Ok(if r.has_errors() { Outcome::Error } else { Outcome::Clean })
+}
