@@ -491,6 +491,9 @@ fn big_block(out: &mut impl std::io::Write, n: usize) -> usize {
 /// ~20 s in release.
 #[test]
 fn a_fifty_megabyte_file_gives_the_correct_result() {
+    if !crate::util::slow_test("a_fifty_megabyte_file_gives_the_correct_result") {
+        return;
+    }
     let s = sandbox();
     s.write("big/main.tf", "");
     // Streamed to disk, so the test process stays small (see `Measured::inherited_kib`).
@@ -634,6 +637,9 @@ fn audit_time_is_linear_in_the_findings() {
 
 #[test]
 fn ten_thousand_override_files() {
+    if !crate::util::slow_test("ten_thousand_override_files") {
+        return;
+    }
     let s = sandbox();
     let main = "resource \"aws_instance\" \"web\" {\n  instance_type = \"t3.micro\"\n  lifecycle {\n    prevent_destroy = true\n  }\n}\n";
     s.write("many/main.tf", main);
@@ -1165,6 +1171,9 @@ fn a_staged_file_name_that_is_not_utf8_is_not_skipped_silently() {
 /// are read in linear time and refused with a syntax error.
 #[test]
 fn many_unclosed_openers_are_read_in_linear_time() {
+    if !crate::util::slow_test("many_unclosed_openers_are_read_in_linear_time") {
+        return;
+    }
     let s = sandbox();
     let size = 4 * 1024 * 1024;
     let shapes = [
