@@ -76,3 +76,16 @@ pub fn list(names: &[String]) -> String {
         (_, n) => format!("{} and {n} more", shown.join(", ")),
     }
 }
+
+/// Suggests the closest of `candidates` to a misspelt `word`.
+pub fn did_you_mean<'c>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+) -> Option<&'c str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(word, c), c))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}

@@ -3,14 +3,18 @@
 //! One pipeline: a [`source`] yields file bytes → [`terraform::discover`] picks and orders
 //! a directory's files → [`terraform::hcl`]/[`terraform::json`] parse them with spans →
 //! [`merge`] computes the effective configuration with provenance and Terraform's own
-//! errors → [`render`]/[`report`] print it; [`fix`] plans the edits of `fix` and `fold`.
-//! Only `source`, `app` and `main` do I/O.
+//! errors → [`policy`] judges it → [`render`]/[`report`] print it; [`fix`] plans the edits
+//! of `fix` and `fold`; [`pipeline`] runs the whole for a source, without the command line.
+//! Only `source`, `app` and `main` do I/O. The ground floor ([`path`], [`diag`],
+//! [`finding`]) imports nothing of the crate; each module imports only those below it
+//! (README, "How it is built", has the floors).
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod app;
 pub mod cli;
 pub mod cty;
 pub mod diag;
+pub mod finding;
 pub mod fix;
 pub mod merge;
 pub mod path;

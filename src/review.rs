@@ -6,8 +6,9 @@ use std::collections::HashMap;
 
 use serde_json::json;
 
+use crate::finding::fingerprint;
+use crate::finding::{Finding, Level, Tally};
 use crate::merge::Module;
-use crate::policy::{Finding, Level, Tally, fingerprint};
 use crate::render;
 use crate::report::{self, Style, clean, clean_line, findings};
 
@@ -324,7 +325,7 @@ pub fn json(changes: &[ModuleChange], sides: (&str, &str)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::Site;
+    use crate::finding::Site;
 
     fn finding(rule: &'static str, path: &str, message: &str, at: usize) -> Finding {
         let site = Site {

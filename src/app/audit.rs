@@ -16,7 +16,7 @@ pub(super) fn fingerprints(findings: &[Finding], shown: &Shown) -> Vec<String> {
     for f in &mut at {
         f.primary.path = shown.path_for(&f.primary.path, ReportFormat::Sarif);
     }
-    policy::fingerprint::all(&at)
+    crate::finding::fingerprint::all(&at)
 }
 
 /// Reads a baseline file from disk.

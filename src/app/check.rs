@@ -184,7 +184,7 @@ impl Hook<'_> {
         }
         let mut summary = summary;
         if let Some(known) = &known {
-            let fps = crate::policy::fingerprint::all(&findings);
+            let fps = crate::finding::fingerprint::all(&findings);
             (findings, summary.baselined) = known.filter(findings, &fps);
         }
         summary.quiet = self.args.quiet;

@@ -49,7 +49,7 @@ pub fn all(findings: &[Finding]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::Site;
+    use crate::finding::Site;
 
     fn finding(path: &str, start: usize, message: &str) -> Finding {
         let source: std::sync::Arc<str> = "a\nb\nc\n".into();

@@ -3,6 +3,8 @@
 //! file's text, so reports need nothing else to draw it, and this imports nothing of the
 //! crate (a `Site` is made from a module's files in `policy`).
 
+pub mod fingerprint;
+
 use std::sync::Arc;
 
 /// How seriously a rule's findings are taken.

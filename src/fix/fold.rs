@@ -20,7 +20,6 @@ use super::{
     FileEdit, Splice, apply, eol_of, indent_before, line_end, line_start, reindent, whole_lines,
 };
 use crate::merge::Module;
-use crate::merge::append::address;
 use crate::policy::context::lines_above;
 use crate::render;
 use crate::terraform::expr::{hcl_quote, is_ident};
@@ -333,12 +332,12 @@ impl<'a> Folder<'a> {
     fn base_of(&self, addr: &str) -> Option<&'a Block> {
         for p in self.primaries() {
             for b in p.body.blocks() {
-                if address(b).as_deref() == Some(addr) {
+                if b.address().as_deref() == Some(addr) {
                     return Some(b);
                 }
                 if b.kind == "check" {
                     for d in b.body.blocks_of("data") {
-                        if address(d).as_deref() == Some(addr) {
+                        if d.address().as_deref() == Some(addr) {
                             return Some(d);
                         }
                     }
@@ -370,7 +369,7 @@ impl<'a> Folder<'a> {
     }
 
     fn fold_object(&mut self, ob: &'a Block) {
-        let Some(addr) = address(ob) else {
+        let Some(addr) = ob.address() else {
             self.refuse(ob.def_span, "a block without the labels Terraform needs");
             return;
         };

@@ -22,31 +22,6 @@ pub(super) struct State {
     pub rejected_variables: std::collections::HashSet<crate::terraform::Span>,
 }
 
-/// The address a top-level block is known by for duplicates and overrides.
-pub(crate) fn address(b: &Block) -> Option<String> {
-    let l = &b.labels;
-    match b.kind.as_str() {
-        "resource" | "data" | "ephemeral" | "action" if l.len() == 2 => {
-            Some(format!("{}.{}.{}", b.kind, l[0], l[1]))
-        }
-        "variable" | "output" | "module" | "check" if l.len() == 1 => {
-            Some(format!("{}.{}", b.kind, l[0]))
-        }
-        "provider" if l.len() == 1 => Some(match provider_alias(b) {
-            Some(a) => format!("provider.{}.{}", l[0], a),
-            None => format!("provider.{}", l[0]),
-        }),
-        _ => None,
-    }
-}
-
-/// The static `alias` of a provider block.
-pub(super) fn provider_alias(b: &Block) -> Option<String> {
-    b.attr("alias").map(|a| {
-        a.expr.as_str().or_else(|| a.expr.as_keyword().map(str::to_string)).unwrap_or_default()
-    })
-}
-
 /// Spec §2 steps 1–3: the primary `required_providers` block, then every override entry.
 pub(super) fn required_providers(
     m: &mut Module,
@@ -126,7 +101,7 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
         "action" if tofu => {}
         "resource" | "data" | "ephemeral" | "action" | "variable" | "output" | "module"
         | "provider" | "check" => {
-            let Some(addr) = address(b) else { return };
+            let Some(addr) = b.address() else { return };
             // Data blocks nested in this check, registered once the check's place in the
             // module is known (a duplicate check may be dropped, or replace another).
             let mut nested = Vec::new();
@@ -281,7 +256,7 @@ fn duplicate_text(m: &Module, b: &Block, prev: Span, tofu: bool) -> (String, Str
             false,
         ),
         _ => {
-            let detail = match provider_alias(b) {
+            let detail = match b.provider_alias() {
                 Some(alias) => format!(
                     "A provider configuration for \"{}\" with alias \"{alias}\" was already given at {at}. Each configuration for the same provider must have a distinct alias.",
                     l[0]
@@ -301,7 +276,7 @@ fn append_terraform(m: &mut Module, t: &Block) {
     for item in &t.body.items {
         match item {
             Item::Attr(a) if a.name == "required_version" => {
-                if !tofu || super::kinds::tofu_file(m, a.span.file) {
+                if !tofu || super::tofu_file(m, a.span.file) {
                     m.settings.required_version.push(a.clone());
                 }
             }

@@ -2,18 +2,13 @@
 //! and the override-only decode errors. Kinds are processed in Terraform's `mergeFile`
 //! order so diagnostics come out in the same order.
 
-use super::append::{State, address, provider_alias};
+use super::append::State;
 use super::body::{merge_body, replaced_attr};
+use super::tofu_file;
 use super::{Ignored, Module, types};
 use crate::diag::Diagnostic;
 use crate::terraform::discover::Engine;
-use crate::terraform::{Attr, Block, ExprKind, FileId, Item, JsonValue, ParsedFile};
-
-/// Does this file have a `.tofu`/`.tofu.json` extension?
-pub(super) fn tofu_file(m: &Module, file: FileId) -> bool {
-    let p = &m.files.get(file).path;
-    p.ends_with(".tofu") || p.ends_with(".tofu.json")
-}
+use crate::terraform::{Attr, Block, ExprKind, Item, JsonValue, ParsedFile};
 
 const TF_ORDER: [&str; 14] = [
     "provider",
@@ -236,7 +231,7 @@ fn merge_locals(m: &mut Module, st: &mut State, o: &Block) {
 }
 
 fn merge_provider(m: &mut Module, st: &mut State, o: &Block) {
-    let Some(addr) = address(o) else { return };
+    let Some(addr) = o.address() else { return };
     match st.index.get(&addr) {
         Some(&i) => {
             let mut base = m.blocks[i].clone();
@@ -245,7 +240,7 @@ fn merge_provider(m: &mut Module, st: &mut State, o: &Block) {
             base.displaced.push(o.def_span);
             m.blocks[i] = base;
         }
-        None => match provider_alias(o) {
+        None => match o.provider_alias() {
             None => {
                 st.index.insert(addr, m.blocks.len());
                 m.blocks.push(o.clone());
@@ -261,7 +256,7 @@ fn merge_provider(m: &mut Module, st: &mut State, o: &Block) {
 
 /// resource, data, ephemeral (OpenTofu), action, variable, output, module.
 fn merge_object(m: &mut Module, st: &mut State, o: &Block) {
-    let Some(addr) = address(o) else { return };
+    let Some(addr) = o.address() else { return };
     let target = match st.index.get(&addr) {
         Some(&i) => Some((i, None)),
         None if o.kind == "data" => st.nested_data.get(&addr).map(|&(c, j)| (c, Some(j))),

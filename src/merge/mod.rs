@@ -235,6 +235,12 @@ pub fn load_texts(dir: &str, files: &[(&str, &str)], engine: Option<Engine>) -> 
     }
 }
 
+/// Does this file have a `.tofu`/`.tofu.json` extension?
+fn tofu_file(m: &Module, file: crate::terraform::FileId) -> bool {
+    let p = &m.files.get(file).path;
+    p.ends_with(".tofu") || p.ends_with(".tofu.json")
+}
+
 fn assemble(m: &mut Module, parsed: &[ParsedFile]) {
     let (primaries, overrides): (Vec<&ParsedFile>, Vec<&ParsedFile>) =
         parsed.iter().partition(|f| m.files.get(f.file).class == FileClass::Primary);

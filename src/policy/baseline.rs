@@ -1,6 +1,6 @@
 //! A baseline: the findings a repository already had when it adopted override-guard
 //! (`audit --write-baseline FILE`), so that `--baseline FILE` reports only new ones, as
-//! checkov's `--create-baseline` does. Findings are matched by [`super::fingerprint`],
+//! checkov's `--create-baseline` does. Findings are matched by [`crate::finding::fingerprint`],
 //! which survives lines added above them; a fixed finding simply stops matching. Pure:
 //! the caller reads and writes the file.
 
@@ -73,7 +73,7 @@ impl Baseline {
     }
 
     /// The findings it does not record (in order), and how many it hid. `fingerprints`
-    /// are the findings' own, in the same order ([`super::fingerprint::all`]).
+    /// are the findings' own, in the same order ([`crate::finding::fingerprint::all`]).
     pub fn filter(&self, findings: Vec<Finding>, fingerprints: &[String]) -> (Vec<Finding>, usize) {
         let before = findings.len();
         let kept: Vec<Finding> = findings
@@ -121,7 +121,8 @@ pub fn write(findings: &[Finding], fingerprints: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::{Site, fingerprint};
+    use crate::finding::fingerprint;
+    use crate::policy::Site;
 
     fn finding(path: &str, text: &str, needle: &str, message: &str) -> Finding {
         let start = text.find(needle).unwrap_or(0);

@@ -16,6 +16,7 @@ use toml::de::{DeTable, DeValue};
 
 use super::Level;
 use super::rules::{self, RULES};
+pub use crate::diag::did_you_mean;
 
 /// The built-in default policy.
 pub const DEFAULT: &str = include_str!("../../policies/default.toml");
@@ -318,19 +319,6 @@ fn names_file(text: &str, name: &str) -> bool {
         let after = text[i + name.len()..].chars().next();
         !before.is_some_and(part) && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
     })
-}
-
-/// Suggests the closest of `candidates` to a misspelt `word`.
-pub fn did_you_mean<'c>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'c str>,
-) -> Option<&'c str> {
-    candidates
-        .into_iter()
-        .map(|c| (strsim::jaro_winkler(word, c), c))
-        .filter(|(score, _)| *score > 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| c)
 }
 
 type Value<'i> = Spanned<DeValue<'i>>;

@@ -6,7 +6,6 @@ use std::collections::HashMap;
 
 use super::{GlobBase, Policy, Site};
 use crate::merge::Module;
-use crate::merge::append::address;
 use crate::terraform::{Attr, Block, Body, FileClass, FileId, Item, ParsedFile, Span, Syntax};
 
 /// A block or an attribute of a parsed file.
@@ -139,7 +138,7 @@ pub fn changes(m: &Module) -> Vec<Change<'_>> {
                     }
                 }
                 _ => {
-                    if let Some(addr) = address(b) {
+                    if let Some(addr) = b.address() {
                         objects.entry(addr).or_insert(b);
                     }
                 }
@@ -190,7 +189,7 @@ pub fn changes(m: &Module) -> Vec<Change<'_>> {
                     }
                 }
                 _ => {
-                    if let Some(addr) = address(b) {
+                    if let Some(addr) = b.address() {
                         let base = objects.get(&addr).map(|b| Node::Block(b));
                         out.push(Change { address: addr, over: Node::Block(b), base });
                     }

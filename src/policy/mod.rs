@@ -8,57 +8,18 @@
 pub mod baseline;
 pub mod config;
 pub mod context;
-pub mod fingerprint;
+
 pub mod rules;
 pub mod suppress;
 
-use std::sync::Arc;
-
+pub use crate::finding::{Finding, Level, Site, Tally};
 pub use config::{Date, Policy, PolicyError};
 
 use crate::merge::Module;
 use crate::terraform::Span;
 
-/// How seriously a rule's findings are taken.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Level {
-    Allow,
-    Warn,
-    Deny,
-}
-
-impl Level {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Level::Allow => "allow",
-            Level::Warn => "warn",
-            Level::Deny => "deny",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Level> {
-        match s {
-            "allow" => Some(Level::Allow),
-            "warn" => Some(Level::Warn),
-            "deny" => Some(Level::Deny),
-            _ => None,
-        }
-    }
-}
-
-/// A place in a file, self-contained so that reports need nothing else to draw it.
-#[derive(Clone, Debug)]
-pub struct Site {
-    /// Path as shown to the user.
-    pub path: String,
-    /// The whole file's text (shared), so a report can show the lines around the site.
-    pub source: Arc<str>,
-    pub start: usize,
-    pub end: usize,
-    pub label: String,
-}
-
+/// Sites are made from a module's files here: the finding types below the policy know
+/// nothing of modules.
 impl Site {
     /// A site in one of a module's files.
     pub fn in_module(m: &Module, span: Span, label: impl Into<String>) -> Site {
@@ -70,120 +31,6 @@ impl Site {
             end: span.end.min(f.text.len()),
             label: label.into(),
         }
-    }
-
-    /// 1-based line and column (in characters) of a byte offset of this site's file. A
-    /// byte-order mark is not a column (editors and Terraform start the line after it).
-    pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        let offset = offset.min(self.source.len());
-        let starts = line_starts(&self.source);
-        let line = starts.partition_point(|&s| s <= offset);
-        let start = starts[line - 1];
-        let mut col = column(&self.source, start, offset);
-        if start == 0 && col > 0 && self.source.starts_with('\u{feff}') {
-            col -= 1;
-        }
-        (line, col + 1)
-    }
-
-    pub fn start_line_col(&self) -> (usize, usize) {
-        self.line_col(self.start)
-    }
-
-    pub fn end_line_col(&self) -> (usize, usize) {
-        self.line_col(self.end)
-    }
-}
-
-/// The offsets at which the lines of `text` start. Reports ask for the line of every
-/// finding, and a file can have thousands: the last few files' line tables are kept
-/// (per thread), so each file is scanned once instead of once per finding.
-fn line_starts(text: &Arc<str>) -> Arc<[usize]> {
-    type Cache = std::cell::RefCell<Vec<(Arc<str>, Arc<[usize]>)>>;
-    thread_local! {
-        static CACHE: Cache = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    CACHE.with(|c| {
-        let mut c = c.borrow_mut();
-        if let Some(i) = c.iter().position(|(t, _)| Arc::ptr_eq(t, text)) {
-            let hit = c.remove(i);
-            let starts = hit.1.clone();
-            c.push(hit);
-            return starts;
-        }
-        let starts: Arc<[usize]> =
-            std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
-        if c.len() == 8 {
-            c.remove(0);
-        }
-        c.push((text.clone(), starts.clone()));
-        starts
-    })
-}
-
-/// The 0-based column (in characters) of `offset` on the line starting at `start`. Counted
-/// on from the last one asked for on the same line of the same text (per thread): the
-/// findings of one long line, reported in order, cost its length once, not once each.
-fn column(text: &Arc<str>, start: usize, offset: usize) -> usize {
-    type Last = std::cell::RefCell<Option<(Arc<str>, usize, usize, usize)>>;
-    thread_local! {
-        static LAST: Last = const { std::cell::RefCell::new(None) };
-    }
-    let count = |from: usize| text.get(from..offset).map_or(offset - from, |s| s.chars().count());
-    LAST.with(|l| {
-        let mut l = l.borrow_mut();
-        let col = match &*l {
-            Some((t, s, from, col)) if Arc::ptr_eq(t, text) && *s == start && *from <= offset => {
-                col + count(*from)
-            }
-            _ => count(start),
-        };
-        *l = Some((text.clone(), start, offset, col));
-        col
-    })
-}
-
-/// One finding: a rule, its level for this place, what is wrong, and where.
-#[derive(Clone, Debug)]
-pub struct Finding {
-    pub rule: &'static str,
-    pub level: Level,
-    pub message: String,
-    pub help: Option<String>,
-    /// The configuration address the finding is about, when there is one
-    /// (`resource.aws_s3_bucket.logs`, `local.x`, `terraform.backend`).
-    pub address: Option<String>,
-    pub primary: Site,
-    /// Other places worth showing: the original block, the override that changes it.
-    pub related: Vec<Site>,
-}
-
-impl Finding {
-    pub fn new(rule: &'static str, message: impl Into<String>, primary: Site) -> Self {
-        Finding {
-            rule,
-            level: Level::Deny,
-            message: message.into(),
-            help: None,
-            address: None,
-            primary,
-            related: Vec::new(),
-        }
-    }
-
-    pub fn help(mut self, help: impl Into<String>) -> Self {
-        self.help = Some(help.into());
-        self
-    }
-
-    pub fn address(mut self, address: impl Into<String>) -> Self {
-        self.address = Some(address.into());
-        self
-    }
-
-    pub fn related(mut self, site: Site) -> Self {
-        self.related.push(site);
-        self
     }
 }
 
@@ -389,26 +236,5 @@ impl GlobBase {
         self.dir.is_empty()
             || path == self.dir
             || path.strip_prefix(self.dir.as_str()).is_some_and(|r| r.starts_with('/'))
-    }
-}
-
-/// Counts of findings by level, and whether the run fails.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Tally {
-    pub deny: usize,
-    pub warn: usize,
-}
-
-impl Tally {
-    pub fn of(findings: &[Finding]) -> Tally {
-        let mut t = Tally::default();
-        for f in findings {
-            match f.level {
-                Level::Deny => t.deny += 1,
-                Level::Warn => t.warn += 1,
-                Level::Allow => {}
-            }
-        }
-        t
     }
 }

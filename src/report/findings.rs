@@ -9,8 +9,8 @@ use miette::{Diagnostic, LabeledSpan, NamedSource, Severity};
 use serde_json::json;
 
 use super::{Lined, Style, clean, clean_line, handler, lined};
+use crate::finding::{Finding, Level, Site, Tally};
 use crate::policy::rules::RULES;
-use crate::policy::{Finding, Level, Site, Tally};
 
 /// What a report says besides its findings.
 #[derive(Clone, Debug, Default)]
@@ -271,7 +271,7 @@ fn location(site: &Site) -> serde_json::Value {
 /// The JSON report (schema version 1, documented in the README).
 pub fn json(findings: &[Finding], s: &Summary) -> String {
     let t = Tally::of(findings);
-    let fingerprints = crate::policy::fingerprint::all(findings);
+    let fingerprints = crate::finding::fingerprint::all(findings);
     let doc = json!({
         "version": 1,
         "tool": {"name": "override-guard", "version": env!("CARGO_PKG_VERSION")},

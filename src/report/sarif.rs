@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
+use crate::finding::{Finding, Level, Site};
 use crate::policy::rules::RULES;
-use crate::policy::{Finding, Level, Site};
 
 #[derive(Serialize)]
 struct Log {
@@ -175,7 +175,7 @@ pub fn render(findings: &[Finding]) -> String {
             default_configuration: Configuration { level: level(r.level) },
         })
         .collect();
-    let fingerprints = crate::policy::fingerprint::all(findings);
+    let fingerprints = crate::finding::fingerprint::all(findings);
     let results = findings
         .iter()
         .zip(fingerprints)

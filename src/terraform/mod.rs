@@ -226,6 +226,33 @@ pub struct Block {
 }
 
 impl Block {
+    /// The address a top-level block is known by for duplicates and overrides.
+    pub fn address(&self) -> Option<String> {
+        let b = self;
+        let l = &b.labels;
+        match b.kind.as_str() {
+            "resource" | "data" | "ephemeral" | "action" if l.len() == 2 => {
+                Some(format!("{}.{}.{}", b.kind, l[0], l[1]))
+            }
+            "variable" | "output" | "module" | "check" if l.len() == 1 => {
+                Some(format!("{}.{}", b.kind, l[0]))
+            }
+            "provider" if l.len() == 1 => Some(match b.provider_alias() {
+                Some(a) => format!("provider.{}.{}", l[0], a),
+                None => format!("provider.{}", l[0]),
+            }),
+            _ => None,
+        }
+    }
+
+    /// The static `alias` of a provider block.
+    pub fn provider_alias(&self) -> Option<String> {
+        let b = self;
+        b.attr("alias").map(|a| {
+            a.expr.as_str().or_else(|| a.expr.as_keyword().map(str::to_string)).unwrap_or_default()
+        })
+    }
+
     pub fn attr(&self, name: &str) -> Option<&Attr> {
         self.body.attr(name)
     }

@@ -4,7 +4,6 @@
 use std::collections::HashSet;
 
 use super::{Cx, Finding, Level, Rule};
-use crate::policy::config::CommentMatcher;
 use crate::policy::context::comments_around;
 use crate::terraform::Syntax;
 
@@ -38,7 +37,7 @@ Example
 
 fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
     let mut seen = HashSet::new();
-    let mut matchers: Vec<(usize, CommentMatcher)> = Vec::new();
+    let mut matchers = Vec::new();
     for c in &cx.changes {
         let Some(base) = c.base else { continue };
         let over_span = c.over.head();

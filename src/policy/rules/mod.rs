@@ -110,7 +110,7 @@ pub fn markdown() -> String {
 
 /// ` (did you mean `x`?)` for a misspelt rule id, or nothing.
 pub fn suggestion(id: &str) -> String {
-    crate::policy::config::did_you_mean(id, RULES.iter().map(|r| r.id))
+    crate::diag::did_you_mean(id, RULES.iter().map(|r| r.id))
         .map(|d| format!(" (did you mean `{d}`?)"))
         .unwrap_or_default()
 }

@@ -106,7 +106,7 @@ fn undeclared(cx: &Cx<'_>, out: &mut Vec<Finding>) {
         if !matches!(s.from, From::File { .. }) {
             continue;
         }
-        let hint = crate::policy::config::did_you_mean(name, declared.iter().copied())
+        let hint = crate::diag::did_you_mean(name, declared.iter().copied())
             .map(|d| format!("did you mean `{d}`? "))
             .unwrap_or_default();
         out.push(
