@@ -33,7 +33,10 @@ impl Audit<'_> {
         let per_module: Result<Vec<(usize, Partial, Counts)>, SourceError> = modules
             .par_iter()
             .map(|(dir, names)| {
-                let l = load_module(src, dir, names, self.engine, progress)?;
+                // The other engine's view is for one rule: not loaded where it cannot fire.
+                let rule = crate::policy::rules::engine_divergence::RULE.id;
+                let compare = self.policies.of(dir).1.policy.may_fire(rule);
+                let l = load_module(src, dir, names, self.engine, compare, progress)?;
                 Ok(self.judge(&l))
             })
             .collect();
@@ -113,4 +116,64 @@ pub fn policies_of(p: &Policies) -> Vec<Option<String>> {
             policy::config::Origin::File { path, .. } => Some(path.clone()),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::pipeline::Choice;
+    use crate::source::MemorySource;
+
+    /// A source that counts the file reads made through it.
+    struct Counting(MemorySource, AtomicUsize);
+
+    impl Source for Counting {
+        fn modules(&self) -> Result<std::collections::BTreeMap<String, Vec<String>>, SourceError> {
+            self.0.modules()
+        }
+        fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {
+            self.1.fetch_add(1, Ordering::Relaxed);
+            self.0.read(path)
+        }
+        fn policy_file(&self, dir: &str) -> Result<Option<String>, SourceError> {
+            self.0.policy_file(dir)
+        }
+        fn policy_paths(&self) -> Result<std::collections::BTreeSet<String>, SourceError> {
+            self.0.policy_paths()
+        }
+    }
+
+    /// The other engine's view is loaded (a module with `.tofu` files is read twice) only
+    /// where the policy lets `engine-divergence` fire; the findings are the same.
+    #[test]
+    fn the_other_engine_is_loaded_only_for_the_rule_that_uses_it() {
+        let reads = |policy: &str| {
+            let files = MemorySource::new()
+                .with("m/main.tf", "resource \"a\" \"b\" {\n  x = 1\n}\n")
+                .with("m/override.tofu", "resource \"a\" \"b\" {\n  x = 2\n}\n")
+                .with(".override-guard.toml", policy);
+            let src = Counting(files, AtomicUsize::new(0));
+            let modules: Vec<(String, Vec<String>)> =
+                src.modules().expect("listed").into_iter().collect();
+            let dirs = modules.iter().map(|(d, _)| d.as_str());
+            let policies = Policies::resolve(&src, &Choice::Nearest, dirs, &[]).expect("policy");
+            let audit = Audit {
+                policies: &policies,
+                engine: None,
+                today: Date::from_days(0),
+                scopes: Vec::new(),
+            };
+            let (findings, _) = audit.run(&src, &modules, &()).expect("audited");
+            let rules: Vec<&str> = findings.iter().map(|f| f.rule).collect();
+            (src.1.load(Ordering::Relaxed), rules)
+        };
+        let (on, found_on) = reads("[rules]\nengine-divergence = \"warn\"\n");
+        let (off, found_off) = reads("[rules]\nengine-divergence = \"allow\"\n");
+        assert!(found_on.contains(&"engine-divergence"), "{found_on:?}");
+        assert!(!found_off.contains(&"engine-divergence"), "{found_off:?}");
+        assert_eq!(on, 3, "OpenTofu reads both files, then Terraform main.tf");
+        assert_eq!(off, 2, "OpenTofu reads both files, and that is all");
+    }
 }

@@ -50,24 +50,27 @@ pub fn load_modules(
     progress.start(dirs.len());
     let out = dirs
         .par_iter()
-        .map(|(dir, names)| load_module(src, dir, names, engine, progress))
+        .map(|(dir, names)| load_module(src, dir, names, engine, true, progress))
         .collect();
     progress.finish();
     out
 }
 
-/// Loads one module (see [`load_modules`]) and ticks the progress.
+/// Loads one module (see [`load_modules`]) and ticks the progress. The other engine's view
+/// is loaded only when `compare_engines` (the policy lets `engine-divergence` fire) and
+/// the engines could disagree about the module.
 pub fn load_module(
     src: &dyn Source,
     dir: &str,
     names: &[String],
     engine: Option<Engine>,
+    compare_engines: bool,
     progress: &dyn Progress,
 ) -> Result<LoadedModule, SourceError> {
     let mut module = merge::load(dir, names, engine, |p| src.read(p))?;
     mark_local(&mut module, src);
     let tofu = names.iter().any(|n| n.ends_with(".tofu") || n.ends_with(".tofu.json"));
-    let other = if tofu || engine_divergence::may_diverge(&module) {
+    let other = if compare_engines && (tofu || engine_divergence::may_diverge(&module)) {
         let e = module.engine.other();
         // Without .tofu files both engines load the same files: re-merge those.
         Some(if tofu {
