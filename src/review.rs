@@ -335,7 +335,8 @@ mod tests {
             end: at + 1,
             label: String::new(),
         };
-        Finding::new(rule, message, site).address("resource.x.y")
+        Finding::new(crate::finding::RuleId::parse(rule).expect("a rule id"), message, site)
+            .address("resource.x.y")
     }
 
     #[test]

@@ -165,8 +165,8 @@ fn init_writes_a_starter_policy_once_and_explain_documents_every_rule() {
     );
     let list = String::from_utf8_lossy(&run(&["explain"]).stdout).into_owned();
     for rule in override_guard::policy::rules::RULES {
-        assert!(list.contains(rule.id), "{}", rule.id);
-        let one = run(&["explain", rule.id]);
+        assert!(list.contains(rule.id.as_str()), "{}", rule.id);
+        let one = run(&["explain", rule.id.as_str()]);
         assert_eq!(one.status.code(), Some(0));
         assert!(String::from_utf8_lossy(&one.stdout).contains("What it checks"));
     }

@@ -7,7 +7,7 @@
 use std::sync::{Arc, OnceLock};
 
 use jsonschema::Validator;
-use override_guard::policy::{Finding, Level, Site};
+use override_guard::policy::{Finding, Level, RuleId, Site};
 use override_guard::report::sarif;
 use serde_json::Value;
 
@@ -85,7 +85,7 @@ fn findings() -> Vec<Finding> {
     let over_path = "infra/prod env/zürich/main_override.tf";
 
     let weakened = Finding::new(
-        "weakened-safeguard",
+        RuleId::WeakenedSafeguard,
         "force_destroy is turned on for “lögs” by an override",
         site(over_path, &over, "force_destroy = true", "set to true here"),
     )
@@ -95,14 +95,14 @@ fn findings() -> Vec<Finding> {
     .related(site(main_path, &main, "bucket = \"lögs-😀\"", "the block it changes — ✓"));
 
     let mut file = Finding::new(
-        "override-file",
+        RuleId::OverrideFile,
         "main_override.tf is an override file",
         site(over_path, &over, "resource \"aws_s3_bucket\" \"logs\"", "overrides this block"),
     );
     file.level = Level::Warn;
 
     let merge = Finding::new(
-        "merge-error",
+        RuleId::MergeError,
         "an override must not be empty: ünïcödé",
         site(main_path, &main, "# Grüße", "here"),
     );

@@ -272,8 +272,11 @@ fn hint(
     baseline: bool,
     changed: &BTreeSet<String>,
 ) -> String {
-    let mut rules: Vec<&str> =
-        findings.iter().filter(|f| f.level == crate::policy::Level::Deny).map(|f| f.rule).collect();
+    let mut rules: Vec<&str> = findings
+        .iter()
+        .filter(|f| f.level == crate::policy::Level::Deny)
+        .map(|f| f.rule.as_str())
+        .collect();
     rules.dedup();
     let mut seen = BTreeSet::new();
     rules.retain(|r| seen.insert(*r));

@@ -23,7 +23,7 @@ use crate::merge;
 use crate::pipeline::audit::Audit;
 use crate::pipeline::policies::Trouble;
 use crate::pipeline::{Choice, Judged, Policies, judge};
-use crate::policy::{self, Date, Finding, Level, Tally, rules};
+use crate::policy::{self, Date, Finding, Level, RuleId, Tally, rules};
 use crate::report::{self, Escapes, Style, findings};
 use crate::source::{Git, GitSource, Scoped, Source, SourceError, WorktreeSource, join, split};
 use crate::terraform::discover::Engine;

@@ -4,7 +4,7 @@
 use super::*;
 
 /// `--deny/--warn/--allow`, checked: an unknown rule id is a usage error (printed; `None`).
-pub(super) fn cli_levels(args: &PolicyArgs) -> Option<Vec<(&'static str, Level)>> {
+pub(super) fn cli_levels(args: &PolicyArgs) -> Option<Vec<(RuleId, Level)>> {
     let mut out = Vec::new();
     let levels =
         [(&args.deny, Level::Deny), (&args.warn, Level::Warn), (&args.allow, Level::Allow)];
@@ -39,7 +39,7 @@ pub(super) fn resolve_policies<'a>(
     src: &dyn Source,
     choice: &Choice,
     dirs: impl IntoIterator<Item = &'a str>,
-    levels: &[(&'static str, Level)],
+    levels: &[(RuleId, Level)],
     shown: &Shown,
     style: Style,
 ) -> Result<Option<Policies>, SourceError> {

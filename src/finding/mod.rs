@@ -7,6 +7,96 @@ pub mod fingerprint;
 
 use std::sync::Arc;
 
+/// A rule's identity. Its kebab-case name (`as_str`) is what users write in policies,
+/// suppressions and `--deny`, and what reports print; in the code, an enum, so that a
+/// misspelt id is a compile error and the policy's table is keyed by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RuleId {
+    MergeError,
+    OverrideFile,
+    LocalOverride,
+    MissingOverrideComment,
+    BackendSwap,
+    SilentDrop,
+    IgnoredOverride,
+    WeakenedSafeguard,
+    ProtectedAttribute,
+    EngineDivergence,
+    VariableShadowed,
+    UndeclaredVariableValue,
+    ExpiredException,
+    UnusedException,
+    BadSuppression,
+    UnusedSuppression,
+}
+
+impl RuleId {
+    /// Every rule, in report order.
+    pub const ALL: [RuleId; 16] = [
+        RuleId::MergeError,
+        RuleId::OverrideFile,
+        RuleId::LocalOverride,
+        RuleId::MissingOverrideComment,
+        RuleId::BackendSwap,
+        RuleId::SilentDrop,
+        RuleId::IgnoredOverride,
+        RuleId::WeakenedSafeguard,
+        RuleId::ProtectedAttribute,
+        RuleId::EngineDivergence,
+        RuleId::VariableShadowed,
+        RuleId::UndeclaredVariableValue,
+        RuleId::ExpiredException,
+        RuleId::UnusedException,
+        RuleId::BadSuppression,
+        RuleId::UnusedSuppression,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleId::MergeError => "merge-error",
+            RuleId::OverrideFile => "override-file",
+            RuleId::LocalOverride => "local-override",
+            RuleId::MissingOverrideComment => "missing-override-comment",
+            RuleId::BackendSwap => "backend-swap",
+            RuleId::SilentDrop => "silent-drop",
+            RuleId::IgnoredOverride => "ignored-override",
+            RuleId::WeakenedSafeguard => "weakened-safeguard",
+            RuleId::ProtectedAttribute => "protected-attribute",
+            RuleId::EngineDivergence => "engine-divergence",
+            RuleId::VariableShadowed => "variable-shadowed",
+            RuleId::UndeclaredVariableValue => "undeclared-variable-value",
+            RuleId::ExpiredException => "expired-exception",
+            RuleId::UnusedException => "unused-exception",
+            RuleId::BadSuppression => "bad-suppression",
+            RuleId::UnusedSuppression => "unused-suppression",
+        }
+    }
+
+    /// The rule of a kebab-case name.
+    pub fn parse(s: &str) -> Option<RuleId> {
+        RuleId::ALL.into_iter().find(|r| r.as_str() == s)
+    }
+}
+
+impl std::fmt::Display for RuleId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl serde::Serialize for RuleId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// Compared with its name, as reports and tests write it.
+impl PartialEq<&str> for RuleId {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
 /// How seriously a rule's findings are taken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -122,7 +212,7 @@ fn column(text: &Arc<str>, start: usize, offset: usize) -> usize {
 /// One finding: a rule, its level for this place, what is wrong, and where.
 #[derive(Clone, Debug)]
 pub struct Finding {
-    pub rule: &'static str,
+    pub rule: RuleId,
     pub level: Level,
     pub message: String,
     pub help: Option<String>,
@@ -135,7 +225,7 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub fn new(rule: &'static str, message: impl Into<String>, primary: Site) -> Self {
+    pub fn new(rule: RuleId, message: impl Into<String>, primary: Site) -> Self {
         Finding {
             rule,
             level: Level::Deny,

@@ -166,7 +166,7 @@ mod tests {
                 scopes: Vec::new(),
             };
             let (findings, _) = audit.run(&src, &modules, &()).expect("audited");
-            let rules: Vec<&str> = findings.iter().map(|f| f.rule).collect();
+            let rules: Vec<&str> = findings.iter().map(|f| f.rule.as_str()).collect();
             (src.1.load(Ordering::Relaxed), rules)
         };
         let (on, found_on) = reads("[rules]\nengine-divergence = \"warn\"\n");

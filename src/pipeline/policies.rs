@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::policy::{GlobBase, Level, Policy, PolicyError, Scope};
+use crate::policy::{GlobBase, Level, Policy, PolicyError, RuleId, Scope};
 use crate::source::{POLICY_FILE, Source, SourceError, join, split};
 
 /// A policy file's text, where it is (a path of the run, for reports) and how the paths
@@ -92,7 +92,7 @@ impl Policies {
         src: &dyn Source,
         choice: &Choice,
         dirs: impl IntoIterator<Item = &'a str>,
-        levels: &[(&'static str, Level)],
+        levels: &[(RuleId, Level)],
     ) -> Result<Policies, Trouble> {
         let mut r = Resolver {
             src,
@@ -120,7 +120,7 @@ impl Policies {
         }
         let mut fallback = Policy::builtin();
         for (rule, level) in levels {
-            fallback.set_level(rule, *level);
+            fallback.set_level(*rule, *level);
         }
         Ok(Policies {
             list: r.list,
@@ -150,7 +150,7 @@ impl Policies {
 
 struct Resolver<'a> {
     src: &'a dyn Source,
-    levels: &'a [(&'static str, Level)],
+    levels: &'a [(RuleId, Level)],
     list: Vec<Governing>,
     /// Directory → the policy at or above it.
     cache: HashMap<String, usize>,
@@ -223,7 +223,7 @@ impl Resolver<'_> {
 
     fn push(&mut self, mut policy: Policy, base: GlobBase) -> usize {
         for (rule, level) in self.levels {
-            policy.set_level(rule, *level);
+            policy.set_level(*rule, *level);
         }
         self.list.push(Governing { policy, base });
         self.list.len() - 1

@@ -133,7 +133,7 @@ mod tests {
             end: start + needle.len(),
             label: String::new(),
         };
-        Finding::new("backend-swap", message, site)
+        Finding::new(crate::finding::RuleId::BackendSwap, message, site)
     }
 
     #[test]

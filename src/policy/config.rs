@@ -15,7 +15,7 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::Level;
-use super::rules::{self, RULES};
+use super::rules::{self, RULES, RuleId};
 pub use crate::diag::did_you_mean;
 
 /// The built-in default policy.
@@ -68,7 +68,7 @@ pub enum Origin {
 #[derive(Clone, Debug)]
 pub struct Policy {
     pub origin: Origin,
-    rules: HashMap<&'static str, RuleConfig>,
+    rules: HashMap<RuleId, RuleConfig>,
     pub exceptions: Vec<Exception>,
     pub override_file: OverrideFileOptions,
     pub comment: CommentOptions,
@@ -95,7 +95,7 @@ struct Scope {
 /// `[[exceptions]]`: a finding the team has accepted, with a reason and maybe an end date.
 #[derive(Clone, Debug)]
 pub struct Exception {
-    pub rule: &'static str,
+    pub rule: RuleId,
     pub paths: Option<GlobSet>,
     /// The `paths` globs as written (normalized): a run judges the exception unused only
     /// when it saw every directory they can match.
@@ -272,8 +272,8 @@ impl Policy {
     }
 
     /// The level of a rule for a path (relative to the policy's directory).
-    pub fn level_for(&self, rule: &str, path: &str) -> Level {
-        let Some(rc) = self.rules.get(rule) else { return Level::Warn };
+    pub fn level_for(&self, rule: RuleId, path: &str) -> Level {
+        let Some(rc) = self.rules.get(&rule) else { return Level::Warn };
         let mut level = rc.level;
         if rc.paths.as_ref().is_some_and(|g| !g.is_match(path))
             || rc.exclude.as_ref().is_some_and(|g| g.is_match(path))
@@ -289,14 +289,14 @@ impl Policy {
     }
 
     /// Can a rule produce anything at all under this policy? (Skips work for `allow`.)
-    pub fn may_fire(&self, rule: &str) -> bool {
-        self.rules.get(rule).is_none_or(|rc| {
+    pub fn may_fire(&self, rule: RuleId) -> bool {
+        self.rules.get(&rule).is_none_or(|rc| {
             rc.level != Level::Allow || rc.scopes.iter().any(|s| s.level != Level::Allow)
         })
     }
 
     /// `--deny/--warn/--allow RULE` from the command line: one level everywhere.
-    pub fn set_level(&mut self, rule: &'static str, level: Level) {
+    pub fn set_level(&mut self, rule: RuleId, level: Level) {
         self.rules
             .insert(rule, RuleConfig { level, paths: None, exclude: None, scopes: Vec::new() });
     }
@@ -505,7 +505,7 @@ impl Validator<'_> {
 
     fn rules(&mut self, v: &Value<'_>, policy: &mut Policy) {
         let Some(t) = self.table(v, "rules") else { return };
-        let ids: Vec<&str> = RULES.iter().map(|r| r.id).collect();
+        let ids: Vec<&str> = RULES.iter().map(|r| r.id.as_str()).collect();
         for (key, value) in t {
             let Some(rule) = rules::find(key.get_ref()) else {
                 self.unknown(key, key.get_ref(), &ids, "rule");
@@ -578,20 +578,22 @@ impl Validator<'_> {
         }
     }
 
-    fn option(&mut self, rule: &str, name: &str, v: &Value<'_>, p: &mut Policy) {
+    fn option(&mut self, rule: RuleId, name: &str, v: &Value<'_>, p: &mut Policy) {
         match (rule, name) {
-            ("override-file", "allow-paths") => p.override_file.allow_paths = self.globs(v, name),
-            ("override-file", "only-json") => {
+            (RuleId::OverrideFile, "allow-paths") => {
+                p.override_file.allow_paths = self.globs(v, name)
+            }
+            (RuleId::OverrideFile, "only-json") => {
                 p.override_file.only_json = self.boolean(v, name).unwrap_or(false)
             }
-            ("override-file", "max-per-module") => match v.get_ref().as_integer() {
+            (RuleId::OverrideFile, "max-per-module") => match v.get_ref().as_integer() {
                 Some(n) => match n.as_str().parse::<usize>() {
                     Ok(n) if n >= 1 => p.override_file.max_per_module = Some(n),
                     _ => self.err(v.span(), "`max-per-module` must be a whole number ≥ 1", None),
                 },
                 None => self.wrong_type(v, name, "an integer"),
             },
-            ("missing-override-comment", "pattern") => {
+            (RuleId::MissingOverrideComment, "pattern") => {
                 if let Some(s) = self.string(v, name) {
                     match Regex::new(&s.replace("{override}", "override\\.tf")) {
                         Ok(_) => p.comment.pattern = Some(s),
@@ -599,13 +601,16 @@ impl Validator<'_> {
                     }
                 }
             }
-            ("protected-attribute", "attributes") => {
+            (RuleId::ProtectedAttribute, "attributes") => {
                 let set = self.glob_set(v, name, |s| s.replace('.', "/"));
                 if set.is_some() {
                     p.protected.raw = self.strings(v, name).into_iter().map(|(s, _)| s).collect();
                 }
                 p.protected.attributes = set;
             }
+            // Only the names a rule lists in its `options` come here (others are refused
+            // as unknown keys); a listed name without an arm above would be ignored, which
+            // `every_listed_option_is_read` catches.
             _ => {}
         }
     }
@@ -626,7 +631,7 @@ impl Validator<'_> {
                         Some(r) => rule = Some(r.id),
                         None => {
                             ok = false;
-                            let help = did_you_mean(&s, RULES.iter().map(|r| r.id))
+                            let help = did_you_mean(&s, RULES.iter().map(|r| r.id.as_str()))
                                 .map(|d| format!("did you mean `{d}`?"));
                             self.err(v.span(), format!("unknown rule `{s}`"), help);
                         }
@@ -697,6 +702,22 @@ fn list(items: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every option a rule lists is read by `option` (a value of the wrong type is an
+    /// error): the catch-all there never swallows a documented option.
+    #[test]
+    fn every_listed_option_is_read() {
+        for rule in RULES {
+            for (name, _) in rule.options {
+                let text = format!("[rules.{}]\n{name} = {{ wrong = true }}\n", rule.id);
+                assert!(
+                    Policy::parse("p.toml", &text).is_err(),
+                    "[rules.{}] {name} is listed but not read",
+                    rule.id
+                );
+            }
+        }
+    }
 
     fn errors(text: &str) -> Vec<String> {
         match Policy::parse("p.toml", text) {
@@ -776,10 +797,10 @@ mod tests {
             "[rules.override-file]\nlevel = \"deny\"\nexclude = [\"legacy/**\"]\n[[rules.override-file.scope]]\npaths = [\"envs/dev/**\"]\nlevel = \"warn\"\n",
         )
         .unwrap();
-        assert_eq!(p.level_for("override-file", "app/override.tf"), Level::Deny);
-        assert_eq!(p.level_for("override-file", "envs/dev/override.tf"), Level::Warn);
-        assert_eq!(p.level_for("override-file", "legacy/x/override.tf"), Level::Allow);
-        assert_eq!(p.level_for("override-file", "envs/devx/override.tf"), Level::Deny);
+        assert_eq!(p.level_for(RuleId::OverrideFile, "app/override.tf"), Level::Deny);
+        assert_eq!(p.level_for(RuleId::OverrideFile, "envs/dev/override.tf"), Level::Warn);
+        assert_eq!(p.level_for(RuleId::OverrideFile, "legacy/x/override.tf"), Level::Allow);
+        assert_eq!(p.level_for(RuleId::OverrideFile, "envs/devx/override.tf"), Level::Deny);
     }
 
     #[test]

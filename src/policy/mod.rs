@@ -12,7 +12,7 @@ pub mod context;
 pub mod rules;
 pub mod suppress;
 
-pub use crate::finding::{Finding, Level, Site, Tally};
+pub use crate::finding::{Finding, Level, RuleId, Site, Tally};
 pub use config::{Date, Policy, PolicyError};
 
 use crate::merge::Module;
@@ -80,7 +80,7 @@ pub fn findings_of(
     s: &Subject<'_>,
     base: &GlobBase,
     today: Date,
-    rule: &'static str,
+    rule: RuleId,
 ) -> Vec<Finding> {
     let mut ledger = suppress::Ledger::new(policy);
     evaluate_one(policy, s, base, today, &mut ledger, Some(rule))
@@ -126,7 +126,7 @@ fn evaluate_one(
     base: &GlobBase,
     today: Date,
     ledger: &mut suppress::Ledger,
-    only: Option<&'static str>,
+    only: Option<RuleId>,
 ) -> Vec<Finding> {
     let cx = context::Cx::new(s.module, s.other, policy, base, s.tfvars);
     let mut found = Vec::new();

@@ -9,6 +9,7 @@ use super::config::{Origin, did_you_mean};
 use super::context::comments_around;
 use super::rules::{self, RULES};
 use super::{Date, Finding, GlobBase, Level, Policy, Scope, Site};
+use crate::finding::RuleId;
 use crate::merge::Module;
 use crate::terraform::{Item, Span, Syntax, hcl};
 
@@ -155,7 +156,7 @@ impl Inline {
             for s in &mut self.items {
                 if s.malformed
                     || s.near.is_some()
-                    || !s.rules.iter().any(|r| r == f.rule || r == "all")
+                    || !s.rules.iter().any(|r| r == f.rule.as_str() || r == "all")
                 {
                     continue;
                 }
@@ -185,7 +186,7 @@ impl Inline {
         for s in &self.items {
             let site = |label: &str| Site::in_module(m, s.span, label);
             let path = base.of(&m.files.get(s.span.file).path);
-            let mut push = |rule: &'static str, f: Finding| {
+            let mut push = |rule: RuleId, f: Finding| {
                 let level = policy.level_for(rule, &path);
                 if level != Level::Allow {
                     out.push(Finding { level, ..f });
@@ -193,9 +194,9 @@ impl Inline {
             };
             if let Some(n) = &s.near {
                 push(
-                    "bad-suppression",
+                    RuleId::BadSuppression,
                     Finding::new(
-                        "bad-suppression",
+                        RuleId::BadSuppression,
                         format!(
                             "suppression comment not recognised ({}): it suppresses nothing",
                             n.problems.join(", ")
@@ -208,23 +209,27 @@ impl Inline {
             }
             if s.malformed {
                 push(
-                    "bad-suppression",
-                    Finding::new("bad-suppression", "malformed suppression comment", site("here"))
-                        .help("write it as `# override-guard:ignore[rule-id] reason`"),
+                    RuleId::BadSuppression,
+                    Finding::new(
+                        RuleId::BadSuppression,
+                        "malformed suppression comment",
+                        site("here"),
+                    )
+                    .help("write it as `# override-guard:ignore[rule-id] reason`"),
                 );
                 continue;
             }
             let unknown: Vec<&String> =
                 s.rules.iter().filter(|r| *r != "all" && rules::find(r).is_none()).collect();
             for r in &unknown {
-                let help = did_you_mean(r, RULES.iter().map(|r| r.id))
+                let help = did_you_mean(r, RULES.iter().map(|r| r.id.as_str()))
                     .map_or("`override-guard explain` lists the rules".into(), |d| {
                         format!("did you mean `{d}`?")
                     });
                 push(
-                    "bad-suppression",
+                    RuleId::BadSuppression,
                     Finding::new(
-                        "bad-suppression",
+                        RuleId::BadSuppression,
                         format!("suppression names unknown rule `{r}`"),
                         site("here"),
                     )
@@ -233,20 +238,24 @@ impl Inline {
             }
             if s.reason.is_empty() {
                 push(
-                    "bad-suppression",
-                    Finding::new("bad-suppression", "suppression without a reason", site("here"))
-                        .help(
-                            "say why after the brackets: `# override-guard:ignore[rule-id] reason`",
-                        ),
+                    RuleId::BadSuppression,
+                    Finding::new(
+                        RuleId::BadSuppression,
+                        "suppression without a reason",
+                        site("here"),
+                    )
+                    .help("say why after the brackets: `# override-guard:ignore[rule-id] reason`"),
                 );
             }
-            let in_force =
-                s.rules.iter().any(|r| r == "all" || policy.level_for(r, &path) != Level::Allow);
+            let in_force = s.rules.iter().any(|r| {
+                r == "all"
+                    || RuleId::parse(r).is_some_and(|r| policy.level_for(r, &path) != Level::Allow)
+            });
             if !s.used && unknown.is_empty() && in_force {
                 push(
-                    "unused-suppression",
+                    RuleId::UnusedSuppression,
                     Finding::new(
-                        "unused-suppression",
+                        RuleId::UnusedSuppression,
                         format!("suppression of {} matches no finding", s.rules.join(", ")),
                         site("suppresses nothing"),
                     )
@@ -364,7 +373,7 @@ fn near_miss(lead: &str, body: &str) -> Option<NearMiss> {
             if i == "all" || rules::find(i).is_some() {
                 i.to_string()
             } else {
-                did_you_mean(i, RULES.iter().map(|r| r.id)).unwrap_or(i).to_string()
+                did_you_mean(i, RULES.iter().map(|r| r.id.as_str())).unwrap_or(i).to_string()
             }
         })
         .collect();
@@ -390,7 +399,7 @@ fn split_word(s: &str) -> (String, &str) {
 fn rule_like(word: &str) -> bool {
     word == "all"
         || rules::find(word).is_some()
-        || did_you_mean(word, RULES.iter().map(|r| r.id)).is_some()
+        || did_you_mean(word, RULES.iter().map(|r| r.id.as_str())).is_some()
 }
 
 /// The policy's exceptions, and which were used.
@@ -458,9 +467,9 @@ impl Ledger {
             };
             let (rule, f) = match e.expires {
                 Some(d) if d < today => (
-                    "expired-exception",
+                    RuleId::ExpiredException,
                     Finding::new(
-                        "expired-exception",
+                        RuleId::ExpiredException,
                         format!("exception for {} expired on {d}", e.rule),
                         site("expired"),
                     )
@@ -471,9 +480,9 @@ impl Ledger {
                     }),
                 ),
                 _ if !self.used[i] => (
-                    "unused-exception",
+                    RuleId::UnusedException,
                     Finding::new(
-                        "unused-exception",
+                        RuleId::UnusedException,
                         format!("exception for {} matches no finding", e.rule),
                         site("matches nothing"),
                     )
@@ -595,6 +604,7 @@ mod tests {
     fn finding(m: &Module, file: &str, at: &str, rule: &'static str) -> Finding {
         let id = m.files.files.iter().position(|f| f.path == file).unwrap_or_default();
         let start = m.files.get(id).text.find(at).unwrap_or_default();
+        let rule = RuleId::parse(rule).expect("a rule id");
         Finding::new(rule, "x", Site::in_module(m, Span::new(id, start, start + at.len()), "x"))
     }
 

@@ -193,7 +193,7 @@ pub fn compact(findings: &[Finding], s: &Summary) -> String {
     for f in findings {
         let (l, c) = f.primary.start_line_col();
         let mut message = clean(&f.message).replace('\n', " ");
-        if f.rule == "merge-error"
+        if f.rule == crate::finding::RuleId::MergeError
             && let Some(detail) = f.help.as_deref().map(one_line).filter(|d| !d.is_empty())
         {
             message.push_str(": ");
@@ -234,7 +234,7 @@ pub fn github(findings: &[Finding], s: &Summary) -> String {
         out.push_str(&format!(
             "::{kind} file={},line={l},col={c},endLine={el},endColumn={ec},title={}::{}\n",
             gh_property(&f.primary.path),
-            gh_property(f.rule),
+            gh_property(f.rule.as_str()),
             gh_data(&msg)
         ));
     }
@@ -308,7 +308,7 @@ fn by_rule(findings: &[Finding]) -> BTreeMap<usize, (&'static str, (usize, usize
     let mut m: BTreeMap<usize, (&'static str, (usize, usize))> = BTreeMap::new();
     for f in findings {
         let idx = RULES.iter().position(|r| r.id == f.rule).unwrap_or(usize::MAX);
-        let e = m.entry(idx).or_insert((f.rule, (0, 0)));
+        let e = m.entry(idx).or_insert((f.rule.as_str(), (0, 0)));
         match f.level {
             Level::Deny => e.1.0 += 1,
             Level::Warn => e.1.1 += 1,
@@ -377,7 +377,8 @@ mod tests {
             end: 8,
             label: "here".into(),
         };
-        Finding::new(rule, message, site).help(help)
+        Finding::new(crate::finding::RuleId::parse(rule).expect("a rule id"), message, site)
+            .help(help)
     }
 
     #[test]

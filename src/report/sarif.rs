@@ -166,12 +166,12 @@ pub fn render(findings: &[Finding]) -> String {
     let rules = RULES
         .iter()
         .map(|r| RuleDescriptor {
-            id: r.id,
-            name: pascal(r.id),
+            id: r.id.as_str(),
+            name: pascal(r.id.as_str()),
             short_description: Text { text: r.summary.to_string() },
             full_description: Text { text: r.summary.to_string() },
             help: Text { text: r.doc.to_string() },
-            help_uri: crate::policy::rules::doc_url(r.id),
+            help_uri: crate::policy::rules::doc_url(r.id.as_str()),
             default_configuration: Configuration { level: level(r.level) },
         })
         .collect();
@@ -186,7 +186,7 @@ pub fn render(findings: &[Finding]) -> String {
                 text.push_str(h);
             }
             SarifResult {
-                rule_id: f.rule,
+                rule_id: f.rule.as_str(),
                 rule_index: RULES.iter().position(|r| r.id == f.rule).unwrap_or(0),
                 level: level(f.level),
                 message: Text { text },

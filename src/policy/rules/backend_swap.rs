@@ -4,7 +4,7 @@ use super::{Cx, Finding, Level, Rule};
 use crate::terraform::{Block, Item};
 
 pub static RULE: Rule = Rule {
-    id: "backend-swap",
+    id: super::RuleId::BackendSwap,
     level: Level::Deny,
     summary: "an override file replaces the backend or cloud block",
     doc: "\

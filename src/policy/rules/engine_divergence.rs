@@ -13,7 +13,7 @@ use crate::terraform::schema::Schema;
 use crate::terraform::{FileClass, Span};
 
 pub static RULE: Rule = Rule {
-    id: "engine-divergence",
+    id: super::RuleId::EngineDivergence,
     level: Level::Warn,
     summary: "an override file makes Terraform and OpenTofu compute different effective configurations",
     doc: "\

@@ -3,7 +3,7 @@
 use super::{Cx, Finding, Level, Rule};
 
 pub static RULE: Rule = Rule {
-    id: "ignored-override",
+    id: super::RuleId::IgnoredOverride,
     level: Level::Warn,
     summary: "override content that Terraform or OpenTofu silently ignores",
     doc: "\

@@ -4,7 +4,7 @@ use super::{Cx, Finding, Level, Rule};
 use crate::terraform::FileClass;
 
 pub static RULE: Rule = Rule {
-    id: "local-override",
+    id: super::RuleId::LocalOverride,
     level: Level::Warn,
     summary: "an override file git does not track changes what this checkout runs",
     doc: "\

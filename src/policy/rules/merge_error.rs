@@ -5,7 +5,7 @@ use crate::diag::Severity;
 use crate::terraform::Span;
 
 pub static RULE: Rule = Rule {
-    id: "merge-error",
+    id: super::RuleId::MergeError,
     level: Level::Deny,
     summary: "Terraform or OpenTofu would reject the module as merged",
     doc: "\

@@ -4,7 +4,7 @@
 use super::{Level, Rule};
 
 pub static EXPIRED_EXCEPTION: Rule = Rule {
-    id: "expired-exception",
+    id: super::RuleId::ExpiredException,
     level: Level::Warn,
     summary: "a policy exception is past its `expires` date",
     doc: "\
@@ -28,7 +28,7 @@ Example
 };
 
 pub static UNUSED_EXCEPTION: Rule = Rule {
-    id: "unused-exception",
+    id: super::RuleId::UnusedException,
     level: Level::Warn,
     summary: "a policy exception matches no finding",
     doc: "\
@@ -51,7 +51,7 @@ Example
 };
 
 pub static BAD_SUPPRESSION: Rule = Rule {
-    id: "bad-suppression",
+    id: super::RuleId::BadSuppression,
     level: Level::Warn,
     summary: "an inline suppression without a reason, with an unknown rule id, or written almost right",
     doc: "\
@@ -78,7 +78,7 @@ Example
 };
 
 pub static UNUSED_SUPPRESSION: Rule = Rule {
-    id: "unused-suppression",
+    id: super::RuleId::UnusedSuppression,
     level: Level::Warn,
     summary: "an inline suppression suppresses nothing",
     doc: "\

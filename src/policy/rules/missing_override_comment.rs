@@ -8,7 +8,7 @@ use crate::policy::context::comments_around;
 use crate::terraform::Syntax;
 
 pub static RULE: Rule = Rule {
-    id: "missing-override-comment",
+    id: super::RuleId::MissingOverrideComment,
     level: Level::Warn,
     summary: "an original that an override file changes has no comment saying so",
     doc: "\

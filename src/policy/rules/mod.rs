@@ -16,6 +16,7 @@ mod weakened_safeguard;
 
 use super::context::Cx;
 use super::{Finding, Level};
+pub use crate::finding::RuleId;
 
 /// A check: reads the context, pushes findings (their level is set by the policy later;
 /// a check may lower it, e.g. Terraform warnings are at most `warn`).
@@ -23,7 +24,7 @@ pub type Check = fn(&Cx<'_>, &mut Vec<Finding>);
 
 /// One rule.
 pub struct Rule {
-    pub id: &'static str,
+    pub id: RuleId,
     /// The level without a policy saying otherwise (`policies/default.toml` agrees).
     pub level: Level,
     /// One line, for lists and SARIF.
@@ -98,7 +99,7 @@ pub fn markdown() -> String {
         out.push_str("```\n");
         if !r.options.is_empty() {
             out.push_str("\nOptions (in `[rules.");
-            out.push_str(r.id);
+            out.push_str(r.id.as_str());
             out.push_str("]`):\n\n");
             for (name, what) in r.options {
                 out.push_str(&format!("- `{name}`: {what}\n"));
@@ -110,7 +111,7 @@ pub fn markdown() -> String {
 
 /// ` (did you mean `x`?)` for a misspelt rule id, or nothing.
 pub fn suggestion(id: &str) -> String {
-    crate::diag::did_you_mean(id, RULES.iter().map(|r| r.id))
+    crate::diag::did_you_mean(id, RULES.iter().map(|r| r.id.as_str()))
         .map(|d| format!(" (did you mean `{d}`?)"))
         .unwrap_or_default()
 }
@@ -140,7 +141,7 @@ mod tests {
         let mut seen = std::collections::HashSet::new();
         for r in RULES {
             assert!(seen.insert(r.id), "duplicate rule id {}", r.id);
-            assert!(r.id.chars().all(|c| c.is_ascii_lowercase() || c == '-'), "{}", r.id);
+            assert!(r.id.as_str().chars().all(|c| c.is_ascii_lowercase() || c == '-'), "{}", r.id);
             for section in ["What it checks", "Why", "Example"] {
                 assert!(r.doc.contains(section), "{} lacks {section}", r.id);
             }

@@ -4,7 +4,7 @@ use super::{Cx, Finding, Level, Rule};
 use crate::terraform::{FileClass, Span, Syntax};
 
 pub static RULE: Rule = Rule {
-    id: "override-file",
+    id: super::RuleId::OverrideFile,
     level: Level::Allow,
     summary: "an override file changes the module behind its readers' backs",
     doc: "\

@@ -5,7 +5,7 @@ use crate::policy::context::Node;
 use crate::terraform::{Block, Item};
 
 pub static RULE: Rule = Rule {
-    id: "protected-attribute",
+    id: super::RuleId::ProtectedAttribute,
     level: Level::Deny,
     summary: "an override changes an attribute the policy protects",
     doc: "\

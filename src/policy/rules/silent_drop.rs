@@ -4,7 +4,7 @@ use super::{Cx, Finding, Level, Rule};
 use crate::terraform::{Block, Expr, ExprKind, Item, ObjKey};
 
 pub static RULE: Rule = Rule {
-    id: "silent-drop",
+    id: super::RuleId::SilentDrop,
     level: Level::Warn,
     summary: "an override removes content that its reader does not see",
     doc: "\

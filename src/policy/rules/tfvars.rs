@@ -7,7 +7,7 @@ use crate::terraform::{Files, Span};
 use crate::vars::{From, Setting};
 
 pub static SHADOWED: Rule = Rule {
-    id: "variable-shadowed",
+    id: super::RuleId::VariableShadowed,
     level: Level::Warn,
     summary: "a variable is set in several variables files and a later one silently wins",
     doc: "\
@@ -31,7 +31,7 @@ Example
 };
 
 pub static UNDECLARED: Rule = Rule {
-    id: "undeclared-variable-value",
+    id: super::RuleId::UndeclaredVariableValue,
     level: Level::Warn,
     summary: "a variables file sets a variable the module does not declare",
     doc: "\

@@ -7,7 +7,7 @@ use crate::terraform::discover::Engine;
 use crate::terraform::{Attr, Block};
 
 pub static RULE: Rule = Rule {
-    id: "weakened-safeguard",
+    id: super::RuleId::WeakenedSafeguard,
     level: Level::Deny,
     summary: "an override turns a safeguard of the original off",
     doc: "\
