@@ -8,6 +8,7 @@
 //! - `SIZE`: module counts (default 1000 and 10000);
 //! - `--keep DIR`: write the corpora under DIR and leave them there;
 //! - `--checkov PATH`: also time `checkov -d DIR --framework terraform` on each corpus.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

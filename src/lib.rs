@@ -8,7 +8,6 @@
 //! Only `source`, `app` and `main` do I/O. The ground floor ([`path`], [`diag`],
 //! [`finding`]) imports nothing of the crate; each module imports only those below it
 //! (README, "How it is built", has the floors).
-#![warn(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod app;
 pub mod cli;

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use crate::cty::{self, Type, TypeSpec, Value};
 use crate::diag::{Diagnostic, Severity};
 use crate::merge::Module;
-use crate::merge::types::{type_spec, value_of};
+use crate::merge::variables::{type_spec, value_of};
 use crate::terraform::{Block, FileClass, Files, JsonNode, JsonValue, SourceText, Span, Syntax};
 
 /// A file of variable values, as read.

@@ -1,4 +1,5 @@
 //! One integration-test binary (see Cargo.toml `[[test]]`).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
 
 mod adopt;
 mod adversarial;

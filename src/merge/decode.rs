@@ -660,14 +660,14 @@ impl Cx<'_> {
     /// at the start of the expression. One with a syntax error was reported when read.
     fn static_bools(&mut self, body: &Body, names: &[&str]) {
         for a in body.attrs().filter(|a| names.contains(&a.name.as_str())) {
-            if !super::types::parses(&a.expr) {
+            if !super::variables::parses(&a.expr) {
                 continue;
             }
             let at = Span { end: a.expr.span.start, ..a.expr.span };
             // Without variables a JSON string is not a template: `"${true}"` is text.
             let json_template = a.expr.source.is_none()
                 && matches!(&a.expr.kind, ExprKind::Template(p) if p.iter().any(|x| matches!(x, TplPart::Code(_))));
-            let why = match super::types::value_of(&a.expr) {
+            let why = match super::variables::value_of(&a.expr) {
                 _ if json_template => "a bool is required".to_string(),
                 Err(e) => {
                     self.err(e.summary, e.detail, a.expr.span);
@@ -934,10 +934,10 @@ impl Cx<'_> {
     fn version_constraint(&mut self, a: &Attr) {
         // An expression that did not parse was reported as such; its value is unknown to
         // Terraform, which then checks nothing more.
-        if !super::types::parses(&a.expr) {
+        if !super::variables::parses(&a.expr) {
             return;
         }
-        let v = match super::types::value_of(&a.expr) {
+        let v = match super::variables::value_of(&a.expr) {
             Ok(v) => v,
             Err(e) => return self.err(e.summary, e.detail, a.expr.span),
         };
@@ -1034,7 +1034,7 @@ impl Cx<'_> {
         }
         let mark = self.out.len();
         for a in b.body.attrs() {
-            let value = super::types::value_of(&a.expr).ok();
+            let value = super::variables::value_of(&a.expr).ok();
             if value.as_ref().is_some_and(|v| v.ty().is_primitive()) {
                 self.version_constraint(a);
                 if let Err(e) = provider_part(&a.name) {
@@ -1243,7 +1243,7 @@ impl Cx<'_> {
             }
         }
         self.static_bools(&b.body, &["sensitive", "ephemeral", "nullable", "const"]);
-        self.out.extend(super::types::variable_errors(b, self.over));
+        self.out.extend(super::variables::variable_errors(b, self.over));
         for v in inner {
             if let (Some(cond), _) = self.check_rule(v) {
                 let refers = variables(&cond.expr).iter().any(|t| {
@@ -1368,7 +1368,7 @@ impl Cx<'_> {
         if let Some(a) = b.attr("ignore_nested_deprecations")
             && !self.tofu
         {
-            let v = super::types::value_of(&a.expr);
+            let v = super::variables::value_of(&a.expr);
             if v.is_err() {
                 self.err(
                     "Invalid value for ignore_nested_deprecations",

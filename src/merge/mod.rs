@@ -2,13 +2,19 @@
 //! Terraform's `NewModule` does it (spec §2): required providers first, then every primary
 //! file is appended with duplicate checks (§3), then every override file is merged in
 //! order (§4, §5). Pure: the caller supplies the bytes.
+//!
+//! `decode` makes Terraform's load-time checks on each file; `primaries` appends the
+//! primary files (duplicates, the required-providers pre-pass); `overrides` merges the
+//! override files, block kind by block kind, through `body` (attributes and nested
+//! blocks) and `encryption` (OpenTofu's); `variables` holds what a variable's type and
+//! default mean (the override rules and the `vars` command read them).
 
-pub(crate) mod append;
 mod body;
 pub(crate) mod decode;
 mod encryption;
-mod kinds;
-pub mod types;
+mod overrides;
+mod primaries;
+pub mod variables;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -252,13 +258,13 @@ fn assemble(m: &mut Module, parsed: &[ParsedFile]) {
         let found = decode::decode_file(&m.files, f, m.engine, is_override);
         m.diagnostics.extend(found);
     }
-    let mut st = append::State::default();
-    append::required_providers(m, &primaries, &overrides);
+    let mut st = primaries::State::default();
+    primaries::required_providers(m, &primaries, &overrides);
     for f in &primaries {
-        append::append_file(m, &mut st, f);
+        primaries::append_file(m, &mut st, f);
     }
     for f in &overrides {
-        kinds::merge_file(m, &mut st, f);
+        overrides::merge_file(m, &mut st, f);
     }
 }
 

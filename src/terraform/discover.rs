@@ -76,11 +76,6 @@ pub fn config_ext(name: &str, engine: Engine) -> Option<&'static str> {
     exts.iter().copied().find(|e| name.ends_with(e))
 }
 
-/// Would any engine read this file as configuration (including `.tofu` ones)?
-pub fn is_config_file(name: &str) -> bool {
-    !is_ignored(name) && config_ext(name, Engine::OpenTofu).is_some()
-}
-
 /// A variables file Terraform loads by itself from a root module's directory:
 /// `terraform.tfvars(.json)` and `*.auto.tfvars(.json)`.
 pub fn is_auto_tfvars(name: &str) -> bool {

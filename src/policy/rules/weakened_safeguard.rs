@@ -2,7 +2,7 @@
 
 use super::{Cx, Finding, Level, Rule};
 use crate::cty::Type;
-use crate::merge::types::type_spec;
+use crate::merge::variables::type_spec;
 use crate::terraform::discover::Engine;
 use crate::terraform::{Attr, Block};
 

@@ -2,10 +2,10 @@
 //! and the override-only decode errors. Kinds are processed in Terraform's `mergeFile`
 //! order so diagnostics come out in the same order.
 
-use super::append::State;
 use super::body::{merge_body, replaced_attr};
+use super::primaries::State;
 use super::tofu_file;
-use super::{Ignored, Module, types};
+use super::{Ignored, Module, variables};
 use crate::diag::Diagnostic;
 use crate::terraform::discover::Engine;
 use crate::terraform::{Attr, Block, ExprKind, Item, JsonValue, ParsedFile};
@@ -102,7 +102,7 @@ fn ignore(m: &mut Module, span: crate::terraform::Span, what: &str) {
 /// does not judge them again.
 fn rejected_variables(st: &mut State, f: &ParsedFile) {
     for o in f.body.blocks_of("variable") {
-        if !types::variable_errors(o, true).is_empty() {
+        if !variables::variable_errors(o, true).is_empty() {
             st.rejected_variables.insert(o.def_span);
         }
     }
@@ -166,7 +166,7 @@ fn merge_terraform(m: &mut Module, f: &ParsedFile) {
                             "Each override file may have only one backend configuration. A backend was previously configured at {at}."
                         ),
                     ),
-                    _ => super::append::duplicate_cloud(&at, tofu),
+                    _ => super::primaries::duplicate_cloud(&at, tofu),
                 };
                 m.diagnostics.push(
                     Diagnostic::error(summary, detail, second.def_span)
@@ -452,12 +452,12 @@ fn merge_variable(m: &mut Module, base: &mut Block, o: &Block, rejected: bool) {
     }
     // An override Terraform already rejected while decoding is not judged again.
     if !rejected {
-        types::check_variable(m, base, o, &original);
+        variables::check_variable(m, base, o, &original);
     }
     // Terraform copies an override's type but not its optional-attribute defaults (spec
     // §5.6): values of this variable get none, which no single variable block can say.
     if let Some(t) = o.attr("type")
-        && let Ok(spec) = types::type_spec(t)
+        && let Ok(spec) = variables::type_spec(t)
         && let Some(defaults) = &spec.defaults
     {
         let paths = defaults.paths();
