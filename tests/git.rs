@@ -6,13 +6,11 @@
 //! tests may themselves run inside a git hook), a temporary HOME, no system or global
 //! git configuration, a fixed author and committer.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-use tempfile::TempDir;
-
 use crate::util::{
-    SANDBOX_GIT_CONFIG as GIT_CONFIG, assert_same_tree, bin, hermetic, snapshot_tree,
+    SANDBOX_GIT_CONFIG as GIT_CONFIG, Sandbox, assert_same_tree, bin, hermetic, snapshot_tree,
 };
 
 /// The binary's path, for the hook (`OVERRIDE_GUARD`).
@@ -34,49 +32,30 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// A temporary directory holding a home, a repository (`repo/`) and whatever a test puts
-/// next to it (another repository, a linked worktree, a file outside the repository).
-struct Repo {
-    tmp: TempDir,
-    root: PathBuf,
+/// The shared sandbox (`util::Sandbox`: a temporary directory with a home and `repo/`,
+/// hermetic git and binary) with what these tests add: `git init` options, git with an
+/// environment, and runs as `(exit code, stdout, stderr)`.
+struct Repo(Sandbox);
+
+impl std::ops::Deref for Repo {
+    type Target = Sandbox;
+    fn deref(&self) -> &Sandbox {
+        &self.0
+    }
 }
 
 impl Repo {
     /// `git init` with the default object format.
     fn new() -> Repo {
-        Repo::init(&[])
+        Repo(Sandbox::new())
     }
 
-    /// `git init` with extra arguments (`--object-format=sha256`).
-    fn init(extra: &[&str]) -> Repo {
-        let repo = Repo::empty();
-        let mut args = vec!["init", "-q", "-b", "main"];
-        args.extend_from_slice(extra);
-        args.push("repo");
-        repo.git_in(repo.tmp.path(), &args);
-        repo
-    }
-
-    /// Only the temporary directory and the home (for tests that make the repository
-    /// themselves, or may be unable to).
+    /// Only the temporary directory and the home, no `repo/` (for tests that make the
+    /// repository themselves, or may be unable to).
     fn empty() -> Repo {
-        let tmp = tempfile::tempdir().expect("tempdir");
-        std::fs::create_dir(tmp.path().join("home")).expect("mkdir home");
-        let root = tmp.path().join("repo");
-        Repo { tmp, root }
-    }
-
-    fn home(&self) -> PathBuf {
-        self.tmp.path().join("home")
-    }
-
-    /// A path next to the repository (in the same temporary directory).
-    fn beside(&self, name: &str) -> PathBuf {
-        self.tmp.path().join(name)
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.root.join(rel)
+        let s = Sandbox::empty();
+        std::fs::remove_dir(&s.root).expect("remove the empty repo/");
+        Repo(s)
     }
 
     /// `git` with the hermetic environment in `dir`; the output whatever the status.
@@ -90,49 +69,9 @@ impl Repo {
         cmd.output().expect("git runs")
     }
 
-    /// `git` in `dir`, which must succeed; its stdout.
-    fn git_in(&self, dir: &Path, args: &[&str]) -> String {
-        let out = self.git_output(dir, args, &[]);
-        assert!(
-            out.status.success(),
-            "git {args:?} failed:\n{}{}",
-            text(&out.stdout),
-            text(&out.stderr)
-        );
-        text(&out.stdout)
-    }
-
-    /// `git` in the repository, which must succeed; its stdout.
-    fn git(&self, args: &[&str]) -> String {
-        self.git_in(&self.root, args)
-    }
-
     /// `git rev-parse REV`.
     fn rev_parse(&self, rev: &str) -> String {
         self.git(&["rev-parse", rev]).trim().to_string()
-    }
-
-    fn write(&self, rel: &str, content: &str) {
-        let p = self.path(rel);
-        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        std::fs::write(p, content).expect("write");
-    }
-
-    /// Writes files and stages them.
-    fn stage(&self, files: &[(&str, &str)]) {
-        for (rel, content) in files {
-            self.write(rel, content);
-            self.git(&["add", "--", rel]);
-        }
-    }
-
-    /// Writes files, stages everything and commits.
-    fn commit(&self, files: &[(&str, &str)], message: &str) {
-        for (rel, content) in files {
-            self.write(rel, content);
-        }
-        self.git(&["add", "-A"]);
-        self.git(&["commit", "-q", "--no-verify", "-m", message]);
     }
 
     /// The binary with the hermetic environment, in `dir`.
