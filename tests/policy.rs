@@ -31,19 +31,13 @@ fn read_tree(root: &Path, rel: &str, src: &mut MemorySource) {
     }
 }
 
-fn case_value<'a>(toml: &'a str, key: &str) -> Option<&'a str> {
-    toml.lines()
-        .find_map(|l| l.strip_prefix(key)?.trim_start().strip_prefix('=')?.trim().strip_prefix('"'))
-        .and_then(|v| v.strip_suffix('"'))
-}
-
 /// Runs one case and renders what the CLI would print.
 pub fn run_case(case: &Path) -> String {
-    let case_toml = std::fs::read_to_string(case.join("case.toml")).unwrap_or_default();
-    let today = case_value(&case_toml, "today").unwrap_or("2026-11-22");
+    let case_toml = crate::util::case_toml(case);
+    let today = crate::util::case_str(&case_toml, "today").unwrap_or("2026-11-22");
     let parts: Vec<u16> = today.split('-').map(|p| p.parse().expect("date")).collect();
     let today = Date { year: parts[0], month: parts[1] as u8, day: parts[2] as u8 };
-    let engine = case_value(&case_toml, "engine").map(|e| match e {
+    let engine = crate::util::case_str(&case_toml, "engine").map(|e| match e {
         "opentofu" => Engine::OpenTofu,
         _ => Engine::Terraform,
     });

@@ -17,11 +17,28 @@ pub fn fixtures(suite: &str) -> Vec<PathBuf> {
     dirs
 }
 
+/// A fixture's `case.toml` (empty when it has none), parsed as TOML: a malformed one
+/// fails the test that reads it.
+pub fn case_toml(case: &Path) -> toml::Table {
+    let path = case.join("case.toml");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => text.parse().unwrap_or_else(|e| panic!("{}: {e}", path.display())),
+        Err(_) => toml::Table::new(),
+    }
+}
+
+/// A string value of a `case.toml`.
+pub fn case_str<'a>(case: &'a toml::Table, key: &str) -> Option<&'a str> {
+    case.get(key).and_then(toml::Value::as_str)
+}
+
 /// Loads a fixture module with the engine its `case.toml` names (next to `module/`).
 pub fn load_fixture(case: &Path) -> Module {
-    let toml = std::fs::read_to_string(case.join("case.toml")).unwrap_or_default();
-    let engine =
-        if toml.contains("engine = \"opentofu\"") { Engine::OpenTofu } else { Engine::Terraform };
+    let toml = case_toml(case);
+    let engine = match case_str(&toml, "engine") {
+        Some("opentofu") => Engine::OpenTofu,
+        _ => Engine::Terraform,
+    };
     load_dir_as(&case.join("module"), Some(engine))
 }
 
