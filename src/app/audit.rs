@@ -9,14 +9,14 @@ pub(super) struct Baselines<'a> {
     pub(super) write: Option<&'a Path>,
 }
 
-/// The findings' fingerprints, computed on the paths SARIF shows (from the repository's
-/// root in a repository), so a baseline matches whatever directory is audited from where.
-pub(super) fn fingerprints(findings: &[Finding], shown: &Shown) -> Vec<String> {
+/// The findings with the paths SARIF shows (from the repository's root in a repository):
+/// what a baseline records and is matched by, whatever directory is audited from where.
+fn at_sarif_paths(findings: &[Finding], shown: &Shown) -> Vec<Finding> {
     let mut at: Vec<Finding> = findings.to_vec();
     for f in &mut at {
         f.primary.path = shown.path_for(&f.primary.path, ReportFormat::Sarif);
     }
-    crate::finding::fingerprint::all(&at)
+    at
 }
 
 /// Reads a baseline file from disk.
@@ -34,13 +34,8 @@ pub(super) fn write_baseline(
     path: &Path,
     findings: &[Finding],
     fps: &[String],
-    shown: &Shown,
 ) -> Result<(), SourceError> {
-    let mut at: Vec<Finding> = findings.to_vec();
-    for f in &mut at {
-        f.primary.path = shown.path_for(&f.primary.path, ReportFormat::Sarif);
-    }
-    let text = policy::baseline::write(&at, fps);
+    let text = policy::baseline::write(findings, fps);
     let name = workspace::shown_path(path);
     write::atomic(path, text.as_bytes())
         .map_err(|e| SourceError { path: name.clone(), message: e.to_string() })?;
@@ -67,12 +62,15 @@ pub(super) fn audit_cmd(
     else {
         return Ok(Outcome::Error);
     };
-    let fps = fingerprints(&findings, &shown);
-    if let Some(path) = baseline.write {
-        write_baseline(path, &findings, &fps, &shown)?;
-    }
-    if let Some(known) = &known {
-        (findings, summary.baselined) = known.filter(findings, &fps);
+    if baseline.write.is_some() || known.is_some() {
+        let at = at_sarif_paths(&findings, &shown);
+        let fps = crate::finding::fingerprint::all(&at);
+        if let Some(path) = baseline.write {
+            write_baseline(path, &at, &fps)?;
+        }
+        if let Some(known) = &known {
+            (findings, summary.baselined) = known.filter(findings, &fps);
+        }
     }
     summary.quiet = args.quiet;
     shown.apply(&mut findings, &mut summary, format);
