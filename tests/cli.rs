@@ -13,7 +13,10 @@ fn audit_of_the_examples_shows_every_rule() {
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     // `local-override` needs a file git does not track: no committed example can have one
     // (tests/local.rs covers it).
-    for rule in override_guard::policy::rules::RULES.iter().filter(|r| r.id != "local-override") {
+    for rule in override_guard::policy::rules::RULES
+        .iter()
+        .filter(|r| r.id != override_guard::policy::RuleId::LocalOverride)
+    {
         assert!(stdout.contains(&format!("[{}]: ", rule.id)), "{} missing:\n{stdout}", rule.id);
     }
     assert!(stdout.contains("error[merge-error]: Invalid default value for variable"), "{stdout}");

@@ -90,13 +90,6 @@ impl serde::Serialize for RuleId {
     }
 }
 
-/// Compared with its name, as reports and tests write it.
-impl PartialEq<&str> for RuleId {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
-    }
-}
-
 /// How seriously a rule's findings are taken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -16,7 +16,7 @@ use toml::de::{DeTable, DeValue};
 
 use super::Level;
 use super::rules::{self, RULES, RuleId};
-pub use crate::diag::did_you_mean;
+use crate::diag::did_you_mean;
 
 /// The built-in default policy.
 pub const DEFAULT: &str = include_str!("../../policies/default.toml");

@@ -5,10 +5,11 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::config::{Origin, did_you_mean};
+use super::config::Origin;
 use super::context::comments_around;
 use super::rules::{self, RULES};
 use super::{Date, Finding, GlobBase, Level, Policy, Scope, Site};
+use crate::diag::did_you_mean;
 use crate::finding::RuleId;
 use crate::merge::Module;
 use crate::terraform::{Item, Span, Syntax, hcl};

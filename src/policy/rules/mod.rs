@@ -59,7 +59,7 @@ pub static RULES: &[&Rule] = &[
 
 /// Looks a rule up by id.
 pub fn find(id: &str) -> Option<&'static Rule> {
-    RULES.iter().copied().find(|r| r.id == id)
+    RULES.iter().copied().find(|r| r.id.as_str() == id)
 }
 
 /// Where a rule is documented on the web: its section of `docs/rules.md` in the
