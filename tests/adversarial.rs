@@ -590,6 +590,9 @@ const LINEAR_MERGE_BUDGET: Duration = Duration::from_secs(30);
 
 #[test]
 fn overriding_a_hundred_thousand_attributes_takes_linear_time() {
+    if !crate::util::slow_test("overriding_a_hundred_thousand_attributes_takes_linear_time") {
+        return;
+    }
     let s = sandbox();
     s.write("wide/main.tf", hundred_thousand_attributes());
     let mut over = String::from("resource \"aws_instance\" \"web\" {\n");
@@ -609,6 +612,9 @@ fn overriding_a_hundred_thousand_attributes_takes_linear_time() {
 
 #[test]
 fn audit_time_is_linear_in_the_findings() {
+    if !crate::util::slow_test("audit_time_is_linear_in_the_findings") {
+        return;
+    }
     let s = sandbox();
     let (mut main, mut over) = (String::new(), String::new());
     for k in 0..20_000 {

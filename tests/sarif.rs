@@ -1,66 +1,26 @@
-//! The SARIF report, validated against the official OASIS SARIF 2.1.0 JSON schema
-//! (draft-07), offline.
+//! The SARIF report: its shape, fingerprints and links.
 //!
-//! `tests/data/sarif-schema-2.1.0.json` is the OASIS `sarif-schema-2.1.0.json` as shipped
-//! in the `serde-sarif` 0.8.0 crate (its `src/schema.json`), copied unchanged.
+//! Validation against the official OASIS SARIF 2.1.0 schema runs in CI
+//! (`.ci/check_sarif.py`, with `tests/data/sarif-schema-2.1.0.json`, the OASIS
+//! `sarif-schema-2.1.0.json` as shipped in the `serde-sarif` 0.8.0 crate, unchanged) on the
+//! log this file writes to `CARGO_TARGET_TMPDIR/sarif/` and on the CLI's report of
+//! `examples/`: a JSON Schema validator in Rust was the largest part of the test build.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-use jsonschema::Validator;
 use override_guard::policy::{Finding, Level, RuleId, Site};
 use override_guard::report::sarif;
 use serde_json::Value;
 
-const SCHEMA: &str = include_str!("data/sarif-schema-2.1.0.json");
-
-/// The `pattern` of `run.language` and `toolComponent.language` in the official schema. Its
-/// stray `]` is a literal under ECMA-262's lenient (Annex B) syntax, but JSON Schema checks
-/// patterns as strict ECMA-262, so jsonschema's meta-schema check rejects the whole schema.
-const LANGUAGE_PATTERN: &str = "^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$";
-/// The same pattern with the `]` escaped: it matches exactly what the original does.
-const LANGUAGE_PATTERN_ESCAPED: &str = r"^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}\]?$";
-
-/// Replaces every `"pattern": LANGUAGE_PATTERN` in a schema (in memory only); returns how many.
-fn escape_language_pattern(v: &mut Value) -> usize {
-    match v {
-        Value::Object(map) => {
-            let mut n = 0;
-            if map.get("pattern").and_then(Value::as_str) == Some(LANGUAGE_PATTERN) {
-                map.insert("pattern".into(), Value::from(LANGUAGE_PATTERN_ESCAPED));
-                n += 1;
-            }
-            n + map.values_mut().map(escape_language_pattern).sum::<usize>()
-        }
-        Value::Array(items) => items.iter_mut().map(escape_language_pattern).sum(),
-        _ => 0,
-    }
-}
-
-/// The schema compiled once, as draft-07, with format assertions on and no fetching (its
-/// `$ref`s are all local).
-fn validator() -> &'static Validator {
-    static VALIDATOR: OnceLock<Validator> = OnceLock::new();
-    VALIDATOR.get_or_init(|| {
-        let mut schema: Value = serde_json::from_str(SCHEMA).expect("the vendored schema is JSON");
-        // Both `language` properties; if a re-vendored schema fixed them, drop this patch.
-        assert_eq!(escape_language_pattern(&mut schema), 2, "the schema's language patterns");
-        jsonschema::draft7::options()
-            .offline()
-            .should_validate_formats(true)
-            .build(&schema)
-            .unwrap_or_else(|e| panic!("the vendored SARIF schema does not compile: {e}"))
-    })
-}
-
-/// Validates a SARIF log against the SARIF 2.1.0 schema: every violation as
-/// `instance path: message (schema path)`.
-pub fn validate(text: &str) -> Result<(), Vec<String>> {
-    let instance: Value = serde_json::from_str(text).map_err(|e| vec![format!("not JSON: {e}")])?;
-    let errors: Vec<String> = validator()
-        .iter_errors(&instance)
-        .map(|e| format!("{}: {e} (schema {})", e.instance_path(), e.schema_path()))
-        .collect();
-    if errors.is_empty() { Ok(()) } else { Err(errors) }
+/// Checks that `text` is a SARIF 2.1.0 log and keeps it (as `name.sarif`) for the schema
+/// check CI runs after the tests (.ci/check_sarif.py).
+pub fn keep_for_schema_check(name: &str, text: &str) {
+    let log: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON: {e}\n{text}"));
+    assert_eq!(log["version"], "2.1.0", "{text}");
+    assert!(log["runs"][0]["tool"]["driver"]["name"].is_string(), "{text}");
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("sarif");
+    std::fs::create_dir_all(&dir).expect("sample directory");
+    std::fs::write(dir.join(format!("{name}.sarif")), text).expect("sample written");
 }
 
 fn site(path: &str, source: &Arc<str>, needle: &str, label: &str) -> Site {
@@ -124,39 +84,7 @@ fn sarif_output_matches_the_official_schema() {
     assert!(text.contains("lögs"), "non-ASCII text kept: {text}");
     assert!(text.contains("\"infra/prod%20env/z%C3%BCrich/main.tf\""), "{text}");
 
-    if let Err(errors) = validate(&text) {
-        panic!("SARIF output violates the SARIF 2.1.0 schema:\n{}\n\n{text}", errors.join("\n"));
-    }
-}
-
-#[test]
-fn the_schema_rejects_broken_sarif() {
-    let text = sarif::render(&findings());
-    assert!(validate(&text).is_ok(), "the unbroken log must pass first");
-
-    let mut wrong_version: Value = serde_json::from_str(&text).expect("JSON");
-    wrong_version["version"] = Value::from("2.0.0");
-    let errors = validate(&wrong_version.to_string()).expect_err("version 2.0.0 must fail");
-    assert!(errors.iter().any(|e| e.starts_with("/version")), "{errors:?}");
-
-    let mut no_message: Value = serde_json::from_str(&text).expect("JSON");
-    no_message["runs"][0]["results"][0].as_object_mut().expect("result").remove("message");
-    let errors = validate(&no_message.to_string()).expect_err("a result without message must fail");
-    assert!(errors.iter().any(|e| e.starts_with("/runs/0/results/0")), "{errors:?}");
-
-    let mut bad_level: Value = serde_json::from_str(&text).expect("JSON");
-    bad_level["runs"][0]["results"][1]["level"] = Value::from("warn");
-    let errors = validate(&bad_level.to_string()).expect_err("level \"warn\" must fail");
-    assert!(errors.iter().any(|e| e.starts_with("/runs/0/results/1/level")), "{errors:?}");
-
-    // Formats are asserted too: a path with a raw space is no `uri-reference`.
-    let mut raw_space: Value = serde_json::from_str(&text).expect("JSON");
-    raw_space["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] =
-        Value::from("infra/prod env/main.tf");
-    let errors = validate(&raw_space.to_string()).expect_err("a raw space in a uri must fail");
-    assert!(errors.iter().any(|e| e.contains("uri-reference")), "{errors:?}");
-
-    assert!(validate("{").is_err(), "not JSON");
+    keep_for_schema_check("findings", &text);
 }
 
 /// Code scanning matches results across commits by `partialFingerprints`: lines added

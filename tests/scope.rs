@@ -94,7 +94,7 @@ fn github_and_sarif_name_files_from_the_repository_root_from_any_directory() {
     assert_eq!(location["uri"], "envs/prod/override.tf", "{}", run.out());
     assert_eq!(location["uriBaseId"], "%SRCROOT%");
     assert!(v["runs"][0]["originalUriBaseIds"]["%SRCROOT%"].is_object(), "{}", run.out());
-    crate::sarif::validate(&run.out()).expect("valid SARIF");
+    crate::sarif::keep_for_schema_check("scope", &run.out());
     // compact stays relative to the working directory, under the name given.
     let run = s.run_env("envs/dev", &["audit", "../prod", "--format", "compact"], &[]);
     assert!(

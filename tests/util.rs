@@ -1,58 +1,7 @@
 //! Helpers shared by the integration tests.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-use override_guard::merge::{self, Module};
-use override_guard::terraform::discover::Engine;
-
-/// The fixture folders of a suite, sorted.
-pub fn fixtures(suite: &str) -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(suite);
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .expect("fixture suite exists")
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    dirs
-}
-
-/// A fixture's `case.toml` (empty when it has none), parsed as TOML: a malformed one
-/// fails the test that reads it.
-pub fn case_toml(case: &Path) -> toml::Table {
-    let path = case.join("case.toml");
-    match std::fs::read_to_string(&path) {
-        Ok(text) => text.parse().unwrap_or_else(|e| panic!("{}: {e}", path.display())),
-        Err(_) => toml::Table::new(),
-    }
-}
-
-/// A string value of a `case.toml`.
-pub fn case_str<'a>(case: &'a toml::Table, key: &str) -> Option<&'a str> {
-    case.get(key).and_then(toml::Value::as_str)
-}
-
-/// Loads a fixture module with the engine its `case.toml` names (next to `module/`).
-pub fn load_fixture(case: &Path) -> Module {
-    let toml = case_toml(case);
-    let engine = match case_str(&toml, "engine") {
-        Some("opentofu") => Engine::OpenTofu,
-        _ => Engine::Terraform,
-    };
-    load_dir_as(&case.join("module"), Some(engine))
-}
-
-fn load_dir_as(dir: &Path, engine: Option<Engine>) -> Module {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .expect("module dir")
-        .map(|e| e.expect("entry"))
-        .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    let read = |p: &str| std::fs::read(dir.join(p));
-    merge::load("", &names, engine, read).expect("readable")
-}
 
 /// The environment variable that runs the slowest tests (tens of megabytes, ten thousand
 /// files: a minute of a debug `cargo test` between them). `.ci/run` sets it.
@@ -371,4 +320,30 @@ impl Sandbox {
     pub fn run<S: AsRef<std::ffi::OsStr>>(&self, args: &[S]) -> Run {
         self.run_env(".", args, &[])
     }
+}
+
+/// Every file under `dir` (recursively, without `.git`), by relative path.
+pub fn files_of(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("readable") {
+            let p = e.expect("entry").path();
+            if p.file_name().is_some_and(|n| n == ".git") {
+                continue;
+            }
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).expect("inside").to_string_lossy().replace('\\', "/");
+                out.insert(rel, std::fs::read(&p).expect("readable"));
+            }
+        }
+    }
+    out
+}
+
+/// The bytes of a sandbox repository's index: commands must leave them as they were.
+pub fn index_bytes(s: &Sandbox) -> Vec<u8> {
+    std::fs::read(s.path(".git/index")).expect("an index")
 }

@@ -6,7 +6,10 @@ use override_guard::merge::Module;
 use override_guard::terraform::{Block, Item};
 use serde_json::{Value, json};
 
-use crate::util::{fixtures, load_fixture};
+use std::path::Path;
+
+use crate::fixture::{fixtures, load_fixture};
+use crate::{per_case, whole};
 
 fn origins(m: &Module) -> serde_json::Map<String, Value> {
     let mut out = serde_json::Map::new();
@@ -59,16 +62,21 @@ fn encryption_blocks(m: &Module) -> Vec<String> {
     out
 }
 
-#[test]
-fn opentofu_fixtures_follow_the_contract() {
-    let cases = fixtures("opentofu");
-    assert!(!cases.is_empty());
-    for case in cases {
+/// Every check of the suite, one test per case.
+pub fn trials() -> Vec<libtest_mimic::Trial> {
+    let mut out = vec![whole("opentofu", "count", || assert!(!fixtures("opentofu").is_empty()))];
+    out.extend(per_case("opentofu", "follows-the-contract", fixtures("opentofu"), contract));
+    out
+}
+
+/// Files, diagnostics, encryption blocks, ignored files and origins as `expected.json` says.
+fn contract(case: &Path) {
+    {
         let want: Value = serde_json::from_str(
             &std::fs::read_to_string(case.join("expected.json")).expect("expected.json"),
         )
         .expect("json");
-        let m = load_fixture(&case);
+        let m = load_fixture(case);
         let name = case.display();
         let files: Vec<&str> = m.files.files.iter().map(|f| f.name()).collect();
         assert_eq!(json!(files), want["files"], "{name}: files");

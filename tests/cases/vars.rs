@@ -12,7 +12,8 @@ use override_guard::terraform::Files;
 use override_guard::vars::{self, CliArg, Inputs, Outcome, VarFile};
 use serde::Deserialize;
 
-use crate::util::fixtures;
+use crate::fixture::fixtures;
+use crate::{per_case, whole};
 
 #[derive(Deserialize)]
 struct Case {
@@ -179,19 +180,16 @@ fn check(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
-#[test]
-fn variable_values_match_terraform() {
-    let cases = fixtures("vars");
-    assert!(cases.len() >= 80, "only {} cases", cases.len());
-    let failures: Vec<String> = cases
-        .iter()
-        .filter_map(|c| check(c).err().map(|e| format!("{}: {e}", c.display())))
-        .collect();
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases differ:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
-    );
+/// Every check of the suite, one test per case.
+pub fn trials() -> Vec<libtest_mimic::Trial> {
+    let mut out = vec![whole("vars", "count", || {
+        let n = fixtures("vars").len();
+        assert!(n >= 80, "only {n} cases");
+    })];
+    out.extend(per_case("vars", "matches-terraform", fixtures("vars"), |case| {
+        if let Err(e) = check(case) {
+            panic!("{}: {e}", case.display());
+        }
+    }));
+    out
 }

@@ -13,7 +13,8 @@ use override_guard::merge::{self, Module};
 use override_guard::terraform::discover::Engine;
 use serde_json::{Value, json};
 
-use crate::util::fixtures;
+use crate::fixture::fixtures;
+use crate::{case_name, per_case, whole};
 
 /// The corpus is meant to stay broad: this many cases at least.
 const MIN_CASES: usize = 300;
@@ -114,50 +115,45 @@ fn known_differences(root: &Path) -> BTreeMap<String, String> {
 /// a few cases nest up to its limit): the test does the same.
 const STACK: usize = 256 << 20;
 
-#[test]
-fn syntax_corpus_agrees_with_terraform() {
-    let run = std::thread::Builder::new().stack_size(STACK).spawn(check_corpus);
-    if let Err(panic) = run.expect("a thread starts").join() {
-        std::panic::resume_unwind(panic);
-    }
+/// Every check of the suite, one test per case.
+pub fn trials() -> Vec<libtest_mimic::Trial> {
+    let mut out = vec![
+        whole("syntax", "count", || {
+            let n = fixtures("syntax").len();
+            assert!(n >= MIN_CASES, "only {n} syntax cases (want {MIN_CASES})");
+        }),
+        whole("syntax", "known-differences-name-cases", || {
+            let names: Vec<String> = fixtures("syntax").iter().map(|c| case_name(c)).collect();
+            for name in known_differences(&root()).keys() {
+                assert!(names.contains(name), "known-differences.txt names no case {name}");
+            }
+        }),
+    ];
+    out.extend(per_case("syntax", "agrees-with-terraform", fixtures("syntax"), |case| {
+        let case = case.to_path_buf();
+        let run = std::thread::Builder::new().stack_size(STACK).spawn(move || agrees(&case));
+        if let Err(panic) = run.expect("a thread starts").join() {
+            std::panic::resume_unwind(panic);
+        }
+    }));
+    out
 }
 
-fn check_corpus() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/syntax");
-    let cases = fixtures("syntax");
-    assert!(cases.len() >= MIN_CASES, "only {} syntax cases (want {MIN_CASES})", cases.len());
-    let known = known_differences(&root);
-    let names: Vec<String> = cases
-        .iter()
-        .map(|c| c.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string())
-        .collect();
-    for name in known.keys() {
-        assert!(names.contains(name), "known-differences.txt names no case {name}");
-    }
-    let (mut unexpected, mut stale, mut agree) = (Vec::new(), Vec::new(), 0);
-    for (case, name) in cases.iter().zip(&names) {
-        let text = std::fs::read_to_string(case.join("expected.json")).expect("expected.json");
-        let expected: Value = serde_json::from_str(&text).expect("expected.json is JSON");
-        let diffs = disagreements(&load(case), &expected);
-        match (diffs.is_empty(), known.get(name)) {
-            (true, None) => agree += 1,
-            (true, Some(_)) => stale.push(name.clone()),
-            (false, Some(_)) => {}
-            (false, None) => unexpected.push(format!("{name}:\n  {}", diffs.join("\n  "))),
+fn root() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/syntax")
+}
+
+/// Terraform's verdict and diagnostics, or a difference listed with its reason.
+fn agrees(case: &Path) {
+    let name = case_name(case);
+    let text = std::fs::read_to_string(case.join("expected.json")).expect("expected.json");
+    let expected: Value = serde_json::from_str(&text).expect("expected.json is JSON");
+    let diffs = disagreements(&load(case), &expected);
+    match (diffs.is_empty(), known_differences(&root()).get(&name)) {
+        (true, None) | (false, Some(_)) => {}
+        (true, Some(_)) => {
+            panic!("{name} is listed in known-differences.txt but agrees now: remove it")
         }
+        (false, None) => panic!("{name} disagrees with Terraform:\n  {}", diffs.join("\n  ")),
     }
-    println!(
-        "{} cases: {agree} agree with Terraform, {} known differences",
-        cases.len(),
-        known.len()
-    );
-    assert!(
-        unexpected.is_empty() && stale.is_empty(),
-        "{} of {} syntax cases disagree with Terraform:\n{}\n\
-         listed in known-differences.txt but agreeing now (remove them): {:?}",
-        unexpected.len(),
-        cases.len(),
-        unexpected.join("\n"),
-        stale
-    );
 }

@@ -4,14 +4,15 @@
 //! fact by fact; `show.snap` pins the rendered output; and the rendering must re-load to
 //! the same configuration (fixed point).
 
-use std::collections::BTreeMap;
+use std::path::Path;
 
 use override_guard::merge::{Module, load_texts};
 use override_guard::render;
 use override_guard::terraform::{Attr, Block, ExprKind, Item, Span, Syntax};
 use serde_json::{Value, json};
 
-use crate::util::{fixtures, load_fixture};
+use crate::fixture::{fixtures, load_fixture};
+use crate::{case_name, per_case, whole};
 
 /// `{"file": …, "line": …}` of where a value came from (line only for native syntax,
 /// where the oracle records it).
@@ -397,51 +398,51 @@ fn differences(a: &Value, b: &Value, path: &str, out: &mut Vec<String>) {
 /// Cases whose oracle facts are known not to be Terraform's result (see their case.toml).
 const ORACLE_SECTION_WRONG: [&str; 1] = ["122-json-null-block-noop"];
 
-#[test]
-fn merge_fixtures_agree_with_terraform() {
-    let mut failures = BTreeMap::new();
-    let cases = fixtures("merge");
-    assert!(cases.len() >= 60, "at least 60 merge fixtures");
-    for case in &cases {
-        let name = case.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
-        let oracle: Value = serde_json::from_str(
-            &std::fs::read_to_string(case.join("oracle.json")).expect("oracle.json"),
-        )
-        .expect("json");
-        assert_eq!(oracle["terraform_version"], "1.15.5", "{name}: confirmed on Terraform 1.15.5");
-        let s = &oracle["structure"];
-        let m = load_fixture(case);
-        let mut diffs = Vec::new();
-        let (mine_d, theirs_d) = (diagnostics(&m), oracle_diagnostics(s));
-        if mine_d != theirs_d {
-            diffs.push(format!(
-                "diagnostics:\n  override-guard {}\n  Terraform      {}",
-                json!(mine_d),
-                json!(theirs_d)
-            ));
-        }
-        let mut a = mine(&m);
-        let b = theirs(s);
-        if theirs_d.iter().any(|d| d["severity"] == "error") {
-            // With errors, Terraform's partial result is not a configuration anyone runs.
-            differences(&a["files"], &b["files"], "files", &mut diffs);
-        } else if !ORACLE_SECTION_WRONG.contains(&name.as_str()) {
-            relax(&mut a, &b);
-            differences(&a, &b, "", &mut diffs);
-        }
-        if !diffs.is_empty() {
-            failures.insert(name, diffs);
-        }
+/// Every check of the suite, one test per case.
+pub fn trials() -> Vec<libtest_mimic::Trial> {
+    let mut out = vec![whole("merge", "count", || {
+        assert!(fixtures("merge").len() >= 60, "at least 60 merge fixtures");
+    })];
+    out.extend(per_case(
+        "merge",
+        "agrees-with-terraform",
+        fixtures("merge"),
+        agrees_with_terraform,
+    ));
+    out.extend(per_case("merge", "show", fixtures("merge"), show_snapshot));
+    out.extend(per_case("merge", "renderings-are-fixed-points", fixtures("merge"), fixed_point));
+    out
+}
+
+/// The effective configuration agrees with Terraform's, fact by fact.
+fn agrees_with_terraform(case: &Path) {
+    let name = case_name(case);
+    let oracle: Value = serde_json::from_str(
+        &std::fs::read_to_string(case.join("oracle.json")).expect("oracle.json"),
+    )
+    .expect("json");
+    assert_eq!(oracle["terraform_version"], "1.15.5", "{name}: confirmed on Terraform 1.15.5");
+    let s = &oracle["structure"];
+    let m = load_fixture(case);
+    let mut diffs = Vec::new();
+    let (mine_d, theirs_d) = (diagnostics(&m), oracle_diagnostics(s));
+    if mine_d != theirs_d {
+        diffs.push(format!(
+            "diagnostics:\n  override-guard {}\n  Terraform      {}",
+            json!(mine_d),
+            json!(theirs_d)
+        ));
     }
-    let report: Vec<String> =
-        failures.iter().map(|(k, v)| format!("{k}:\n  {}", v.join("\n  "))).collect();
-    assert!(
-        failures.is_empty(),
-        "{} of {} fixtures disagree with Terraform:\n{}",
-        failures.len(),
-        cases.len(),
-        report.join("\n")
-    );
+    let mut a = mine(&m);
+    let b = theirs(s);
+    if theirs_d.iter().any(|d| d["severity"] == "error") {
+        // With errors, Terraform's partial result is not a configuration anyone runs.
+        differences(&a["files"], &b["files"], "files", &mut diffs);
+    } else if !ORACLE_SECTION_WRONG.contains(&name.as_str()) {
+        relax(&mut a, &b);
+        differences(&a, &b, "", &mut diffs);
+    }
+    assert!(diffs.is_empty(), "{name} disagrees with Terraform:\n  {}", diffs.join("\n  "));
 }
 
 /// Renders what `show` prints for a module: the configuration, or the diagnostics.
@@ -462,56 +463,46 @@ fn show(m: &Module) -> String {
     }
 }
 
-#[test]
-fn show_snapshots() {
-    for case in fixtures("merge") {
-        let m = load_fixture(&case);
-        let name = case.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
-        insta::with_settings!({snapshot_path => case.clone(), prepend_module_to_snapshot => false, snapshot_suffix => "", input_file => case.join("module"), description => name.clone()}, {
-            insta::assert_snapshot!("show", show(&m));
-        });
-    }
+/// `show.snap` pins what `show` prints.
+fn show_snapshot(case: &Path) {
+    let m = load_fixture(case);
+    let name = case_name(case);
+    insta::with_settings!({snapshot_path => case, prepend_module_to_snapshot => false, snapshot_suffix => "", input_file => case.join("module"), description => name}, {
+        insta::assert_snapshot!("show", show(&m));
+    });
 }
 
 /// The tf-json and HCL renderings, loaded again as a single-file module, give the same
 /// effective configuration.
-#[test]
-fn renderings_are_fixed_points() {
-    let mut bad = Vec::new();
-    for case in fixtures("merge") {
-        let m = load_fixture(&case);
-        if m.has_errors() {
+fn fixed_point(case: &Path) {
+    let m = load_fixture(case);
+    if m.has_errors() {
+        return;
+    }
+    // An override may leave a block with both count and for_each, which no single
+    // block may say (Terraform refuses it while decoding): that rendering cannot load.
+    let both = m.blocks.iter().any(|b| b.attr("count").is_some() && b.attr("for_each").is_some());
+    let want = render::tfjson::document(&m);
+    let hcl = render::hcl::render(&m);
+    let tfjson = render::tfjson::render(&m);
+    for (file, text) in [("main.tf", hcl.as_str()), ("main.tf.json", tfjson.as_str())] {
+        let again = load_texts("", &[(file, text)], Some(m.engine));
+        let got = render::tfjson::document(&again);
+        if both {
+            let errors: Vec<&str> = again.diagnostics.iter().map(|d| d.summary.as_str()).collect();
+            assert_eq!(
+                errors,
+                ["Invalid combination of \"count\" and \"for_each\""],
+                "{}",
+                case.display()
+            );
             continue;
         }
-        // An override may leave a block with both count and for_each, which no single
-        // block may say (Terraform refuses it while decoding): that rendering cannot load.
-        let both =
-            m.blocks.iter().any(|b| b.attr("count").is_some() && b.attr("for_each").is_some());
-        let want = render::tfjson::document(&m);
-        let hcl = render::hcl::render(&m);
-        let tfjson = render::tfjson::render(&m);
-        for (file, text) in [("main.tf", hcl.as_str()), ("main.tf.json", tfjson.as_str())] {
-            let again = load_texts("", &[(file, text)], Some(m.engine));
-            let got = render::tfjson::document(&again);
-            if both {
-                let errors: Vec<&str> =
-                    again.diagnostics.iter().map(|d| d.summary.as_str()).collect();
-                assert_eq!(
-                    errors,
-                    ["Invalid combination of \"count\" and \"for_each\""],
-                    "{}",
-                    case.display()
-                );
-                continue;
-            }
-            if again.has_errors() || got != want {
-                bad.push(format!(
-                    "{} via {file}: errors {:?}\n--- want\n{want:#}\n--- got\n{got:#}",
-                    case.display(),
-                    again.diagnostics.iter().map(|d| &d.summary).collect::<Vec<_>>()
-                ));
-            }
-        }
+        assert!(
+            !again.has_errors() && got == want,
+            "{} via {file} is not a fixed point: errors {:?}\n--- want\n{want:#}\n--- got\n{got:#}",
+            case.display(),
+            again.diagnostics.iter().map(|d| &d.summary).collect::<Vec<_>>()
+        );
     }
-    assert!(bad.is_empty(), "{} renderings are not fixed points:\n{}", bad.len(), bad.join("\n"));
 }

@@ -14,7 +14,8 @@ use override_guard::report::{self, Style, findings};
 use override_guard::source::MemorySource;
 use override_guard::terraform::discover::Engine;
 
-use crate::util::fixtures;
+use crate::fixture::fixtures;
+use crate::{case_name, per_case};
 
 fn read_tree(root: &Path, rel: &str, src: &mut MemorySource) {
     let mut entries: Vec<_> =
@@ -33,11 +34,11 @@ fn read_tree(root: &Path, rel: &str, src: &mut MemorySource) {
 
 /// Runs one case and renders what the CLI would print.
 pub fn run_case(case: &Path) -> String {
-    let case_toml = crate::util::case_toml(case);
-    let today = crate::util::case_str(&case_toml, "today").unwrap_or("2026-11-22");
+    let case_toml = crate::fixture::case_toml(case);
+    let today = crate::fixture::case_str(&case_toml, "today").unwrap_or("2026-11-22");
     let parts: Vec<u16> = today.split('-').map(|p| p.parse().expect("date")).collect();
     let today = Date { year: parts[0], month: parts[1] as u8, day: parts[2] as u8 };
-    let engine = crate::util::case_str(&case_toml, "engine").map(|e| match e {
+    let engine = crate::fixture::case_str(&case_toml, "engine").map(|e| match e {
         "opentofu" => Engine::OpenTofu,
         _ => Engine::Terraform,
     });
@@ -75,13 +76,16 @@ pub fn run_case(case: &Path) -> String {
     out
 }
 
-#[test]
-fn policy_reports() {
-    for case in fixtures("policy") {
-        let name = case.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
-        let text = run_case(&case);
-        insta::with_settings!({snapshot_path => case.clone(), prepend_module_to_snapshot => false, snapshot_suffix => "", input_file => case.join("module"), description => name.clone()}, {
-            insta::assert_snapshot!("report", text);
-        });
-    }
+/// Every check of the suite, one test per case.
+pub fn trials() -> Vec<libtest_mimic::Trial> {
+    per_case("policy", "report", fixtures("policy"), report).collect()
+}
+
+/// `report.snap` pins the rendered report.
+fn report(case: &Path) {
+    let name = case_name(case);
+    let text = run_case(case);
+    insta::with_settings!({snapshot_path => case, prepend_module_to_snapshot => false, snapshot_suffix => "", input_file => case.join("module"), description => name}, {
+        insta::assert_snapshot!("report", text);
+    });
 }

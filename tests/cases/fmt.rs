@@ -4,35 +4,41 @@
 
 use override_guard::terraform::syntax::fmt::format;
 
-use crate::util::fixtures;
+use std::path::Path;
 
-#[test]
-fn fmt_fixtures_agree_with_terraform() {
-    let cases = fixtures("fmt");
-    assert!(cases.len() >= 10, "at least 10 fmt fixtures");
-    let mut failures = Vec::new();
-    for case in &cases {
-        let input = std::fs::read_to_string(case.join("input.tf")).expect("input.tf");
-        let expected = std::fs::read_to_string(case.join("expected.tf")).expect("expected.tf");
-        let name = case.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
-        match format(&input) {
-            Some(got) if got == expected => {}
-            got => failures.push(format!(
-                "{name}:\n--- ours\n{}\n--- terraform\n{expected}",
-                got.unwrap_or_default()
-            )),
-        }
-        if format(&expected).as_deref() != Some(expected.as_str()) {
-            failures.push(format!("{name}: the expected text is not a fixed point"));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+use crate::fixture::fixtures;
+use crate::{per_case, whole};
+
+/// Every check of the suite, one test per case.
+pub fn trials() -> Vec<libtest_mimic::Trial> {
+    let mut out = vec![whole("fmt", "count", || {
+        assert!(fixtures("fmt").len() >= 10, "at least 10 fmt fixtures");
+    })];
+    out.extend(per_case("fmt", "agrees-with-terraform", fixtures("fmt"), agrees_with_terraform));
+    out.push(whole("fmt", "corpus-agrees-with-terraform", corpus_agrees_with_terraform));
+    out
+}
+
+/// `format(input.tf)` is `expected.tf`, and `expected.tf` is a fixed point.
+fn agrees_with_terraform(case: &Path) {
+    let input = std::fs::read_to_string(case.join("input.tf")).expect("input.tf");
+    let expected = std::fs::read_to_string(case.join("expected.tf")).expect("expected.tf");
+    let got = format(&input);
+    assert!(
+        got.as_deref() == Some(expected.as_str()),
+        "--- ours\n{}\n--- terraform\n{expected}",
+        got.unwrap_or_default()
+    );
+    assert_eq!(
+        format(&expected).as_deref(),
+        Some(expected.as_str()),
+        "the expected text is not a fixed point"
+    );
 }
 
 /// A differential run over a larger corpus, when one is at hand: `ORIG/` and `FMT/`
 /// folders with the same file names, `FMT/` written by `terraform fmt`.
-#[test]
-fn fmt_corpus_agrees_with_terraform() {
+fn corpus_agrees_with_terraform() {
     let Ok(root) = std::env::var("OVERRIDE_GUARD_FMT_CORPUS") else { return };
     let root = std::path::Path::new(&root);
     let (orig, want) = (root.join("orig"), root.join("fmt"));
