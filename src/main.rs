@@ -38,7 +38,7 @@ fn run() -> ExitCode {
         Ok(o) => ExitCode::from(o as u8),
         Err(e) => {
             // The path may come from a hostile repository: escaped, line breaks included.
-            let line = format!("error: {}: {}\n", report::clean_line(&e.path), e.message);
+            let line = format!("error: {}\n", e.map_path(report::clean_line));
             let _ =
                 std::io::stderr().write_all(report::guard(&line, Escapes::Text, false).as_bytes());
             ExitCode::from(Outcome::Error as u8)

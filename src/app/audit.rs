@@ -20,13 +20,14 @@ fn at_sarif_paths(findings: &[Finding], shown: &Shown) -> Vec<Finding> {
 }
 
 /// Reads a baseline file from disk.
-pub(super) fn read_baseline(path: &Path) -> Result<policy::baseline::Baseline, SourceError> {
+pub(super) fn read_baseline(path: &Path) -> Result<policy::baseline::Baseline, source::Error> {
     let shown = workspace::shown_path(path);
-    let text = std::fs::read_to_string(path).map_err(|e| SourceError {
+    let text = std::fs::read_to_string(path).map_err(|e| source::Error::ReadBaseline {
         path: shown.clone(),
-        message: format!("cannot read the baseline: {e}"),
+        source: std::sync::Arc::new(e),
     })?;
-    policy::baseline::Baseline::parse(&text).map_err(|message| SourceError { path: shown, message })
+    policy::baseline::Baseline::parse(&text)
+        .map_err(|message| source::Error::BadBaseline { path: shown, message })
 }
 
 /// Writes a baseline file (whole, or not at all) and says so.
@@ -34,11 +35,10 @@ pub(super) fn write_baseline(
     path: &Path,
     findings: &[Finding],
     fps: &[String],
-) -> Result<(), SourceError> {
+) -> Result<(), source::Error> {
     let text = policy::baseline::write(findings, fps);
     let name = workspace::shown_path(path);
-    write::atomic(path, text.as_bytes())
-        .map_err(|e| SourceError { path: name.clone(), message: e.to_string() })?;
+    write::atomic(path, text.as_bytes()).map_err(|e| source::Error::io(name.clone(), e))?;
     write_note(&format!(
         "wrote {name}: {} finding{} recorded; `--baseline {name}` reports only new ones\n",
         findings.len(),
@@ -55,7 +55,7 @@ pub(super) fn audit_cmd(
     args: &PolicyArgs,
     baseline: Baselines<'_>,
     style: Style,
-) -> Result<Outcome, SourceError> {
+) -> Result<Outcome, source::Error> {
     // A broken baseline is refused before the work, not after.
     let known = baseline.read.map(read_baseline).transpose()?;
     let Some((mut findings, mut summary, shown)) = audited(paths, engine, from, args, style)?
@@ -86,7 +86,7 @@ pub(super) fn audited(
     from: &FromArgs,
     args: &PolicyArgs,
     style: Style,
-) -> Result<Option<(Vec<Finding>, findings::Summary, Shown)>, SourceError> {
+) -> Result<Option<(Vec<Finding>, findings::Summary, Shown)>, source::Error> {
     let Some(levels) = cli_levels(args) else { return Ok(None) };
     let ws = workspace(paths, from)?;
     let shown = ws.shown();

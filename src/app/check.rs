@@ -29,9 +29,7 @@ use crate::report::{self, Style};
 use crate::review;
 use crate::source::git::Staged;
 use crate::source::worktree::Scope;
-use crate::source::{
-    Git, GitSource, Scoped, Source, SourceError, Tracked, WorktreeSource, join, split,
-};
+use crate::source::{self, Git, GitSource, Scoped, Source, Tracked, WorktreeSource, join, split};
 use crate::terraform::discover::{self, Engine};
 
 /// `--from-ref A --to-ref B`: judge what the range changes, at `B`.
@@ -45,17 +43,14 @@ impl Range {
     /// The command line's refs, else the pre-commit framework's (`PRE_COMMIT_FROM_REF`,
     /// `PRE_COMMIT_TO_REF`, exported for every hook of `pre-commit run --from-ref A
     /// --to-ref B` and of the pre-push stage).
-    pub fn from_args(from: Option<&str>, to: Option<&str>) -> Result<Option<Range>, SourceError> {
+    pub fn from_args(from: Option<&str>, to: Option<&str>) -> Result<Option<Range>, source::Error> {
         let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
         let from = from.map(str::to_string).or_else(|| env("PRE_COMMIT_FROM_REF"));
         let to = to.map(str::to_string).or_else(|| env("PRE_COMMIT_TO_REF"));
         match (from, to) {
             (Some(from), Some(to)) => Ok(Some(Range { from, to })),
             (None, None) => Ok(None),
-            _ => Err(SourceError {
-                path: "--from-ref/--to-ref".into(),
-                message: "name both ends of the range, or neither".into(),
-            }),
+            _ => Err(source::Error::HalfRange),
         }
     }
 }
@@ -97,7 +92,7 @@ impl Change {
 }
 
 impl Hook<'_> {
-    pub fn run(&self) -> Result<Outcome, SourceError> {
+    pub fn run(&self) -> Result<Outcome, source::Error> {
         let Some(levels) = cli_levels(self.args) else { return Ok(Outcome::Error) };
         let ws = Workspace::repository()?;
         let Some(git) = ws.git.as_ref() else { return Ok(Outcome::Error) };
@@ -240,27 +235,22 @@ impl Hook<'_> {
         &self,
         git: &Git,
         path: &std::path::Path,
-    ) -> Result<crate::policy::baseline::Baseline, SourceError> {
+    ) -> Result<crate::policy::baseline::Baseline, source::Error> {
         let typed = super::workspace::shown_path(path);
         let Some(rel) = git.relative(path) else {
-            return Err(SourceError { path: typed, message: "outside the repository".into() });
+            return Err(source::Error::OutsideRepository { path: typed });
         };
         let (rev, state) = match &self.range {
             Some(r) => (Some(r.to.as_str()), r.to.clone()),
             None => (None, "the index".to_string()),
         };
         let Some(bytes) = git.file_at(rev, &rel)? else {
-            return Err(SourceError {
-                path: typed,
-                message: format!(
-                    "not in {state}: the hook reads the baseline from what it judges; stage it (`git add`)"
-                ),
-            });
+            return Err(source::Error::BaselineNotStaged { path: typed, state });
         };
         let text = String::from_utf8(bytes)
-            .map_err(|_| SourceError { path: typed.clone(), message: "not UTF-8".into() })?;
+            .map_err(|e| source::Error::NotUtf8 { path: typed.clone(), source: e.utf8_error() })?;
         crate::policy::baseline::Baseline::parse(&text)
-            .map_err(|message| SourceError { path: typed, message })
+            .map_err(|message| source::Error::BadBaseline { path: typed, message })
     }
 }
 

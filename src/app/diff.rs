@@ -25,7 +25,7 @@ pub(super) fn diff_sides(
     git: &Git,
     revs: &[String],
     worktree: bool,
-) -> Result<(Side, Side), SourceError> {
+) -> Result<(Side, Side), source::Error> {
     let rev = |r: &str| Side::Rev(if r.is_empty() { "HEAD".to_string() } else { r.to_string() });
     Ok(match revs {
         [] if worktree => (Side::Index, Side::Worktree),
@@ -43,24 +43,18 @@ pub(super) fn diff_sides(
         }
         [a, b] => (rev(a), rev(b)),
         _ => {
-            return Err(SourceError {
-                path: revs.join(" "),
-                message: "at most two revisions".into(),
-            });
+            return Err(source::Error::TooManyRevisions { revs: revs.join(" ") });
         }
     })
 }
 
-pub(super) fn open_side(ws: &Workspace, git: &Git, side: &Side) -> Result<Opened, SourceError> {
+pub(super) fn open_side(ws: &Workspace, git: &Git, side: &Side) -> Result<Opened, source::Error> {
     Ok(match side {
         Side::Rev(r) => Opened::Git(git.rev(r)?),
         Side::Index => Opened::Git(git.index()?),
         Side::Worktree => {
             if git.workdir().is_none() {
-                return Err(SourceError {
-                    path: ".".into(),
-                    message: "a bare repository has no worktree".into(),
-                });
+                return Err(source::Error::BareWorktree { path: ".".into() });
             }
             Opened::Disk(ws.worktree_source(true)?)
         }
@@ -78,7 +72,7 @@ pub(super) fn diff(
     engine: Option<Engine>,
     args: &PolicyArgs,
     style: Style,
-) -> Result<Outcome, SourceError> {
+) -> Result<Outcome, source::Error> {
     let Some(levels) = cli_levels(args) else { return Ok(Outcome::Error) };
     let ws = Workspace::repository()?;
     let Some(git) = ws.git.as_ref() else { return Ok(Outcome::Error) };
@@ -130,7 +124,7 @@ pub(super) fn diff(
             git.load(g, Some(&dirs))?;
         }
     }
-    let side = |o: &Opened| -> Result<Option<BTreeMap<String, Judged>>, SourceError> {
+    let side = |o: &Opened| -> Result<Option<BTreeMap<String, Judged>>, source::Error> {
         let src = o.source();
         let Some(policies) = resolve_policies(
             src,

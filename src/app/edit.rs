@@ -14,7 +14,7 @@ use crate::fix::{FileEdit, comments, fold};
 use crate::merge;
 use crate::pipeline::{Choice, mark_local};
 use crate::report::{self, Style};
-use crate::source::{Git, Source, SourceError, WorktreeSource, join};
+use crate::source::{self, Git, Source, WorktreeSource, join};
 use crate::terraform::discover::Engine;
 
 /// What to do with a plan.
@@ -32,7 +32,7 @@ pub fn fix(
     engine: Option<Engine>,
     policy_path: Option<&Path>,
     style: Style,
-) -> Result<Outcome, SourceError> {
+) -> Result<Outcome, source::Error> {
     let ws = Workspace::worktree(&[path.to_path_buf()])?;
     let shown = ws.shown();
     let src = ws.worktree_source(true)?;
@@ -59,7 +59,7 @@ pub fn fix(
             let (_, g) = policies.of(dir);
             Ok(comments::plan(&m, &g.policy, &g.base, today))
         })
-        .collect::<Result<_, SourceError>>()?;
+        .collect::<Result<_, source::Error>>()?;
     let mut edits = Vec::new();
     let mut problems = Vec::new();
     for plan in plans {
@@ -117,22 +117,17 @@ pub fn fold(
     dry_run: bool,
     allow_dirty: bool,
     engine: Option<Engine>,
-) -> Result<Outcome, SourceError> {
+) -> Result<Outcome, source::Error> {
     // Files fold into the module of their directory: group them by it.
     let mut groups: BTreeMap<PathBuf, (PathBuf, Vec<String>)> = BTreeMap::new();
     for f in files {
         let shown = f.to_string_lossy().into_owned();
         let Some(name) = f.file_name().and_then(|n| n.to_str()) else {
-            return Err(SourceError { path: shown, message: "not a file name".into() });
+            return Err(source::Error::NotAFileName { path: shown });
         };
         match std::fs::symlink_metadata(f) {
-            Err(e) => return Err(SourceError { path: shown, message: e.to_string() }),
-            Ok(_) if f.is_dir() => {
-                return Err(SourceError {
-                    path: shown,
-                    message: "a directory; name the override files to fold".into(),
-                });
-            }
+            Err(e) => return Err(source::Error::io(shown, e)),
+            Ok(_) if f.is_dir() => return Err(source::Error::FoldDirectory { path: shown }),
             Ok(_) => {}
         }
         let dir = f
@@ -153,7 +148,7 @@ pub fn fold(
         let src = WorktreeSource::module(&dir);
         let found = src.modules()?.remove("").unwrap_or_default();
         let m = merge::load("", &found, engine, |p| src.read(p))
-            .map_err(|e| SourceError { path: join(&root, &e.path), ..e })?;
+            .map_err(|e| e.map_path(|p| join(&root, p)))?;
         match fold::plan(&m, &names) {
             Ok(folded) => {
                 for n in &folded.notes {
@@ -240,7 +235,7 @@ fn refuse_dirty(
     changes: &[Change],
     start: &Path,
     allow_dirty: bool,
-) -> Result<Option<Outcome>, SourceError> {
+) -> Result<Option<Outcome>, source::Error> {
     if allow_dirty {
         return Ok(None);
     }

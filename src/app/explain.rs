@@ -4,7 +4,7 @@ use super::*;
 
 /// `man [COMMAND]`: the manual page of the tool, or of one command (as git has
 /// `git-commit(1)`), generated from the same definitions as `--help`.
-pub(super) fn man(command: Option<&str>) -> Result<Outcome, SourceError> {
+pub(super) fn man(command: Option<&str>) -> Result<Outcome, source::Error> {
     use clap::CommandFactory;
     let cli = Cli::command();
     let page = match command {
@@ -24,9 +24,7 @@ pub(super) fn man(command: Option<&str>) -> Result<Outcome, SourceError> {
         }
     };
     let mut out = Vec::new();
-    clap_mangen::Man::new(page)
-        .render(&mut out)
-        .map_err(|e| SourceError { path: "-".into(), message: e.to_string() })?;
+    clap_mangen::Man::new(page).render(&mut out).map_err(|e| source::Error::io("-", e))?;
     write_out(&String::from_utf8_lossy(&out));
     Ok(Outcome::Clean)
 }

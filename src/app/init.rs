@@ -2,7 +2,7 @@
 
 use super::*;
 
-pub(super) fn init(path: &Path, stdout: bool) -> Result<Outcome, SourceError> {
+pub(super) fn init(path: &Path, stdout: bool) -> Result<Outcome, source::Error> {
     if stdout {
         write_out(policy::config::STARTER);
         return Ok(Outcome::Clean);
@@ -16,10 +16,10 @@ pub(super) fn init(path: &Path, stdout: bool) -> Result<Outcome, SourceError> {
             ));
             return Ok(Outcome::Error);
         }
-        Err(e) => return Err(SourceError { path: shown, message: e.to_string() }),
+        Err(e) => return Err(source::Error::io(shown, e)),
     };
     file.write_all(policy::config::STARTER.as_bytes())
-        .map_err(|e| SourceError { path: shown.clone(), message: e.to_string() })?;
+        .map_err(|e| source::Error::io(shown.clone(), e))?;
     write_err(&format!("wrote {shown}; `override-guard explain` describes every rule\n"));
     offer_baseline(path);
     Ok(Outcome::Clean)

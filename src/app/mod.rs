@@ -25,7 +25,7 @@ use crate::pipeline::policies::Trouble;
 use crate::pipeline::{Choice, Judged, Policies, judge};
 use crate::policy::{self, Date, Finding, Level, RuleId, Tally, rules};
 use crate::report::{self, Escapes, Style, findings};
-use crate::source::{Git, GitSource, Scoped, Source, SourceError, WorktreeSource, join, split};
+use crate::source::{self, Git, GitSource, Scoped, Source, WorktreeSource, join, split};
 use crate::terraform::discover::Engine;
 use crate::{render, review};
 use workspace::{Shown, Workspace, under};
@@ -67,18 +67,15 @@ pub enum Outcome {
 /// Runs a parsed command line. A report that could not be written whole (a full disk, a
 /// closed file) is an error even when the run itself succeeded: a cut-short SARIF file
 /// must not pass for a clean one.
-pub fn run(cli: &Cli) -> Result<Outcome, SourceError> {
+pub fn run(cli: &Cli) -> Result<Outcome, source::Error> {
     let outcome = dispatch(cli)?;
     match STDOUT_ERROR.lock().map(|mut e| e.take()) {
-        Ok(Some(e)) => Err(SourceError {
-            path: "standard output".into(),
-            message: format!("the output could not be written whole: {e}"),
-        }),
+        Ok(Some(e)) => Err(source::Error::Stdout { source: std::sync::Arc::new(e) }),
         _ => Ok(outcome),
     }
 }
 
-fn dispatch(cli: &Cli) -> Result<Outcome, SourceError> {
+fn dispatch(cli: &Cli) -> Result<Outcome, source::Error> {
     use clap::CommandFactory;
     let style = Style { color: use_color(cli.color), width: 100 };
     COLOR.store(style.color, Ordering::Relaxed);

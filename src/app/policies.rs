@@ -27,7 +27,7 @@ pub(super) fn cli_levels(args: &PolicyArgs) -> Option<Vec<(RuleId, Level)>> {
 }
 
 /// How the run finds its policies: `--policy PATH`, else the nearest file per module.
-pub(super) fn policy_choice(ws: &Workspace, args: &PolicyArgs) -> Result<Choice, SourceError> {
+pub(super) fn policy_choice(ws: &Workspace, args: &PolicyArgs) -> Result<Choice, source::Error> {
     Ok(match &args.policy {
         Some(p) => Choice::Fixed(ws.fixed_policy(p)?),
         None => Choice::Nearest,
@@ -42,7 +42,7 @@ pub(super) fn resolve_policies<'a>(
     levels: &[(RuleId, Level)],
     shown: &Shown,
     style: Style,
-) -> Result<Option<Policies>, SourceError> {
+) -> Result<Option<Policies>, source::Error> {
     match Policies::resolve(src, choice, dirs, levels) {
         Ok(p) => Ok(Some(p)),
         Err(Trouble::Source(e)) => Err(shown.error(e)),

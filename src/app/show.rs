@@ -10,7 +10,7 @@ pub(super) fn show(
     format: ShowFormat,
     engine: Option<Engine>,
     style: Style,
-) -> Result<Outcome, SourceError> {
+) -> Result<Outcome, source::Error> {
     let ws = workspace(std::slice::from_ref(&dir.to_path_buf()), from)?;
     let shown = ws.shown();
     let Some(target) = ws.targets.first() else { return Ok(Outcome::Error) };
@@ -64,7 +64,7 @@ pub(super) fn no_configuration(
     from_git: bool,
     scope: &str,
     shown: &Shown,
-) -> SourceError {
+) -> source::Error {
     let below: Vec<String> = if from_git {
         src.modules().map(|m| m.into_keys().collect()).unwrap_or_default()
     } else {
@@ -78,16 +78,10 @@ pub(super) fn no_configuration(
         .filter(|d| d != scope && under(d, scope))
         .map(|d| shown.path(&d))
         .collect();
-    let message = if below.is_empty() {
-        "no Terraform or OpenTofu configuration files here".to_string()
+    let path = shown.path(scope);
+    if below.is_empty() {
+        source::Error::NoConfiguration { path }
     } else {
-        let more =
-            if below.len() > 3 { format!(" and {} more", below.len() - 3) } else { String::new() };
-        format!(
-            "no Terraform or OpenTofu configuration files here; its modules are in subdirectories: {}{more} (show one of them, or audit them all with `override-guard audit {}`)",
-            below.iter().take(3).cloned().collect::<Vec<_>>().join(", "),
-            shown.path(scope)
-        )
-    };
-    SourceError { path: shown.path(scope), message }
+        source::Error::ModulesBelow { dir: path.clone(), path, modules: below }
+    }
 }

@@ -12,7 +12,7 @@ pub(super) fn vars_cmd(
     reveal: bool,
     engine: Option<Engine>,
     style: Style,
-) -> Result<Outcome, SourceError> {
+) -> Result<Outcome, source::Error> {
     use crate::vars::{CliArg, Inputs, VarFile};
     let src = WorktreeSource::module(dir);
     let mut dirs = src.modules()?;
@@ -31,10 +31,8 @@ pub(super) fn vars_cmd(
     let m = merge::load("", &names, engine, |p| src.read(p))?;
     if m.files.files.is_empty() {
         let shown = workspace::shown_path(dir);
-        return Err(SourceError {
-            path: if shown.is_empty() { ".".into() } else { shown },
-            message: "no Terraform or OpenTofu configuration files here".into(),
-        });
+        let path = if shown.is_empty() { ".".into() } else { shown };
+        return Err(source::Error::NoConfiguration { path });
     }
     if m.has_errors() {
         let mut err = String::new();
@@ -45,10 +43,7 @@ pub(super) fn vars_cmd(
         write_err(&err);
         return Ok(Outcome::Error);
     }
-    let io = |p: &Path, e: std::io::Error| SourceError {
-        path: workspace::shown_path(p),
-        message: e.to_string(),
-    };
+    let io = |p: &Path, e: std::io::Error| source::Error::io(workspace::shown_path(p), e);
     let entries: Vec<String> = std::fs::read_dir(dir)
         .map_err(|e| io(dir, e))?
         .filter_map(|e| e.ok()?.file_name().into_string().ok())

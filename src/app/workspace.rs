@@ -10,7 +10,7 @@ use crate::pipeline::PolicyFile;
 use crate::policy::{Finding, GlobBase};
 use crate::report::findings::Summary;
 use crate::source::worktree::{Scope, lexical_absolute};
-use crate::source::{Git, SourceError, WorktreeSource, join};
+use crate::source::{self, Git, WorktreeSource, join};
 
 /// A directory the user named.
 #[derive(Clone, Debug)]
@@ -30,17 +30,17 @@ pub struct Workspace {
 
 impl Workspace {
     /// Directories on disk. Each must exist and be a directory; errors name it as written.
-    pub fn worktree(paths: &[PathBuf]) -> Result<Workspace, SourceError> {
+    pub fn worktree(paths: &[PathBuf]) -> Result<Workspace, source::Error> {
         let mut named = Vec::new();
         for p in paths {
             let typed = display_root(p);
             let shown = if typed.is_empty() { ".".to_string() } else { typed.clone() };
-            let io = |message: String| SourceError { path: shown.clone(), message };
-            let meta = std::fs::metadata(p).map_err(|e| io(e.to_string()))?;
+            let io = |e| source::Error::io(shown.clone(), e);
+            let meta = std::fs::metadata(p).map_err(io)?;
             if !meta.is_dir() {
-                return Err(io("not a directory".into()));
+                return Err(source::Error::NotADirectory { path: shown });
             }
-            let real = std::fs::canonicalize(p).map_err(|e| io(e.to_string()))?;
+            let real = std::fs::canonicalize(p).map_err(io)?;
             named.push((typed, shown, real, lexical_absolute(p).unwrap_or_else(|| p.clone())));
         }
         let first = paths.first().map_or(Path::new("."), PathBuf::as_path);
@@ -51,26 +51,21 @@ impl Workspace {
         let git = Git::discover(start).ok().filter(|g| g.workdir().is_some());
         let workdir = git.as_ref().and_then(|g| g.workdir()).map(Path::to_path_buf);
         let root = match &workdir {
-            Some(w) => std::fs::canonicalize(w).map_err(|e| SourceError {
-                path: w.display().to_string(),
-                message: e.to_string(),
-            })?,
+            Some(w) => std::fs::canonicalize(w)
+                .map_err(|e| source::Error::io(w.display().to_string(), e))?,
             None => common_ancestor(named.iter().map(|n| n.2.as_path())),
         };
         let lexical_top = workdir.as_deref().and_then(lexical_absolute);
         let mut targets = Vec::new();
         for (typed, shown, real, lexical) in named {
             let Ok(rel) = real.strip_prefix(&root) else {
-                let message = if lexical_top.as_ref().is_some_and(|t| lexical.starts_with(t)) {
-                    "a symbolic link to a directory outside the repository; not read".to_string()
+                return Err(if lexical_top.as_ref().is_some_and(|t| lexical.starts_with(t)) {
+                    source::Error::DirectoryLinkOutside { path: shown }
                 } else {
                     let first = display_root(first);
-                    format!(
-                        "not in the same git repository as {}: name one repository at a time",
-                        if first.is_empty() { "." } else { &first }
-                    )
-                };
-                return Err(SourceError { path: shown, message });
+                    let first = if first.is_empty() { ".".to_string() } else { first };
+                    source::Error::OtherRepository { path: shown, first }
+                });
             };
             targets.push(Target { typed, scope: slashed(rel) });
         }
@@ -79,22 +74,19 @@ impl Workspace {
 
     /// The git repository of the first path (or of the working directory), for reading its
     /// index or a revision. Paths need not exist on disk (a module deleted since).
-    pub fn git(paths: &[PathBuf]) -> Result<Workspace, SourceError> {
+    pub fn git(paths: &[PathBuf]) -> Result<Workspace, source::Error> {
         let first = paths.first().map_or(Path::new("."), PathBuf::as_path);
         let git = Git::discover(existing_dir(first))?;
         let root = match git.workdir() {
-            Some(w) => std::fs::canonicalize(w).map_err(|e| SourceError {
-                path: w.display().to_string(),
-                message: e.to_string(),
-            })?,
+            Some(w) => std::fs::canonicalize(w)
+                .map_err(|e| source::Error::io(w.display().to_string(), e))?,
             None => PathBuf::new(),
         };
         let mut targets = Vec::new();
         for p in paths {
             let typed = display_root(p);
-            let scope = git.relative(p).ok_or_else(|| SourceError {
+            let scope = git.relative(p).ok_or_else(|| source::Error::OutsideWorktree {
                 path: if typed.is_empty() { ".".into() } else { typed.clone() },
-                message: "outside the repository's working tree".into(),
             })?;
             targets.push(Target { typed, scope });
         }
@@ -102,7 +94,7 @@ impl Workspace {
     }
 
     /// The repository of the working directory: the hook and the review name no path.
-    pub fn repository() -> Result<Workspace, SourceError> {
+    pub fn repository() -> Result<Workspace, source::Error> {
         let mut ws = Workspace::git(&[])?;
         ws.targets = vec![Target { typed: String::new(), scope: String::new() }];
         Ok(ws)
@@ -110,7 +102,7 @@ impl Workspace {
 
     /// The worktree below the targets (each target with its subdirectories, or only the
     /// target itself), with the files git does not track marked as local-only.
-    pub fn worktree_source(&self, recursive: bool) -> Result<WorktreeSource, SourceError> {
+    pub fn worktree_source(&self, recursive: bool) -> Result<WorktreeSource, source::Error> {
         let scopes =
             self.targets.iter().map(|t| Scope { dir: t.scope.clone(), recursive }).collect();
         let repo = self.git.as_ref().map(|_| self.root.clone());
@@ -120,10 +112,12 @@ impl Workspace {
             // The worktree is readable without the index: only local-only files cannot be
             // told apart then.
             Some(Err(e)) => {
+                // The message escaped as the path is: a subject escaped for one line, then
+                // `clean` over the whole (a no-op on the escaped subject).
+                let e = e.map_path(crate::report::clean_line);
                 super::write_note(&format!(
-                    "note: {}: {}; files git does not track are not told apart\n",
-                    crate::report::clean_line(&e.path),
-                    crate::report::clean(&e.message)
+                    "note: {}; files git does not track are not told apart\n",
+                    crate::report::clean(&e.to_string())
                 ));
                 src
             }
@@ -143,10 +137,10 @@ impl Workspace {
 
     /// `--policy PATH`: the file on disk, for every module; its globs are relative to its
     /// directory.
-    pub fn fixed_policy(&self, file: &Path) -> Result<PolicyFile, SourceError> {
+    pub fn fixed_policy(&self, file: &Path) -> Result<PolicyFile, source::Error> {
         let shown = shown_path(file);
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| SourceError { path: shown.clone(), message: e.to_string() })?;
+        let text =
+            std::fs::read_to_string(file).map_err(|e| source::Error::io(shown.clone(), e))?;
         let real = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
         let dir = real.parent().map(Path::to_path_buf).unwrap_or_default();
         let base = if self.root.as_os_str().is_empty() {
@@ -229,8 +223,8 @@ impl Shown {
     }
 
     /// An error about a path of the run, with the path as the user knows it.
-    pub fn error(&self, e: SourceError) -> SourceError {
-        SourceError { path: self.path(&e.path), ..e }
+    pub fn error(&self, e: source::Error) -> source::Error {
+        e.map_path(|p| self.path(p))
     }
 }
 

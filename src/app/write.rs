@@ -6,8 +6,9 @@
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use crate::source::SourceError;
+use crate::source;
 
 /// One planned change to a file on disk.
 pub struct Change {
@@ -20,30 +21,21 @@ pub struct Change {
     pub after: Option<Vec<u8>>,
 }
 
-fn fail(c: &Change, message: impl Into<String>) -> SourceError {
-    SourceError { path: c.shown.clone(), message: message.into() }
-}
-
 /// Checks that every file can be changed: a regular file (not a link: renaming over a
 /// link would replace the link, not what it points at), unchanged since it was read.
-pub fn preflight(changes: &[Change]) -> Result<(), SourceError> {
+pub fn preflight(changes: &[Change]) -> Result<(), source::Error> {
     for c in changes {
-        let meta = fs::symlink_metadata(&c.path).map_err(|e| fail(c, e.to_string()))?;
+        let path = || c.shown.clone();
+        let meta = fs::symlink_metadata(&c.path).map_err(|e| source::Error::io(path(), e))?;
         if meta.file_type().is_symlink() {
-            return Err(fail(
-                c,
-                "a symbolic link: nothing is written through links; edit the file it points to",
-            ));
+            return Err(source::Error::WriteThroughLink { path: path() });
         }
         if !meta.is_file() {
-            return Err(fail(c, "not a regular file"));
+            return Err(source::Error::WriteNotAFile { path: path() });
         }
-        let now = fs::read(&c.path).map_err(|e| fail(c, e.to_string()))?;
+        let now = fs::read(&c.path).map_err(|e| source::Error::io(path(), e))?;
         if now != c.before {
-            return Err(fail(
-                c,
-                "changed while override-guard was reading it; nothing was written, run it again",
-            ));
+            return Err(source::Error::ChangedMeanwhile { path: path() });
         }
     }
     Ok(())
@@ -51,7 +43,7 @@ pub fn preflight(changes: &[Change]) -> Result<(), SourceError> {
 
 /// Applies the changes: every new content is written to a temporary file first, and only
 /// when all of them are written are they renamed into place (then deletions happen).
-pub fn commit(changes: &[Change]) -> Result<(), SourceError> {
+pub fn commit(changes: &[Change]) -> Result<(), source::Error> {
     preflight(changes)?;
     let mut temps: Vec<(PathBuf, &Change)> = Vec::new();
     let cleanup = |temps: &[(PathBuf, &Change)]| {
@@ -65,18 +57,20 @@ pub fn commit(changes: &[Change]) -> Result<(), SourceError> {
             Ok(t) => temps.push((t, c)),
             Err(e) => {
                 cleanup(&temps);
-                return Err(fail(c, format!("cannot write a temporary file beside it: {e}")));
+                let (path, source) = (c.shown.clone(), Arc::new(e));
+                return Err(source::Error::TempFile { path, source });
             }
         }
     }
     for (k, (t, c)) in temps.iter().enumerate() {
         if let Err(e) = fs::rename(t, &c.path) {
             cleanup(&temps[k..]);
-            return Err(fail(c, format!("cannot replace it: {e}")));
+            return Err(source::Error::Replace { path: c.shown.clone(), source: Arc::new(e) });
         }
     }
     for c in changes.iter().filter(|c| c.after.is_none()) {
-        fs::remove_file(&c.path).map_err(|e| fail(c, format!("cannot delete it: {e}")))?;
+        fs::remove_file(&c.path)
+            .map_err(|e| source::Error::Delete { path: c.shown.clone(), source: Arc::new(e) })?;
     }
     Ok(())
 }

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use super::{LoadedModule, Policies, Progress, load_module};
 use crate::policy::{self, Date, Finding, Partial, Scope};
 use crate::report::findings::Summary;
-use crate::source::{Source, SourceError};
+use crate::source::{self, Source};
 use crate::terraform::discover::Engine;
 
 /// What an audit needs besides its modules.
@@ -28,9 +28,9 @@ impl Audit<'_> {
         src: &dyn Source,
         modules: &[(String, Vec<String>)],
         progress: &dyn Progress,
-    ) -> Result<(Vec<Finding>, Summary), SourceError> {
+    ) -> Result<(Vec<Finding>, Summary), source::Error> {
         progress.start(modules.len());
-        let per_module: Result<Vec<(usize, Partial, Counts)>, SourceError> = modules
+        let per_module: Result<Vec<(usize, Partial, Counts)>, source::Error> = modules
             .par_iter()
             .map(|(dir, names)| {
                 // The other engine's view is for one rule: not loaded where it cannot fire.
@@ -130,17 +130,19 @@ mod tests {
     struct Counting(MemorySource, AtomicUsize);
 
     impl Source for Counting {
-        fn modules(&self) -> Result<std::collections::BTreeMap<String, Vec<String>>, SourceError> {
+        fn modules(
+            &self,
+        ) -> Result<std::collections::BTreeMap<String, Vec<String>>, source::Error> {
             self.0.modules()
         }
-        fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {
+        fn read(&self, path: &str) -> Result<Vec<u8>, source::Error> {
             self.1.fetch_add(1, Ordering::Relaxed);
             self.0.read(path)
         }
-        fn policy_file(&self, dir: &str) -> Result<Option<String>, SourceError> {
+        fn policy_file(&self, dir: &str) -> Result<Option<String>, source::Error> {
             self.0.policy_file(dir)
         }
-        fn policy_paths(&self) -> Result<std::collections::BTreeSet<String>, SourceError> {
+        fn policy_paths(&self) -> Result<std::collections::BTreeSet<String>, source::Error> {
             self.0.policy_paths()
         }
     }

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use crate::merge::{self, Module};
 use crate::policy::Subject;
 use crate::policy::rules::engine_divergence;
-use crate::source::{Source, SourceError, join};
+use crate::source::{self, Source, join};
 use crate::terraform::discover::Engine;
 
 pub use policies::{Choice, Governing, Policies, PolicyFile};
@@ -45,7 +45,7 @@ pub fn load_modules(
     src: &dyn Source,
     engine: Option<Engine>,
     progress: &dyn Progress,
-) -> Result<Vec<LoadedModule>, SourceError> {
+) -> Result<Vec<LoadedModule>, source::Error> {
     let dirs: Vec<(String, Vec<String>)> = src.modules()?.into_iter().collect();
     progress.start(dirs.len());
     let out = dirs
@@ -66,7 +66,7 @@ pub fn load_module(
     engine: Option<Engine>,
     compare_engines: bool,
     progress: &dyn Progress,
-) -> Result<LoadedModule, SourceError> {
+) -> Result<LoadedModule, source::Error> {
     let mut module = merge::load(dir, names, engine, |p| src.read(p))?;
     mark_local(&mut module, src);
     let tofu = names.iter().any(|n| n.ends_with(".tofu") || n.ends_with(".tofu.json"));
@@ -116,7 +116,7 @@ pub fn judge(
     policies: &Policies,
     engine: Option<Engine>,
     today: crate::policy::Date,
-) -> Result<std::collections::BTreeMap<String, Judged>, SourceError> {
+) -> Result<std::collections::BTreeMap<String, Judged>, source::Error> {
     use crate::policy::{Scope, config::Origin};
     let loaded = load_modules(src, engine, &())?;
     Ok(loaded

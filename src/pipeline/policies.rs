@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::policy::{GlobBase, Level, Policy, PolicyError, RuleId, Scope};
-use crate::source::{POLICY_FILE, Source, SourceError, join, split};
+use crate::source::{self, POLICY_FILE, Source, join, split};
 
 /// A policy file's text, where it is (a path of the run, for reports) and how the paths
 /// of the run become relative to its directory.
@@ -65,13 +65,13 @@ impl Governing {
 /// Why the policies of a run could not be had.
 #[derive(Debug)]
 pub enum Trouble {
-    Source(SourceError),
+    Source(source::Error),
     /// Mistakes in policy files (every file's, in the order they were found).
     Policy(Vec<PolicyError>),
 }
 
-impl From<SourceError> for Trouble {
-    fn from(e: SourceError) -> Self {
+impl From<source::Error> for Trouble {
+    fn from(e: source::Error) -> Self {
         Trouble::Source(e)
     }
 }
@@ -161,7 +161,7 @@ struct Resolver<'a> {
 }
 
 impl Resolver<'_> {
-    fn nearest(&mut self, dir: &str) -> Result<usize, SourceError> {
+    fn nearest(&mut self, dir: &str) -> Result<usize, source::Error> {
         let mut walked = Vec::new();
         let mut d = dir;
         let found = loop {
@@ -184,7 +184,7 @@ impl Resolver<'_> {
         Ok(found)
     }
 
-    fn above(&mut self) -> Result<usize, SourceError> {
+    fn above(&mut self) -> Result<usize, source::Error> {
         if let Some(i) = self.above {
             return Ok(i);
         }

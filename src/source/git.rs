@@ -4,11 +4,12 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use gix::bstr::ByteSlice;
 use gix::index::entry::{Mode, Stage};
 
-use super::{POLICY_FILE, Source, SourceError, split};
+use super::{Error, POLICY_FILE, Source, split};
 use crate::terraform::discover;
 
 /// An open repository.
@@ -16,23 +17,18 @@ pub struct Git {
     repo: gix::Repository,
 }
 
-fn err(path: impl Into<String>, e: impl std::fmt::Display) -> SourceError {
-    SourceError { path: path.into(), message: e.to_string() }
-}
-
-/// The first line of a gix error: its chain repeats the context, which reads badly.
-fn brief(e: impl std::fmt::Display) -> String {
-    let s = e.to_string();
-    s.lines().next().unwrap_or_default().to_string()
+/// A failure of gix about `path` (a path, a revision), kept as the error's cause.
+fn failed(path: impl Into<String>, e: impl std::error::Error + Send + Sync + 'static) -> Error {
+    Error::Git { path: path.into(), source: Arc::new(e) }
 }
 
 impl Git {
     /// The repository containing `start`, as git itself would find it: `GIT_DIR`,
     /// `GIT_WORK_TREE`, `GIT_INDEX_FILE` (set by `git commit -a` / `git commit PATHS` for
     /// their temporary index) and `GIT_CEILING_DIRECTORIES` are honoured.
-    pub fn discover(start: &Path) -> Result<Git, SourceError> {
+    pub fn discover(start: &Path) -> Result<Git, Error> {
         let repo = gix::discover_with_environment_overrides(start).map_err(|e| {
-            err(start.display().to_string(), format!("not in a git repository ({})", brief(e)))
+            Error::NotARepository { path: start.display().to_string(), source: Arc::new(e) }
         })?;
         Ok(Git { repo })
     }
@@ -73,7 +69,7 @@ impl Git {
 
     /// What is staged: the index (or the temporary one `GIT_INDEX_FILE` names).
     /// Unmerged entries of configuration files are an error naming them.
-    pub fn index(&self) -> Result<GitSource, SourceError> {
+    pub fn index(&self) -> Result<GitSource, Error> {
         let index = self.open_index()?;
         self.index_source(&index)
     }
@@ -81,9 +77,9 @@ impl Git {
     /// Which files the index holds (repository-relative paths): a worktree file it does not
     /// hold exists only in this checkout. Looked up in the index itself (a binary search),
     /// not copied.
-    pub fn tracked(&self) -> Result<super::Tracked, SourceError> {
+    pub fn tracked(&self) -> Result<super::Tracked, Error> {
         let index = self.open_index()?;
-        Ok(std::sync::Arc::new(move |path: &str| {
+        Ok(Arc::new(move |path: &str| {
             index
                 .entry_by_path(path.as_bytes().as_bstr())
                 .is_some_and(|e| !e.flags.contains(gix::index::entry::Flags::INTENT_TO_ADD))
@@ -94,7 +90,7 @@ impl Git {
     /// tree that the index's cache of tree ids (git's `TREE` extension, kept by `git add`
     /// and `git commit`) does not already show to be unchanged: in a large repository
     /// with one module staged, that is a handful of trees instead of all of them.
-    pub fn staged(&self) -> Result<Staged, SourceError> {
+    pub fn staged(&self) -> Result<Staged, Error> {
         let index_file = self.open_index()?;
         let index = self.index_source(&index_file)?;
         let tree = self.tree_id("HEAD")?;
@@ -144,7 +140,7 @@ impl Git {
         cache: Option<&gix::index::extension::Tree>,
         out: &mut Vec<(Vec<u8>, Mode, gix::ObjectId)>,
         pruned: &mut HashSet<String>,
-    ) -> Result<(), SourceError> {
+    ) -> Result<(), Error> {
         if let Some(c) = cache
             && c.num_entries.is_some()
             && c.id == tree
@@ -153,8 +149,8 @@ impl Git {
             return Ok(());
         }
         let shown = if prefix.is_empty() { "HEAD" } else { prefix };
-        let t = self.repo.find_tree(tree).map_err(|e| err(shown, brief(e)))?;
-        let decoded = t.decode().map_err(|e| err(shown, brief(e)))?;
+        let t = self.repo.find_tree(tree).map_err(|e| failed(shown, e))?;
+        let decoded = t.decode().map_err(|e| failed(shown, e))?;
         for e in &decoded.entries {
             let Ok(name) = e.filename.to_str() else { continue };
             let path = super::join(prefix, name);
@@ -182,12 +178,9 @@ impl Git {
     /// The index git would use. A relative `GIT_INDEX_FILE` is relative to the top of
     /// the working tree, as git resolves it (git moves there before reading it), not to
     /// the directory the hook runner happens to start us in.
-    fn open_index(&self) -> Result<gix::index::File, SourceError> {
+    fn open_index(&self) -> Result<gix::index::File, Error> {
         let Some(workdir) = self.workdir() else {
-            return Err(err(
-                self.repo.git_dir().display().to_string(),
-                "a bare repository has no index or worktree; read a revision instead (`audit --rev REV`, `show --rev REV`, `diff A B`)",
-            ));
+            return Err(Error::BareIndex { path: self.repo.git_dir().display().to_string() });
         };
         let relative = std::env::var_os("GIT_INDEX_FILE")
             .map(PathBuf::from)
@@ -200,13 +193,13 @@ impl Git {
             return Ok(gix::index::File::from_state(empty, path));
         }
         if path == self.repo.index_path() {
-            return self.repo.open_index().map_err(|e| err(shown, brief(e)));
+            return self.repo.open_index().map_err(|e| failed(shown, e));
         }
         gix::index::File::at(&path, self.repo.object_hash(), false, Default::default())
-            .map_err(|e| err(shown, brief(e)))
+            .map_err(|e| failed(shown, e))
     }
 
-    fn index_source(&self, index: &gix::index::File) -> Result<GitSource, SourceError> {
+    fn index_source(&self, index: &gix::index::File) -> Result<GitSource, Error> {
         let mut conflicts = Vec::new();
         // A sparse index keeps whole directories outside the sparse cone as one tree
         // entry: their files are still part of the next commit, so read them from there.
@@ -227,10 +220,7 @@ impl Git {
             }
         }
         if !conflicts.is_empty() {
-            return Err(err(
-                conflicts.join(", "),
-                "unmerged (a merge or rebase is in progress): resolve the conflict and stage the result first",
-            ));
+            return Err(Error::Unmerged { paths: conflicts.join(", ") });
         }
         let mut entries: Vec<Entry<'_>> = index
             .entries()
@@ -249,9 +239,9 @@ impl Git {
 
     /// A tree-ish (`HEAD`, `main`, `v1.2`, a commit id, `HEAD~2`). `HEAD` in a repository
     /// without a commit yet is the empty tree.
-    pub fn rev(&self, spec: &str) -> Result<GitSource, SourceError> {
+    pub fn rev(&self, spec: &str) -> Result<GitSource, Error> {
         let tree = self.tree_id(spec)?;
-        let index = self.repo.index_from_tree(&tree).map_err(|e| err(spec, brief(e)))?;
+        let index = self.repo.index_from_tree(&tree).map_err(|e| failed(spec, e))?;
         let entries: Vec<Entry<'_>> = index
             .entries()
             .iter()
@@ -263,7 +253,7 @@ impl Git {
     /// One file as the index holds it (`rev: None`) or as a revision has it, by its
     /// repository-relative path; `None` when it is not there. For files the sources do
     /// not list (a baseline), read from the state being judged.
-    pub fn file_at(&self, rev: Option<&str>, path: &str) -> Result<Option<Vec<u8>>, SourceError> {
+    pub fn file_at(&self, rev: Option<&str>, path: &str) -> Result<Option<Vec<u8>>, Error> {
         use gix::bstr::ByteSlice;
         let id = match rev {
             None => {
@@ -274,9 +264,8 @@ impl Git {
                 }
             }
             Some(spec) => {
-                let tree =
-                    self.repo.find_tree(self.tree_id(spec)?).map_err(|e| err(spec, brief(e)))?;
-                match tree.lookup_entry_by_path(path).map_err(|e| err(path, brief(e)))? {
+                let tree = self.repo.find_tree(self.tree_id(spec)?).map_err(|e| failed(spec, e))?;
+                match tree.lookup_entry_by_path(path).map_err(|e| failed(path, e))? {
                     Some(e) => e.object_id(),
                     None => return Ok(None),
                 }
@@ -286,13 +275,13 @@ impl Git {
     }
 
     /// The best common ancestor of two revisions, as a commit id (for `A...B`).
-    pub fn merge_base(&self, a: &str, b: &str) -> Result<String, SourceError> {
+    pub fn merge_base(&self, a: &str, b: &str) -> Result<String, Error> {
         let one = self.commit_id(a)?;
         let two = self.commit_id(b)?;
         match self.repo.merge_base(one, two) {
             Ok(Some(id)) => Ok(id.to_string()),
-            Ok(None) => Err(err(format!("{a}...{b}"), "no common ancestor")),
-            Err(e) => Err(err(format!("{a}...{b}"), brief(e))),
+            Ok(None) => Err(Error::NoMergeBase { range: format!("{a}...{b}") }),
+            Err(e) => Err(failed(format!("{a}...{b}"), e)),
         }
     }
 
@@ -301,7 +290,7 @@ impl Git {
         &self,
         src: &mut GitSource,
         dirs: Option<&std::collections::BTreeSet<String>>,
-    ) -> Result<(), SourceError> {
+    ) -> Result<(), Error> {
         for (path, (id, data)) in src.files.iter_mut() {
             if data.is_none() && dirs.is_none_or(|d| d.contains(split(path).0)) {
                 *data = Some(self.blob(path, *id)?);
@@ -313,43 +302,44 @@ impl Git {
     /// Is `bytes` exactly what the index holds for the repository-relative `path`? `None`
     /// when the index has no such file (it is untracked). `fix` and `fold` only write over
     /// content the index keeps a copy of, so nothing the user has is lost.
-    pub fn matches_index(&self, path: &str, bytes: &[u8]) -> Result<Option<bool>, SourceError> {
+    pub fn matches_index(&self, path: &str, bytes: &[u8]) -> Result<Option<bool>, Error> {
         use gix::bstr::ByteSlice;
         let index = self.open_index()?;
         let Some(entry) = index.entry_by_path(path.as_bytes().as_bstr()) else { return Ok(None) };
         Ok(Some(self.blob(path, entry.id)? == bytes))
     }
 
-    fn blob(&self, path: &str, id: gix::ObjectId) -> Result<Vec<u8>, SourceError> {
-        let blob = self.repo.find_blob(id).map_err(|e| err(path, brief(e)))?;
+    fn blob(&self, path: &str, id: gix::ObjectId) -> Result<Vec<u8>, Error> {
+        let blob = self.repo.find_blob(id).map_err(|e| failed(path, e))?;
         Ok(blob.data.clone())
     }
 
-    fn commit_id(&self, spec: &str) -> Result<gix::ObjectId, SourceError> {
+    fn commit_id(&self, spec: &str) -> Result<gix::ObjectId, Error> {
         let id = self.repo.rev_parse_single(spec).map_err(|e| bad_rev(spec, e))?;
-        let obj = id.object().map_err(|e| err(spec, brief(e)))?;
-        let commit =
-            obj.peel_to_kind(gix::object::Kind::Commit).map_err(|_| err(spec, "not a commit"))?;
+        let obj = id.object().map_err(|e| failed(spec, e))?;
+        let commit = obj
+            .peel_to_kind(gix::object::Kind::Commit)
+            .map_err(|_| Error::NotACommit { rev: spec.to_string() })?;
         Ok(commit.id)
     }
 
-    fn tree_id(&self, spec: &str) -> Result<gix::ObjectId, SourceError> {
+    fn tree_id(&self, spec: &str) -> Result<gix::ObjectId, Error> {
         if spec == "HEAD" {
             return self
                 .repo
                 .head_tree_id_or_empty()
                 .map(|id| id.detach())
-                .map_err(|e| err(spec, brief(e)));
+                .map_err(|e| failed(spec, e));
         }
         let id = self.repo.rev_parse_single(spec).map_err(|e| bad_rev(spec, e))?;
-        let obj = id.object().map_err(|e| err(spec, brief(e)))?;
-        let tree = obj.peel_to_tree().map_err(|_| err(spec, "not a tree, commit or tag"))?;
+        let obj = id.object().map_err(|e| failed(spec, e))?;
+        let tree = obj.peel_to_tree().map_err(|_| Error::NotATree { rev: spec.to_string() })?;
         Ok(tree.id)
     }
 }
 
-fn bad_rev(spec: &str, e: impl std::fmt::Display) -> SourceError {
-    err(spec, format!("unknown revision ({})", brief(e)))
+fn bad_rev(spec: &str, e: impl std::error::Error + Send + Sync + 'static) -> Error {
+    Error::UnknownRevision { rev: spec.to_string(), source: Arc::new(e) }
 }
 
 struct Entry<'a> {
@@ -480,7 +470,7 @@ impl GitSource {
         repo: &gix::Repository,
         label: String,
         entries: &[Entry<'_>],
-    ) -> Result<GitSource, SourceError> {
+    ) -> Result<GitSource, Error> {
         let mut files: Vec<(String, Blob)> = Vec::with_capacity(entries.len());
         let mut policies = BTreeMap::new();
         let mut notes = Vec::new();
@@ -489,7 +479,7 @@ impl GitSource {
                 // Terraform reads such a file; skipping it would judge a module without it.
                 let lossy = e.path.to_str_lossy();
                 if discover::is_module_file(split(&lossy).1) {
-                    return Err(err(lossy.into_owned(), super::worktree::NOT_UTF8));
+                    return Err(Error::PathNotUtf8 { path: lossy.into_owned() });
                 }
                 continue;
             };
@@ -503,7 +493,7 @@ impl GitSource {
             }
             let name = split(path).1;
             if name == POLICY_FILE && (e.mode == Mode::FILE || e.mode == Mode::FILE_EXECUTABLE) {
-                let blob = repo.find_blob(e.id).map_err(|x| err(path, brief(x)))?;
+                let blob = repo.find_blob(e.id).map_err(|x| failed(path, x))?;
                 policies.insert(path.to_string(), (e.id, blob.data.clone()));
             }
             if !discover::is_module_file(name) {
@@ -540,7 +530,7 @@ impl GitSource {
 }
 
 impl Source for GitSource {
-    fn modules(&self) -> Result<BTreeMap<String, Vec<String>>, SourceError> {
+    fn modules(&self) -> Result<BTreeMap<String, Vec<String>>, Error> {
         let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for path in self.files.keys() {
             let (dir, name) = split(path);
@@ -549,10 +539,7 @@ impl Source for GitSource {
         Ok(super::only_modules(out))
     }
 
-    fn modules_in(
-        &self,
-        dirs: &BTreeSet<String>,
-    ) -> Result<BTreeMap<String, Vec<String>>, SourceError> {
+    fn modules_in(&self, dirs: &BTreeSet<String>) -> Result<BTreeMap<String, Vec<String>>, Error> {
         use std::ops::Bound;
         let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for dir in dirs {
@@ -570,11 +557,13 @@ impl Source for GitSource {
         Ok(super::only_modules(out))
     }
 
-    fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {
+    fn read(&self, path: &str) -> Result<Vec<u8>, Error> {
         match self.files.get(path) {
             Some((_, Some(data))) => Ok(data.clone()),
-            Some((_, None)) => Err(err(path, format!("not loaded from {}", self.label))),
-            None => Err(err(path, format!("not in {}", self.label))),
+            Some((_, None)) => {
+                Err(Error::NotLoaded { path: path.to_string(), state: self.label.clone() })
+            }
+            None => Err(Error::NotInState { path: path.to_string(), state: self.label.clone() }),
         }
     }
 
@@ -582,17 +571,17 @@ impl Source for GitSource {
         self.files.get(path).map(|(id, _)| id.to_string())
     }
 
-    fn policy_paths(&self) -> Result<BTreeSet<String>, SourceError> {
+    fn policy_paths(&self) -> Result<BTreeSet<String>, Error> {
         Ok(self.policies.keys().cloned().collect())
     }
 
-    fn policy_file(&self, dir: &str) -> Result<Option<String>, SourceError> {
+    fn policy_file(&self, dir: &str) -> Result<Option<String>, Error> {
         let path = super::join(dir, POLICY_FILE);
         match self.policies.get(&path) {
             None => Ok(None),
-            Some((_, bytes)) => String::from_utf8(bytes.clone())
-                .map(Some)
-                .map_err(|_| err(format!("{path} ({})", self.label), "not UTF-8")),
+            Some((_, bytes)) => String::from_utf8(bytes.clone()).map(Some).map_err(|e| {
+                Error::NotUtf8 { path: format!("{path} ({})", self.label), source: e.utf8_error() }
+            }),
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{POLICY_FILE, Source, SourceError, join, split};
+use super::{Error, POLICY_FILE, Source, join, split};
 use crate::terraform::discover;
 
 /// `path -> bytes`.
@@ -24,7 +24,7 @@ impl MemorySource {
 }
 
 impl Source for MemorySource {
-    fn modules(&self) -> Result<BTreeMap<String, Vec<String>>, SourceError> {
+    fn modules(&self) -> Result<BTreeMap<String, Vec<String>>, Error> {
         let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for path in self.files.keys() {
             let (dir, name) = split(path);
@@ -35,24 +35,21 @@ impl Source for MemorySource {
         Ok(super::only_modules(out))
     }
 
-    fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {
-        self.files
-            .get(path)
-            .cloned()
-            .ok_or_else(|| SourceError { path: path.to_string(), message: "no such file".into() })
+    fn read(&self, path: &str) -> Result<Vec<u8>, Error> {
+        self.files.get(path).cloned().ok_or_else(|| Error::NoSuchFile { path: path.to_string() })
     }
 
-    fn policy_paths(&self) -> Result<BTreeSet<String>, SourceError> {
+    fn policy_paths(&self) -> Result<BTreeSet<String>, Error> {
         Ok(self.files.keys().filter(|p| split(p).1 == POLICY_FILE).cloned().collect())
     }
 
-    fn policy_file(&self, dir: &str) -> Result<Option<String>, SourceError> {
+    fn policy_file(&self, dir: &str) -> Result<Option<String>, Error> {
         let path = join(dir, POLICY_FILE);
         match self.files.get(&path) {
             None => Ok(None),
             Some(bytes) => String::from_utf8(bytes.clone())
                 .map(Some)
-                .map_err(|_| SourceError { path, message: "not UTF-8".into() }),
+                .map_err(|e| Error::NotUtf8 { path, source: e.utf8_error() }),
         }
     }
 }

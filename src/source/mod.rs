@@ -1,10 +1,12 @@
 //! Where file contents come from. Only sources (and the app wiring) touch the filesystem
 //! or git; everything after them works on the bytes they return.
 
+pub mod error;
 pub mod git;
 pub mod memory;
 pub mod worktree;
 
+pub use error::Error;
 pub use git::{Git, GitSource};
 pub use memory::MemorySource;
 pub use worktree::WorktreeSource;
@@ -31,35 +33,23 @@ pub struct ParentPolicy {
     pub down: String,
 }
 
-/// An I/O failure while listing or reading, with the path it concerns.
-#[derive(Clone, Debug, thiserror::Error, miette::Diagnostic)]
-#[error("{path}: {message}")]
-#[diagnostic(code(override_guard::io))]
-pub struct SourceError {
-    pub path: String,
-    pub message: String,
-}
-
 /// A tree of files: paths are `/`-separated and relative to the source's root.
 pub trait Source: Sync {
     /// Every configuration file (any engine's extensions, ignored names included so
     /// discovery can report them), grouped by directory: `dir -> [file names]`.
     /// The root directory is `""`.
-    fn modules(&self) -> Result<BTreeMap<String, Vec<String>>, SourceError>;
+    fn modules(&self) -> Result<BTreeMap<String, Vec<String>>, Error>;
 
     /// [`Source::modules`], only for the directories in `dirs`. Sources that can answer
     /// without listing everything do (the pre-commit hook touches a few modules of many).
-    fn modules_in(
-        &self,
-        dirs: &BTreeSet<String>,
-    ) -> Result<BTreeMap<String, Vec<String>>, SourceError> {
+    fn modules_in(&self, dirs: &BTreeSet<String>) -> Result<BTreeMap<String, Vec<String>>, Error> {
         let mut all = self.modules()?;
         all.retain(|dir, _| dirs.contains(dir));
         Ok(all)
     }
 
     /// The bytes of one file.
-    fn read(&self, path: &str) -> Result<Vec<u8>, SourceError>;
+    fn read(&self, path: &str) -> Result<Vec<u8>, Error>;
 
     /// A content id (git's blob id) when the source knows it without reading: two files
     /// with the same id have the same bytes.
@@ -70,19 +60,19 @@ pub trait Source: Sync {
     /// The text of the policy file directly in `dir`, if there is one. Every source
     /// answers from its own state (the worktree, the index, a revision), so a module is
     /// judged by the policy of the same state.
-    fn policy_file(&self, _dir: &str) -> Result<Option<String>, SourceError> {
+    fn policy_file(&self, _dir: &str) -> Result<Option<String>, Error> {
         Ok(None)
     }
 
     /// Every policy file the source knows of (for a worktree, those in the directories
     /// it lists), so two states can be compared for a changed policy.
-    fn policy_paths(&self) -> Result<BTreeSet<String>, SourceError> {
+    fn policy_paths(&self) -> Result<BTreeSet<String>, Error> {
         Ok(BTreeSet::new())
     }
 
     /// The nearest policy file above the root, where the lookup does not stop at the root
     /// (a directory outside any repository).
-    fn parent_policy(&self) -> Result<Option<ParentPolicy>, SourceError> {
+    fn parent_policy(&self) -> Result<Option<ParentPolicy>, Error> {
         Ok(None)
     }
 
@@ -112,11 +102,11 @@ pub struct Scoped<'a> {
 }
 
 impl Source for Scoped<'_> {
-    fn modules(&self) -> Result<BTreeMap<String, Vec<String>>, SourceError> {
+    fn modules(&self) -> Result<BTreeMap<String, Vec<String>>, Error> {
         self.inner.modules_in(self.dirs)
     }
 
-    fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {
+    fn read(&self, path: &str) -> Result<Vec<u8>, Error> {
         self.inner.read(path)
     }
 
@@ -124,15 +114,15 @@ impl Source for Scoped<'_> {
         self.inner.blob_id(path)
     }
 
-    fn policy_file(&self, dir: &str) -> Result<Option<String>, SourceError> {
+    fn policy_file(&self, dir: &str) -> Result<Option<String>, Error> {
         self.inner.policy_file(dir)
     }
 
-    fn parent_policy(&self) -> Result<Option<ParentPolicy>, SourceError> {
+    fn parent_policy(&self) -> Result<Option<ParentPolicy>, Error> {
         self.inner.parent_policy()
     }
 
-    fn policy_paths(&self) -> Result<BTreeSet<String>, SourceError> {
+    fn policy_paths(&self) -> Result<BTreeSet<String>, Error> {
         self.inner.policy_paths()
     }
 
@@ -143,8 +133,8 @@ impl Source for Scoped<'_> {
 
 /// Configuration files that differ between two sources (added, deleted or modified),
 /// compared by blob id when both know it, else by content.
-pub fn changed(a: &dyn Source, b: &dyn Source) -> Result<BTreeSet<String>, SourceError> {
-    let files = |s: &dyn Source| -> Result<BTreeSet<String>, SourceError> {
+pub fn changed(a: &dyn Source, b: &dyn Source) -> Result<BTreeSet<String>, Error> {
+    let files = |s: &dyn Source| -> Result<BTreeSet<String>, Error> {
         Ok(s.modules()?
             .into_iter()
             .flat_map(|(dir, names)| names.into_iter().map(move |n| join(&dir, &n)))
@@ -165,7 +155,7 @@ pub fn changed(a: &dyn Source, b: &dyn Source) -> Result<BTreeSet<String>, Sourc
 }
 
 /// Policy files whose text differs between two sources (added, deleted or modified).
-pub fn changed_policies(a: &dyn Source, b: &dyn Source) -> Result<BTreeSet<String>, SourceError> {
+pub fn changed_policies(a: &dyn Source, b: &dyn Source) -> Result<BTreeSet<String>, Error> {
     let mut out = BTreeSet::new();
     for path in a.policy_paths()?.union(&b.policy_paths()?) {
         let dir = split(path).0;

@@ -12,11 +12,8 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
-use super::{POLICY_FILE, ParentPolicy, Source, SourceError, Tracked, join};
+use super::{Error, POLICY_FILE, ParentPolicy, Source, Tracked, join};
 use crate::terraform::{Local, discover};
-
-/// Why a configuration file whose path is not UTF-8 stops the run.
-pub const NOT_UTF8: &str = "the path is not valid UTF-8: override-guard cannot judge the module Terraform would load; rename it";
 
 /// A directory to list, relative to the source's root (`""`: the root itself).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,7 +35,7 @@ pub struct WorktreeSource {
     /// Which files git's index holds (root-relative paths); `None` outside git.
     /// Taken by the listing, the only reader: a large index is not kept for the run.
     tracked: std::sync::Mutex<Option<Tracked>>,
-    listing: OnceLock<Result<Listing, SourceError>>,
+    listing: OnceLock<Result<Listing, Error>>,
 }
 
 /// What one walk found.
@@ -134,7 +131,7 @@ impl WorktreeSource {
         }
         match std::fs::canonicalize(full) {
             Ok(real) if self.boundary.iter().any(|b| real.starts_with(b)) => Ok(()),
-            Ok(_) => Err("symbolic link leading out of the repository; not read"),
+            Ok(_) => Err(super::error::LINK_OUTSIDE),
             // A dangling link: reading it reports the error itself.
             Err(_) => Ok(()),
         }
@@ -144,13 +141,12 @@ impl WorktreeSource {
         &self.root
     }
 
-    fn err(&self, path: &str, e: impl std::fmt::Display) -> SourceError {
-        let shown =
-            if path.is_empty() { self.root.display().to_string() } else { path.to_string() };
-        SourceError { path: shown, message: e.to_string() }
+    /// A path of the source for an error: the root itself is named as given.
+    fn shown(&self, path: &str) -> String {
+        if path.is_empty() { self.root.display().to_string() } else { path.to_string() }
     }
 
-    fn listing(&self) -> Result<&Listing, SourceError> {
+    fn listing(&self) -> Result<&Listing, Error> {
         match self.listing.get_or_init(|| self.list()) {
             Ok(l) => Ok(l),
             Err(e) => Err(e.clone()),
@@ -159,7 +155,7 @@ impl WorktreeSource {
 
     /// Walks every scope: the walker (ignore rules on) picks the directories and says which
     /// files it would skip; each walked directory is then read whole.
-    fn list(&self) -> Result<Listing, SourceError> {
+    fn list(&self) -> Result<Listing, Error> {
         let mut out = Listing::default();
         let tracked = self.tracked.lock().ok().and_then(|mut t| t.take());
         for scope in &self.scopes {
@@ -178,15 +174,14 @@ impl WorktreeSource {
         scope: &Scope,
         tracked: Option<&Tracked>,
         out: &mut Listing,
-    ) -> Result<(), SourceError> {
+    ) -> Result<(), Error> {
         let base = self.root.join(&scope.dir);
-        let meta = std::fs::metadata(&base).map_err(|e| self.err(&scope.dir, e))?;
+        let shown = || self.shown(&scope.dir);
+        let meta = std::fs::metadata(&base).map_err(|e| Error::io(shown(), e))?;
         if !meta.is_dir() {
-            return Err(self.err(&scope.dir, "not a directory"));
+            return Err(Error::NotADirectory { path: shown() });
         }
-        self.inside(&base).map_err(|_| {
-            self.err(&scope.dir, "a symbolic link to a directory outside the repository; not read")
-        })?;
+        self.inside(&base).map_err(|_| Error::DirectoryLinkOutside { path: shown() })?;
         let mut dirs: Vec<String> = Vec::new();
         let mut visible: HashSet<String> = HashSet::new();
         let walker = ignore::WalkBuilder::new(&base)
@@ -201,14 +196,14 @@ impl WorktreeSource {
             })
             .build();
         for entry in walker {
-            let entry = entry.map_err(|e| self.err(&scope.dir, e))?;
+            let entry = entry.map_err(|e| Error::Walk { path: shown(), source: e })?;
             let Ok(rel) = entry.path().strip_prefix(&base) else { continue };
             let Some(rel) = rel.to_str() else {
                 // Terraform reads such a file; skipping it would judge a module without it.
                 let lossy = rel.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/");
                 let file = !entry.file_type().is_some_and(|t| t.is_dir());
                 if file && discover::is_module_file(lossy.rsplit('/').next().unwrap_or_default()) {
-                    return Err(self.err(&join(&scope.dir, &lossy), NOT_UTF8));
+                    return Err(Error::PathNotUtf8 { path: self.shown(&join(&scope.dir, &lossy)) });
                 }
                 continue;
             };
@@ -227,7 +222,7 @@ impl WorktreeSource {
         }
         // Each directory is read whole, in parallel; merged in the walk's order, so the
         // listing (and the first error) is the same as one by one.
-        let parts: Vec<Result<Listing, SourceError>> = dirs
+        let parts: Vec<Result<Listing, Error>> = dirs
             .par_iter()
             .map(|dir| {
                 let mut part = Listing::default();
@@ -247,17 +242,17 @@ impl WorktreeSource {
         visible: &HashSet<String>,
         tracked: Option<&Tracked>,
         out: &mut Listing,
-    ) -> Result<(), SourceError> {
+    ) -> Result<(), Error> {
         let full = self.root.join(dir);
-        let entries = std::fs::read_dir(&full).map_err(|e| self.err(dir, e))?;
+        let entries = std::fs::read_dir(&full).map_err(|e| Error::io(self.shown(dir), e))?;
         for entry in entries {
-            let entry = entry.map_err(|e| self.err(dir, e))?;
+            let entry = entry.map_err(|e| Error::io(self.shown(dir), e))?;
             let name = entry.file_name();
             let Some(name) = name.to_str() else {
                 // Terraform reads such a file; skipping it would judge a module without it.
                 let lossy = name.to_string_lossy();
                 if discover::is_module_file(&lossy) {
-                    return Err(self.err(&join(dir, &lossy), NOT_UTF8));
+                    return Err(Error::PathNotUtf8 { path: self.shown(&join(dir, &lossy)) });
                 }
                 continue;
             };
@@ -292,7 +287,7 @@ impl WorktreeSource {
 
     /// The policy file in a directory above the root (outside any repository only: a
     /// repository's root is where its lookup stops), as the nearest parent that has one.
-    fn policy_above_root(&self) -> Result<Option<ParentPolicy>, SourceError> {
+    fn policy_above_root(&self) -> Result<Option<ParentPolicy>, Error> {
         if self.repo.is_some() {
             return Ok(None);
         }
@@ -309,8 +304,7 @@ impl WorktreeSource {
             }
             let candidate = parent.join(POLICY_FILE);
             if candidate.is_file() {
-                let text = read_policy_text(&candidate)
-                    .map_err(|e| self.err(&join(&up, POLICY_FILE), e))?;
+                let text = read_policy_text(&candidate, self.shown(&join(&up, POLICY_FILE)))?;
                 return Ok(Some(ParentPolicy {
                     path: join(&up, POLICY_FILE),
                     text,
@@ -327,41 +321,44 @@ impl WorktreeSource {
     }
 }
 
-/// A policy file's text; a policy file is read whole, UTF-8.
-fn read_policy_text(path: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    String::from_utf8(bytes).map_err(|_| "not UTF-8".to_string())
+/// A policy file's text; a policy file is read whole, UTF-8. Errors name it `shown`.
+fn read_policy_text(path: &Path, shown: String) -> Result<String, Error> {
+    match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map_err(|e| Error::NotUtf8 { path: shown, source: e.utf8_error() }),
+        Err(e) => Err(Error::io(shown, e)),
+    }
 }
 
 impl Source for WorktreeSource {
-    fn modules(&self) -> Result<BTreeMap<String, Vec<String>>, SourceError> {
+    fn modules(&self) -> Result<BTreeMap<String, Vec<String>>, Error> {
         Ok(self.listing()?.modules.clone())
     }
 
-    fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {
+    fn read(&self, path: &str) -> Result<Vec<u8>, Error> {
         let full = self.root.join(path);
         #[cfg(unix)]
         if let Some(read) = read_regular(&full) {
-            return read.map_err(|e| self.err(&join("", path), e));
+            return read.map_err(|e| Error::io(self.shown(path), e));
         }
-        let link = std::fs::symlink_metadata(&full).map_err(|e| self.err(path, e))?;
+        let link = std::fs::symlink_metadata(&full).map_err(|e| Error::io(self.shown(path), e))?;
         let meta = if link.is_symlink() {
-            self.inside(&full).map_err(|why| self.err(path, why))?;
-            std::fs::metadata(&full).map_err(|e| self.err(path, e))?
+            self.inside(&full).map_err(|_| Error::LinkOutside { path: self.shown(path) })?;
+            std::fs::metadata(&full).map_err(|e| Error::io(self.shown(path), e))?
         } else {
             link
         };
         if meta.is_dir() {
-            return Err(self.err(path, "is a directory"));
+            return Err(Error::IsADirectory { path: self.shown(path) });
         }
         if !meta.is_file() {
             // A FIFO or a device would block or never end.
-            return Err(self.err(path, "not a regular file; not read"));
+            return Err(Error::NotAFile { path: self.shown(path) });
         }
-        std::fs::read(&full).map_err(|e| self.err(&join("", path), e))
+        std::fs::read(&full).map_err(|e| Error::io(self.shown(path), e))
     }
 
-    fn policy_file(&self, dir: &str) -> Result<Option<String>, SourceError> {
+    fn policy_file(&self, dir: &str) -> Result<Option<String>, Error> {
         let shown = join(dir, POLICY_FILE);
         let full = self.root.join(&shown);
         let Ok(link) = std::fs::symlink_metadata(&full) else { return Ok(None) };
@@ -373,19 +370,16 @@ impl Source for WorktreeSource {
             && let Some(repo) = &self.repo
             && !std::fs::canonicalize(&full).is_ok_and(|r| r.starts_with(repo))
         {
-            return Err(self.err(
-                &shown,
-                "a symbolic link leading out of the repository; not read (name it with --policy to use it)",
-            ));
+            return Err(Error::PolicyLinkOutside { path: self.shown(&shown) });
         }
-        read_policy_text(&full).map(Some).map_err(|e| self.err(&shown, e))
+        read_policy_text(&full, self.shown(&shown)).map(Some)
     }
 
-    fn parent_policy(&self) -> Result<Option<ParentPolicy>, SourceError> {
+    fn parent_policy(&self) -> Result<Option<ParentPolicy>, Error> {
         self.policy_above_root()
     }
 
-    fn policy_paths(&self) -> Result<BTreeSet<String>, SourceError> {
+    fn policy_paths(&self) -> Result<BTreeSet<String>, Error> {
         Ok(self.listing()?.policies.clone())
     }
 
