@@ -15,10 +15,10 @@ fuzz_target!(|data: &[u8]| {
                 let _ = p.level_for(r.id, "envs/dev/override.tf");
                 let _ = p.may_fire(r.id);
             }
-            if let Some(m) = p.comment.matcher_for("override.tf") {
+            if let Some(m) = p.options.comment.matcher_for("override.tf") {
                 let _ = m.is_match("# changed by override.tf");
             }
-            let _ = p.protected.matches("resource.aws_s3_bucket.logs.acl");
+            let _ = p.options.protected.matches("resource.aws_s3_bucket.logs.acl");
         }
         Err(errors) => {
             for e in errors {

@@ -256,7 +256,7 @@ fn wanted_lines(
             continue;
         }
         let text = comment_text(names, name);
-        if let Some(matcher) = policy.comment.matcher_for(name)
+        if let Some(matcher) = policy.options.comment.matcher_for(name)
             && !matcher.is_match(&text)
         {
             return Err(format!(

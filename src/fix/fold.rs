@@ -192,7 +192,7 @@ fn comments_naming(m: &Module, folded: &[String]) -> Vec<Refusal> {
         for s in super::item_spans(&p.body).into_iter().map(|s| s.start) {
             for (start, _, text) in lines_above(&src.text, s) {
                 let named = folded.iter().find(|f| {
-                    crate::policy::config::CommentMatcher::Names((*f).clone()).is_match(&text)
+                    crate::policy::rules::CommentMatcher::Names((*f).clone()).is_match(&text)
                 });
                 if let Some(f) = named
                     && seen.insert(start)

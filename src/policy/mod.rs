@@ -1,19 +1,24 @@
 //! The policy: a team's rules about override files, turned into findings.
 //!
 //! [`config`] reads and validates the TOML policy (mistakes become diagnostics pointing
-//! into it); [`context`] pairs every override block with the original it changes;
+//! into it, through the validator in `validate`, which the rules use for their own
+//! options too); [`context`] pairs every override block with the original it changes;
 //! [`rules`] holds one file per rule; [`suppress`] applies inline suppressions and policy
 //! exceptions. [`evaluate`] is pure: modules and a policy in, findings out.
 
 pub mod baseline;
 pub mod config;
 pub mod context;
+mod date;
 
 pub mod rules;
 pub mod suppress;
+mod validate;
 
 pub use crate::finding::{Finding, Level, RuleId, Site, Tally};
-pub use config::{Date, Policy, PolicyError};
+pub use config::Policy;
+pub use date::Date;
+pub use validate::PolicyError;
 
 use crate::merge::Module;
 use crate::terraform::Span;

@@ -1,5 +1,7 @@
 //! The rule registry: one file per rule, each with its id, default level, options, its
 //! documentation (what `explain` prints) and its check. Ids are kebab-case and unique.
+//! A rule with options also reads and validates them itself ([`configure`]), so the
+//! policy file's reader knows the rules only through this registry.
 
 mod backend_swap;
 pub mod engine_divergence;
@@ -15,8 +17,12 @@ mod tfvars;
 mod weakened_safeguard;
 
 use super::context::Cx;
+use super::validate::{Key, Validator, Value};
 use super::{Finding, Level};
 pub use crate::finding::RuleId;
+pub use missing_override_comment::{CommentMatcher, CommentOptions};
+pub use override_file::OverrideFileOptions;
+pub use protected_attribute::ProtectedOptions;
 
 /// A check: reads the context, pushes findings (their level is set by the policy later;
 /// a check may lower it, e.g. Terraform warnings are at most `warn`).
@@ -56,6 +62,33 @@ pub static RULES: &[&Rule] = &[
     &meta::BAD_SUPPRESSION,
     &meta::UNUSED_SUPPRESSION,
 ];
+
+/// Every rule's options, each slot filled by its rule's [`Configure`] and read by its
+/// check; a rule without options has no slot.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub override_file: OverrideFileOptions,
+    pub comment: CommentOptions,
+    pub protected: ProtectedOptions,
+}
+
+/// Reads one key of `[rules.<id>]` that the rule lists in its `options` into its slot,
+/// reporting a bad value through the validator. `false` means the rule does not know the
+/// key after all, which the caller reports as unknown: nothing is accepted unread.
+pub type Configure = fn(&mut Validator<'_>, &Key<'_>, &Value<'_>, &mut Options) -> bool;
+
+/// The rules that have options, with the function that reads them. Beside [`RULES`]
+/// rather than a field of [`Rule`], so the rules without options need not say so.
+static CONFIGURE: &[(RuleId, Configure)] = &[
+    (RuleId::OverrideFile, override_file::configure),
+    (RuleId::MissingOverrideComment, missing_override_comment::configure),
+    (RuleId::ProtectedAttribute, protected_attribute::configure),
+];
+
+/// The function that reads a rule's options, if it has any.
+pub fn configure(id: RuleId) -> Option<Configure> {
+    CONFIGURE.iter().find(|(r, _)| *r == id).map(|&(_, c)| c)
+}
 
 /// Looks a rule up by id.
 pub fn find(id: &str) -> Option<&'static Rule> {
@@ -134,6 +167,18 @@ mod tests {
             got == want,
             "docs/rules.md is stale: OVERRIDE_GUARD_WRITE_DOCS=1 cargo test --lib rules_doc"
         );
+    }
+
+    /// A rule reads options exactly when it lists some: a listed option without a reader
+    /// would be refused as unknown, a reader without listed options never called.
+    #[test]
+    fn rules_with_options_read_them() {
+        for r in RULES {
+            assert_eq!(configure(r.id).is_some(), !r.options.is_empty(), "{}", r.id);
+        }
+        for (id, _) in CONFIGURE {
+            assert!(RULES.iter().any(|r| r.id == *id), "{id}");
+        }
     }
 
     #[test]

@@ -1,6 +1,9 @@
 //! `override-file`: the presence of override files. See [`RULE`].
 
-use super::{Cx, Finding, Level, Rule};
+use globset::GlobSet;
+
+use super::{Cx, Finding, Level, Options, Rule};
+use crate::policy::validate::{Key, Validator, Value};
 use crate::terraform::{FileClass, Span, Syntax};
 
 pub static RULE: Rule = Rule {
@@ -35,8 +38,40 @@ Example
     check: Some(check),
 };
 
+/// Options of `override-file`.
+#[derive(Clone, Debug, Default)]
+pub struct OverrideFileOptions {
+    pub allow_paths: Option<GlobSet>,
+    pub only_json: bool,
+    pub max_per_module: Option<usize>,
+}
+
+/// Reads `allow-paths`, `only-json` and `max-per-module`.
+pub(super) fn configure(
+    v: &mut Validator<'_>,
+    key: &Key<'_>,
+    val: &Value<'_>,
+    o: &mut Options,
+) -> bool {
+    let name = key.get_ref().as_ref();
+    let o = &mut o.override_file;
+    match name {
+        "allow-paths" => o.allow_paths = v.globs(val, name),
+        "only-json" => o.only_json = v.boolean(val, name).unwrap_or(false),
+        "max-per-module" => match val.get_ref().as_integer() {
+            Some(n) => match n.as_str().parse::<usize>() {
+                Ok(n) if n >= 1 => o.max_per_module = Some(n),
+                _ => v.err(val.span(), "`max-per-module` must be a whole number ≥ 1", None),
+            },
+            None => v.wrong_type(val, name, "an integer"),
+        },
+        _ => return false,
+    }
+    true
+}
+
 fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
-    let opts = &cx.policy.override_file;
+    let opts = &cx.policy.options.override_file;
     let mut count = 0;
     for (id, f) in cx.m.files.files.iter().enumerate() {
         if f.class != FileClass::Override {

@@ -1,7 +1,10 @@
 //! `protected-attribute`: attributes a team says no override may touch. See [`RULE`].
 
-use super::{Cx, Finding, Level, Rule};
+use globset::GlobSet;
+
+use super::{Cx, Finding, Level, Options, Rule};
 use crate::policy::context::Node;
+use crate::policy::validate::{Key, Validator, Value};
 use crate::terraform::{Block, Item};
 
 pub static RULE: Rule = Rule {
@@ -29,8 +32,48 @@ Example
     check: Some(check),
 };
 
+/// Options of `protected-attribute`.
+#[derive(Clone, Debug, Default)]
+pub struct ProtectedOptions {
+    /// Dotted attribute paths, globs per segment (`resource.aws_s3_bucket.*.acl`).
+    pub attributes: Option<GlobSet>,
+    pub raw: Vec<String>,
+}
+
+impl ProtectedOptions {
+    /// The first protected pattern that matches a dotted path.
+    pub fn matches(&self, dotted: &str) -> Option<&str> {
+        let set = self.attributes.as_ref()?;
+        let path = dotted.replace('.', "/");
+        set.matches(&path).first().map(|&i| self.raw[i].as_str())
+    }
+}
+
+/// Reads `attributes`: dotted paths become `/`-separated globs, so `*` matches one
+/// segment; the patterns as written are kept to name the one that matched.
+pub(super) fn configure(
+    v: &mut Validator<'_>,
+    key: &Key<'_>,
+    val: &Value<'_>,
+    o: &mut Options,
+) -> bool {
+    let name = key.get_ref().as_ref();
+    let o = &mut o.protected;
+    match name {
+        "attributes" => {
+            let set = v.glob_set(val, name, |s| s.replace('.', "/"));
+            if set.is_some() {
+                o.raw = v.strings(val, name).into_iter().map(|(s, _)| s).collect();
+            }
+            o.attributes = set;
+        }
+        _ => return false,
+    }
+    true
+}
+
 fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
-    let p = &cx.policy.protected;
+    let p = &cx.policy.options.protected;
     if p.attributes.is_none() {
         return;
     }

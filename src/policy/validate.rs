@@ -1,0 +1,261 @@
+//! The generic half of reading a policy file: a validator that turns every mistake (wrong
+//! type, bad glob, unknown key or level) into a [`PolicyError`] pointing into the TOML.
+//! Both `config` (the policy's shape) and the rules (their own options) use it, so it
+//! lives apart from either: neither has to import the other for it.
+
+use std::borrow::Cow;
+use std::ops::Range;
+use std::sync::Arc;
+
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+use super::Level;
+use crate::diag::did_you_mean;
+
+/// A value of the policy file, with its place in it.
+pub type Value<'i> = Spanned<DeValue<'i>>;
+/// A key of the policy file, with its place in it.
+pub type Key<'i> = Spanned<Cow<'i, str>>;
+
+/// A mistake in the policy file.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("invalid policy file: {message}")]
+pub struct PolicyError {
+    pub path: String,
+    pub text: Arc<str>,
+    pub span: Range<usize>,
+    pub message: String,
+    pub help: Option<String>,
+}
+
+impl miette::Diagnostic for PolicyError {
+    fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        Some(Box::new("policy"))
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.help.as_ref().map(|h| Box::new(h) as Box<dyn std::fmt::Display>)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
+        let len = self.span.end.saturating_sub(self.span.start);
+        Some(Box::new(std::iter::once(miette::LabeledSpan::new_primary_with_span(
+            Some("here".into()),
+            (self.span.start, len),
+        ))))
+    }
+}
+
+impl PolicyError {
+    /// 1-based line and column of the error.
+    pub fn line_col(&self) -> (usize, usize) {
+        let before = self.text.get(..self.span.start.min(self.text.len())).unwrap_or("");
+        let line = before.matches('\n').count() + 1;
+        let col = before.rsplit('\n').next().map_or(0, |s| s.chars().count()) + 1;
+        (line, col)
+    }
+}
+
+/// Collects the mistakes of one policy file; the readers below report into it and carry
+/// on, so that one run shows every mistake, not only the first.
+pub struct Validator<'t> {
+    path: &'t str,
+    text: Arc<str>,
+    errors: Vec<PolicyError>,
+}
+
+impl<'t> Validator<'t> {
+    pub fn new(path: &'t str, text: &str) -> Validator<'t> {
+        Validator { path, text: Arc::from(text), errors: Vec::new() }
+    }
+
+    /// The file's text, shared with the errors and the policy's origin.
+    pub fn text(&self) -> &Arc<str> {
+        &self.text
+    }
+
+    /// The mistakes found, in the order they appear in the file.
+    pub fn finish(mut self) -> Vec<PolicyError> {
+        self.errors.sort_by_key(|e| e.span.start);
+        self.errors
+    }
+
+    pub fn err(&mut self, span: Range<usize>, message: impl Into<String>, help: Option<String>) {
+        self.errors.push(PolicyError {
+            path: self.path.to_string(),
+            text: self.text.clone(),
+            span,
+            message: message.into(),
+            help,
+        });
+    }
+
+    pub fn unknown(&mut self, key: &Key<'_>, name: &str, known: &[&str], what: &str) {
+        let help = match did_you_mean(name, known.iter().copied()) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => format!("expected one of {}", list(known)),
+        };
+        // `what` may hold `{}` where the name goes (`key {} in a scope`).
+        let quoted = format!("`{name}`");
+        let message = if what.contains("{}") {
+            format!("unknown {}", what.replace("{}", &quoted))
+        } else {
+            format!("unknown {what} {quoted}")
+        };
+        self.err(key.span(), message, Some(help));
+    }
+
+    pub fn wrong_type(&mut self, v: &Value<'_>, key: &str, expected: &str) {
+        self.err(
+            v.span(),
+            format!("`{key}` must be {expected}, not {}", v.get_ref().type_str()),
+            None,
+        );
+    }
+
+    pub fn table<'a, 'i>(&mut self, v: &'a Value<'i>, key: &str) -> Option<&'a DeTable<'i>> {
+        match v.get_ref() {
+            DeValue::Table(t) => Some(t),
+            _ => {
+                self.wrong_type(v, key, "a table");
+                None
+            }
+        }
+    }
+
+    pub fn array_of_tables<'a, 'i>(
+        &mut self,
+        v: &'a Value<'i>,
+    ) -> Vec<(&'a DeTable<'i>, Range<usize>)> {
+        match v.get_ref() {
+            DeValue::Array(items) => {
+                let mut out = Vec::new();
+                for item in items.iter() {
+                    match item.get_ref() {
+                        DeValue::Table(t) => out.push((t, item.span())),
+                        _ => self.wrong_type(item, "an entry", "a table"),
+                    }
+                }
+                out
+            }
+            DeValue::Table(t) => vec![(t, v.span())],
+            _ => {
+                self.wrong_type(v, "this", "an array of tables");
+                Vec::new()
+            }
+        }
+    }
+
+    pub fn level(&mut self, v: &Value<'_>) -> Option<Level> {
+        match v.get_ref().as_str() {
+            Some(s) => match Level::parse(s) {
+                Some(l) => Some(l),
+                None => {
+                    let guess = match s {
+                        "error" => Some("deny"),
+                        "warning" => Some("warn"),
+                        "off" | "none" | "ignore" => Some("allow"),
+                        _ => did_you_mean(s, ["allow", "warn", "deny"]),
+                    };
+                    let help = guess
+                        .map_or("expected one of `allow`, `warn`, `deny`".into(), |d| {
+                            format!("did you mean `{d}`?")
+                        });
+                    self.err(v.span(), format!("unknown level `{s}`"), Some(help));
+                    None
+                }
+            },
+            None => {
+                self.wrong_type(v, "level", "one of \"allow\", \"warn\", \"deny\"");
+                None
+            }
+        }
+    }
+
+    pub fn string(&mut self, v: &Value<'_>, key: &str) -> Option<String> {
+        match v.get_ref().as_str() {
+            Some(s) => Some(s.to_string()),
+            None => {
+                self.wrong_type(v, key, "a string");
+                None
+            }
+        }
+    }
+
+    pub fn boolean(&mut self, v: &Value<'_>, key: &str) -> Option<bool> {
+        let b = v.get_ref().as_bool();
+        if b.is_none() {
+            self.wrong_type(v, key, "true or false");
+        }
+        b
+    }
+
+    /// A list of strings; a single string is accepted as a list of one.
+    pub fn strings(&mut self, v: &Value<'_>, key: &str) -> Vec<(String, Range<usize>)> {
+        match v.get_ref() {
+            DeValue::String(s) => vec![(s.to_string(), v.span())],
+            DeValue::Array(items) => {
+                let mut out = Vec::new();
+                for i in items.iter() {
+                    match i.get_ref().as_str() {
+                        Some(s) => out.push((s.to_string(), i.span())),
+                        None => self.wrong_type(i, key, "a list of strings"),
+                    }
+                }
+                out
+            }
+            _ => {
+                self.wrong_type(v, key, "a list of strings");
+                Vec::new()
+            }
+        }
+    }
+
+    /// Path globs: `/` is a separator that `*` does not cross; `**` does.
+    pub fn globs(&mut self, v: &Value<'_>, key: &str) -> Option<GlobSet> {
+        self.glob_set(v, key, |s| s.trim_start_matches("./").trim_end_matches('/').to_string())
+    }
+
+    /// Globs of any kind: `norm` turns each into a path-shaped glob first (dotted
+    /// addresses become `/`-separated, so `*` matches one segment).
+    pub fn glob_set(
+        &mut self,
+        v: &Value<'_>,
+        key: &str,
+        norm: impl Fn(&str) -> String,
+    ) -> Option<GlobSet> {
+        let mut b = GlobSetBuilder::new();
+        let mut ok = true;
+        for (s, span) in self.strings(v, key) {
+            match glob(&norm(&s)) {
+                Ok(g) => {
+                    b.add(g);
+                }
+                Err(e) => {
+                    ok = false;
+                    self.err(span, format!("invalid glob `{s}`: {}", e.kind()), None);
+                }
+            }
+        }
+        if !ok {
+            return None;
+        }
+        match b.build() {
+            Ok(set) => Some(set),
+            Err(e) => {
+                self.err(v.span(), format!("invalid globs: {e}"), None);
+                None
+            }
+        }
+    }
+}
+
+fn glob(s: &str) -> Result<Glob, globset::Error> {
+    GlobBuilder::new(s).literal_separator(true).build()
+}
+
+fn list(items: &[&str]) -> String {
+    items.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
+}
