@@ -223,6 +223,11 @@ pub enum Command {
         after_help = "Examples:\n  override-guard explain\n  override-guard explain backend-swap\n\nExit status: 0, or 2 for a rule that does not exist."
     )]
     Explain { rule: Option<String> },
+    /// Run the language server (stdio) that shows override effects in editors.
+    #[command(
+        after_help = "Editors start it themselves; see the README for VS Code, Neovim and Helix.\n\nExit status: 0 when the editor asks it to exit, 2 on a protocol error."
+    )]
+    Lsp,
     /// Print a shell completion script.
     #[command(
         after_help = "Examples:\n  override-guard completions bash > ~/.local/share/bash-completion/completions/override-guard\n  override-guard completions zsh > ~/.zfunc/_override-guard\n  override-guard completions fish > ~/.config/fish/completions/override-guard.fish"

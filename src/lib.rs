@@ -4,8 +4,9 @@
 //! a directory's files → [`terraform::hcl`]/[`terraform::json`] parse them with spans →
 //! [`merge`] computes the effective configuration with provenance and Terraform's own
 //! errors → [`policy`] judges it → [`render`]/[`report`] print it; [`fix`] plans the edits
-//! of `fix` and `fold`; [`pipeline`] runs the whole for a source, without the command line.
-//! Only `source`, `app` and `main` do I/O. The ground floor ([`path`], [`diag`],
+//! of `fix` and `fold`; [`pipeline`] runs the whole for a source, without the command line;
+//! [`lsp`] serves it to editors. Only `source`, `lsp`'s protocol loop, `app` and `main` do
+//! I/O. The ground floor ([`path`], [`diag`],
 //! [`finding`]) imports nothing of the crate; each module imports only those below it
 //! (README, "How it is built", has the floors).
 
@@ -15,6 +16,7 @@ pub mod cty;
 pub mod diag;
 pub mod finding;
 pub mod fix;
+pub mod lsp;
 pub mod merge;
 pub mod path;
 pub mod pipeline;

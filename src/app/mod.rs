@@ -36,6 +36,7 @@ mod diff;
 mod edit;
 mod explain;
 mod init;
+mod lsp;
 mod output;
 mod policies;
 mod progress;
@@ -49,6 +50,7 @@ use audit::*;
 use diff::*;
 use explain::*;
 use init::*;
+use lsp::*;
 use output::*;
 use policies::*;
 pub use progress::Bar;
@@ -125,6 +127,7 @@ fn dispatch(cli: &Cli) -> Result<Outcome, source::Error> {
         }
         Command::Init { path, stdout } => init(path, *stdout),
         Command::Explain { rule } => Ok(explain(rule.as_deref())),
+        Command::Lsp => lsp(),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(*shell, &mut Cli::command(), "override-guard", &mut out);

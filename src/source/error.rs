@@ -303,6 +303,12 @@ pub enum Error {
         #[source]
         source: Arc<io::Error>,
     },
+
+    /// The language server could not speak with its editor (a broken stream, a first
+    /// message that is not `initialize`).
+    #[error("language server: {message}")]
+    #[diagnostic(code(override_guard::lsp))]
+    Protocol { message: String },
 }
 
 impl Error {
@@ -357,7 +363,7 @@ impl Error {
             | TempFile { path, .. }
             | Replace { path, .. }
             | Delete { path, .. } => *path = f(path),
-            HalfRange | Stdout { .. } => {}
+            HalfRange | Stdout { .. } | Protocol { .. } => {}
         }
         this
     }

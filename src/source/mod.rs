@@ -4,11 +4,13 @@
 pub mod error;
 pub mod git;
 pub mod memory;
+pub mod overlay;
 pub mod worktree;
 
 pub use error::Error;
 pub use git::{Git, GitSource};
 pub use memory::MemorySource;
+pub use overlay::Overlay;
 pub use worktree::WorktreeSource;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -390,7 +390,7 @@ impl Source for WorktreeSource {
 
 /// The repository working tree `root` lies in (the nearest ancestor, by the path as
 /// written, holding `.git`), canonical.
-fn repository(root: &Path) -> Option<PathBuf> {
+pub fn repository(root: &Path) -> Option<PathBuf> {
     let abs = lexical_absolute(root)?;
     let top = abs.ancestors().find(|d| d.join(".git").exists())?;
     std::fs::canonicalize(top).ok()

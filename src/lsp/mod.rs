@@ -1,0 +1,638 @@
+//! `override-guard lsp`: a language server that shows, where people read, what the
+//! override files of a module really change. It runs beside an editor's Terraform server
+//! (editors run several on one file) and gives:
+//! - diagnostics: the findings of the same pipeline and policy as `audit`, for the module
+//!   of every open file, unsaved buffers included, with the other side of each finding as
+//!   related information;
+//! - inlay hints at the end of every line an override changes (and, in the override, what
+//!   it replaces), a hover with the effective value and what it displaced, "go to
+//!   definition" from an override to the original, "find references" the other way;
+//! - code actions: `fix`'s warning comment, `fold`'s fold (or why it cannot), and an
+//!   inline suppression.
+//!
+//! The protocol is spoken through `lsp-server` (rust-analyzer's: a synchronous loop over
+//! channels, no async runtime). Work happens between messages: a change marks its module
+//! dirty, and dirty modules are analysed again when no message is waiting, or before a
+//! request about them is answered, so a burst of keystrokes costs one analysis.
+
+pub mod actions;
+pub mod analysis;
+pub mod protocol;
+pub mod text;
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
+use serde_json::{Value, json};
+
+use self::analysis::{Analysis, Jump};
+use self::protocol::Client;
+use self::text::{Encoding, Lines, path_of, uri_of};
+use crate::finding::{Finding, Level};
+use crate::merge::Module;
+use crate::pipeline::policies::Trouble;
+use crate::pipeline::{Choice, Policies};
+use crate::policy::{Date, GlobBase, Policy, PolicyError, Scope};
+use crate::source::worktree::{self, WorktreeSource};
+use crate::source::{Overlay, POLICY_FILE, Source, join};
+use crate::terraform::discover::{Engine, config_ext};
+
+/// Serves one client over `conn` until it says `exit`.
+pub fn serve(conn: &Connection, today: Date) -> Result<(), String> {
+    let (id, params) = conn.initialize_start().map_err(|e| e.to_string())?;
+    let client = Client::of(&params);
+    let enc = if client.utf8 { Encoding::Utf8 } else { Encoding::Utf16 };
+    let caps = json!({
+        "capabilities": {
+            "positionEncoding": if client.utf8 { "utf-8" } else { "utf-16" },
+            "textDocumentSync": {"openClose": true, "change": 2, "save": {"includeText": false}},
+            "hoverProvider": true,
+            "definitionProvider": true,
+            "referencesProvider": true,
+            "codeActionProvider": {"codeActionKinds": ["quickfix", "refactor.rewrite"]},
+            "inlayHintProvider": true,
+        },
+        "serverInfo": {"name": "override-guard", "version": env!("CARGO_PKG_VERSION")},
+    });
+    conn.initialize_finish(id, caps).map_err(|e| e.to_string())?;
+    let mut s = Server {
+        conn,
+        client,
+        enc,
+        today,
+        docs: HashMap::new(),
+        modules: HashMap::new(),
+        dirty: BTreeSet::new(),
+        requests: 0,
+    };
+    s.register_watchers();
+    loop {
+        let msg = match conn.receiver.recv() {
+            Ok(m) => m,
+            Err(_) => return Ok(()),
+        };
+        match msg {
+            Message::Request(req) => {
+                if conn.handle_shutdown(&req).map_err(|e| e.to_string())? {
+                    return Ok(());
+                }
+                s.request(req);
+            }
+            Message::Notification(n) => {
+                if n.method == "exit" {
+                    return Ok(());
+                }
+                s.notification(n);
+            }
+            Message::Response(_) => {}
+        }
+        if conn.receiver.is_empty() {
+            s.flush();
+        }
+    }
+}
+
+/// A module as last analysed.
+struct Analysed {
+    /// The module's directory as the client names it, and as the source knows it.
+    rel: String,
+    /// The directory paths of the source are relative to (canonical).
+    root: PathBuf,
+    module: Module,
+    analysis: Analysis,
+    /// The policy that governs it, or the mistakes of its policy file (then nothing is
+    /// judged until they are fixed).
+    governing: Result<(Policy, GlobBase), Vec<PolicyError>>,
+    /// Files diagnostics were published for (to clear them when they have none).
+    published: BTreeSet<PathBuf>,
+}
+
+struct Server<'c> {
+    conn: &'c Connection,
+    client: Client,
+    enc: Encoding,
+    today: Date,
+    /// Open buffers, by path as the client names them.
+    docs: HashMap<PathBuf, String>,
+    /// Analysed modules, by directory as the client names it.
+    modules: HashMap<PathBuf, Analysed>,
+    /// Module directories to analyse again.
+    dirty: BTreeSet<PathBuf>,
+    requests: u64,
+}
+
+/// The module directory of a file: its directory, when the file is configuration (or
+/// variables) of a module.
+fn module_dir(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?.to_str()?;
+    let module_file = crate::terraform::discover::is_module_file(name) || name == POLICY_FILE;
+    module_file.then(|| path.parent().map(Path::to_path_buf)).flatten()
+}
+
+impl Server<'_> {
+    fn send(&self, msg: Message) {
+        // The client is gone when this fails; the loop ends at the next receive.
+        let _ = self.conn.sender.send(msg);
+    }
+
+    fn notify(&self, method: &str, params: Value) {
+        self.send(Message::Notification(Notification { method: method.into(), params }));
+    }
+
+    fn ask(&mut self, method: &str, params: Value) {
+        self.requests += 1;
+        let id = RequestId::from(format!("override-guard-{}", self.requests));
+        self.send(Message::Request(Request { id, method: method.into(), params }));
+    }
+
+    fn register_watchers(&mut self) {
+        if !self.client.watch_registration {
+            return;
+        }
+        let watchers: Vec<Value> = [
+            "**/.override-guard.toml",
+            "**/*.tf",
+            "**/*.tf.json",
+            "**/*.tofu",
+            "**/*.tofu.json",
+            "**/*.tfvars",
+            "**/*.tfvars.json",
+        ]
+        .iter()
+        .map(|g| json!({"globPattern": g}))
+        .collect();
+        self.ask(
+            "client/registerCapability",
+            json!({"registrations": [{
+                "id": "override-guard-files",
+                "method": "workspace/didChangeWatchedFiles",
+                "registerOptions": {"watchers": watchers},
+            }]}),
+        );
+    }
+
+    fn notification(&mut self, n: Notification) {
+        use protocol::{DidChange, DidChangeWatchedFiles, DidOpen, DocumentParams};
+        match n.method.as_str() {
+            "textDocument/didOpen" => {
+                if let Ok(p) = serde_json::from_value::<DidOpen>(n.params)
+                    && let Some(path) = path_of(&p.text_document.uri)
+                {
+                    self.touch(&path);
+                    self.docs.insert(path, p.text_document.text);
+                }
+            }
+            "textDocument/didChange" => {
+                if let Ok(p) = serde_json::from_value::<DidChange>(n.params)
+                    && let Some(path) = path_of(&p.text_document.uri)
+                    && let Some(doc) = self.docs.get_mut(&path)
+                {
+                    for c in p.content_changes {
+                        match c.range {
+                            Some(r) => {
+                                let lines = Lines::new(doc, self.enc);
+                                let (start, end) = (lines.offset(r.start), lines.offset(r.end));
+                                doc.replace_range(start..end.max(start), &c.text);
+                            }
+                            None => *doc = c.text,
+                        }
+                    }
+                    self.touch(&path);
+                }
+            }
+            "textDocument/didClose" | "textDocument/didSave" => {
+                if let Ok(p) = serde_json::from_value::<DocumentParams>(n.params)
+                    && let Some(path) = path_of(&p.text_document.uri)
+                {
+                    if n.method == "textDocument/didClose" {
+                        self.docs.remove(&path);
+                    }
+                    self.touch(&path);
+                }
+            }
+            "workspace/didChangeWatchedFiles" => {
+                if let Ok(p) = serde_json::from_value::<DidChangeWatchedFiles>(n.params) {
+                    for c in p.changes {
+                        if let Some(path) = path_of(&c.uri) {
+                            self.touch(&path);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A file changed: its module is analysed again, and every module when it is a
+    /// policy file (it may govern any of them).
+    fn touch(&mut self, path: &Path) {
+        if path.file_name().is_some_and(|n| n == POLICY_FILE) {
+            self.dirty.extend(self.modules.keys().cloned());
+        }
+        if let Some(dir) = module_dir(path)
+            && path.file_name().is_some_and(|n| n != POLICY_FILE)
+        {
+            self.dirty.insert(dir);
+        }
+    }
+
+    /// Analyses the dirty modules and publishes what changed.
+    fn flush(&mut self) {
+        if self.dirty.is_empty() {
+            return;
+        }
+        let dirs: Vec<PathBuf> = std::mem::take(&mut self.dirty).into_iter().collect();
+        for dir in dirs {
+            self.refresh(&dir);
+        }
+        if self.client.inlay_refresh {
+            self.ask("workspace/inlayHint/refresh", Value::Null);
+        }
+    }
+
+    /// Analyses one module again (or forgets it when none of its files is open any more)
+    /// and publishes its diagnostics.
+    fn refresh(&mut self, dir: &Path) {
+        let open = self.docs.keys().any(|p| p.parent() == Some(dir));
+        let before = self.modules.remove(dir).map(|a| a.published).unwrap_or_default();
+        let mut now = BTreeSet::new();
+        if open {
+            let analysed =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.analyse(dir)));
+            match analysed {
+                Ok(Ok(Some(mut a))) => {
+                    for (path, diags) in self.diagnostics(dir, &a) {
+                        self.publish(&path, diags);
+                        now.insert(path);
+                    }
+                    a.published = now.clone();
+                    self.modules.insert(dir.to_path_buf(), a);
+                }
+                Ok(Ok(None)) => {}
+                Ok(Err(message)) => {
+                    if let Some(path) = self.docs.keys().find(|p| p.parent() == Some(dir)).cloned()
+                    {
+                        let d = json!({"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+                            "severity": 1, "source": "override-guard", "message": message});
+                        self.publish(&path, vec![d]);
+                        now.insert(path);
+                    }
+                }
+                Err(_) => {
+                    // A bug of ours must not take the editor's server down; the module
+                    // simply shows nothing until it changes again.
+                }
+            }
+        }
+        for gone in before.difference(&now) {
+            self.publish(gone, Vec::new());
+        }
+    }
+
+    fn publish(&self, path: &Path, diagnostics: Vec<Value>) {
+        if let Some(uri) = uri_of(path) {
+            self.notify(
+                "textDocument/publishDiagnostics",
+                json!({"uri": uri, "diagnostics": diagnostics}),
+            );
+        }
+    }
+
+    /// Loads and judges the module in `dir` from the disk with the open buffers over it.
+    /// `None` when the directory holds no module (only variables files, say).
+    fn analyse(&self, dir: &Path) -> Result<Option<Analysed>, String> {
+        let canon = std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let repo = worktree::repository(&canon);
+        let root = repo.clone().unwrap_or_else(|| canon.clone());
+        let rel = relative(&canon, &root);
+        let inner = WorktreeSource::scoped(
+            root.clone(),
+            vec![worktree::Scope { dir: rel.clone(), recursive: false }],
+            repo,
+        );
+        let mut buffers = HashMap::new();
+        for (path, text) in &self.docs {
+            let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else { continue };
+            let Ok(parent) = std::fs::canonicalize(parent) else { continue };
+            if parent.starts_with(&root) {
+                let key = join(&relative(&parent, &root), &name.to_string_lossy());
+                buffers.insert(key, text.clone());
+            }
+        }
+        let src = Overlay { inner: &inner, buffers: &buffers };
+        let listing = src.modules_in(&[rel.clone()].into()).map_err(|e| e.to_string())?;
+        let Some(names) = listing.get(&rel) else { return Ok(None) };
+        if !names.iter().any(|n| config_ext(n, Engine::OpenTofu).is_some()) {
+            return Ok(None);
+        }
+        let loaded = crate::pipeline::load_module(&src, &rel, names, None, true, &())
+            .map_err(|e| e.to_string())?;
+        let (findings, governing) =
+            match Policies::resolve(&src, &Choice::Nearest, [rel.as_str()], &[]) {
+                Ok(p) => {
+                    let (_, g) = p.of(&rel);
+                    let findings = crate::policy::evaluate(
+                        &g.policy,
+                        &[loaded.subject()],
+                        &g.base,
+                        self.today,
+                        &Scope::Part,
+                    );
+                    (findings, Ok((g.policy.clone(), g.base.clone())))
+                }
+                Err(Trouble::Policy(errors)) => (Vec::new(), Err(errors)),
+                Err(Trouble::Source(e)) => return Err(e.to_string()),
+            };
+        let analysis = Analysis::new(&loaded.module, findings);
+        Ok(Some(Analysed {
+            rel,
+            root,
+            module: loaded.module,
+            analysis,
+            governing,
+            published: BTreeSet::new(),
+        }))
+    }
+
+    /// Where a path of a module's source is, as the client names it: the module's own
+    /// files in its directory, others (a policy file above) from the root.
+    fn client_path(dir: &Path, a: &Analysed, path: &str) -> PathBuf {
+        match crate::path::split(path) {
+            (d, name) if d == a.rel => dir.join(name),
+            _ => a.root.join(path),
+        }
+    }
+
+    fn location(
+        &self,
+        dir: &Path,
+        a: &Analysed,
+        path: &str,
+        text: &str,
+        start: usize,
+        end: usize,
+    ) -> Option<Value> {
+        let uri = uri_of(&Self::client_path(dir, a, path))?;
+        let lines = Lines::new(text, self.enc);
+        Some(json!({"uri": uri, "range": lines.range(start, end)}))
+    }
+
+    fn diagnostic(&self, dir: &Path, a: &Analysed, f: &Finding) -> Value {
+        let lines = Lines::new(&f.primary.source, self.enc);
+        let mut message = f.message.clone();
+        if let Some(h) = &f.help {
+            message.push_str("\nhelp: ");
+            message.push_str(h);
+        }
+        let mut d = json!({
+            "range": lines.range(f.primary.start, f.primary.end),
+            "severity": match f.level { Level::Deny => 1, Level::Warn => 2, Level::Allow => 3 },
+            "code": f.rule.as_str(),
+            "source": "override-guard",
+            "message": message,
+        });
+        if self.client.related_information && !f.related.is_empty() {
+            let related: Vec<Value> = f
+                .related
+                .iter()
+                .filter_map(|r| {
+                    let location = self.location(dir, a, &r.path, &r.source, r.start, r.end)?;
+                    Some(json!({"location": location, "message": if r.label.is_empty() { "related" } else { r.label.as_str() }}))
+                })
+                .collect();
+            d["relatedInformation"] = json!(related);
+        } else if !f.related.is_empty() {
+            // Without related information, the other place goes into the message.
+            let also: Vec<String> = f
+                .related
+                .iter()
+                .map(|r| format!("{}:{}: {}", r.path, r.line_col(r.start).0, r.label))
+                .collect();
+            if let Some(m) = d["message"].as_str().map(|m| format!("{m}\n{}", also.join("\n"))) {
+                d["message"] = json!(m);
+            }
+        }
+        d
+    }
+
+    /// Every file of the module with its diagnostics (none for most), plus any other file
+    /// a finding is in (a policy file).
+    fn diagnostics(&self, dir: &Path, a: &Analysed) -> Vec<(PathBuf, Vec<Value>)> {
+        let mut out: Vec<(PathBuf, Vec<Value>)> = a
+            .analysis
+            .files
+            .iter()
+            .map(|f| (Self::client_path(dir, a, &f.path), Vec::new()))
+            .collect();
+        let mut add = |path: PathBuf, d: Value| match out.iter_mut().find(|(p, _)| *p == path) {
+            Some((_, list)) => list.push(d),
+            None => out.push((path, vec![d])),
+        };
+        for f in &a.analysis.findings {
+            add(Self::client_path(dir, a, &f.primary.path), self.diagnostic(dir, a, f));
+        }
+        if let Err(errors) = &a.governing {
+            for e in errors {
+                let lines = Lines::new(&e.text, self.enc);
+                let mut message = e.message.clone();
+                if let Some(h) = &e.help {
+                    message.push_str("\nhelp: ");
+                    message.push_str(h);
+                }
+                let d = json!({"range": lines.range(e.span.start, e.span.end), "severity": 1,
+                    "code": "policy", "source": "override-guard", "message": message});
+                add(Self::client_path(dir, a, &e.path), d);
+            }
+            // Said in the module too: its findings are missing until the policy is fixed.
+            if let Some(first) = a.analysis.files.first() {
+                let path = errors.first().map_or(POLICY_FILE, |e| e.path.as_str());
+                let d = json!({"range": Lines::new(&first.text, self.enc).range(0, 0), "severity": 2,
+                    "code": "policy", "source": "override-guard",
+                    "message": format!("{path} has mistakes: this module is not judged until they are fixed")});
+                add(Self::client_path(dir, a, &first.path), d);
+            }
+        }
+        out
+    }
+
+    fn request(&mut self, req: Request) {
+        let result = match req.method.as_str() {
+            "textDocument/hover" => self.hover(&req.params),
+            "textDocument/definition" => self.jump(&req.params, Jump::Definition),
+            "textDocument/references" => self.jump(&req.params, Jump::References),
+            "textDocument/inlayHint" => self.inlay_hints(&req.params),
+            "textDocument/codeAction" => self.code_actions(&req.params),
+            _ => {
+                let e = Response::new_err(req.id, -32601, format!("unknown method {}", req.method));
+                self.send(Message::Response(e));
+                return;
+            }
+        };
+        self.send(Message::Response(Response::new_ok(req.id, result)));
+    }
+
+    /// The analysed module of a document, analysing what is pending first, and the
+    /// document's path within the module's source.
+    fn module_of(&mut self, uri: &str) -> Option<(PathBuf, String)> {
+        let path = path_of(uri)?;
+        let dir = module_dir(&path)?;
+        if self.dirty.contains(&dir) || !self.modules.contains_key(&dir) {
+            self.dirty.remove(&dir);
+            if self.docs.contains_key(&path) {
+                self.refresh(&dir);
+            }
+        }
+        let a = self.modules.get(&dir)?;
+        let name = path.file_name()?.to_str()?;
+        Some((dir, join(&a.rel, name)))
+    }
+
+    fn at_position(&mut self, params: &Value) -> Option<(PathBuf, String, usize)> {
+        let p: protocol::PositionParams = serde_json::from_value(params.clone()).ok()?;
+        let (dir, path) = self.module_of(&p.text_document.uri)?;
+        let file = self.modules.get(&dir)?.analysis.file(&path)?;
+        let offset = Lines::new(&file.text, self.enc).offset(p.position);
+        Some((dir, path, offset))
+    }
+
+    fn hover(&mut self, params: &Value) -> Value {
+        let Some((dir, path, offset)) = self.at_position(params) else { return Value::Null };
+        let Some(a) = self.modules.get(&dir) else { return Value::Null };
+        match a.analysis.hover(&path, offset) {
+            Some(md) => json!({"contents": {"kind": "markdown", "value": md}}),
+            None => Value::Null,
+        }
+    }
+
+    fn jump(&mut self, params: &Value, jump: Jump) -> Value {
+        let Some((dir, path, offset)) = self.at_position(params) else { return Value::Null };
+        let Some(a) = self.modules.get(&dir) else { return Value::Null };
+        let Some(spot) = a.analysis.spot(&path, offset).filter(|s| s.jump == jump) else {
+            return Value::Null;
+        };
+        let locations: Vec<Value> = spot
+            .targets
+            .iter()
+            .filter_map(|t| {
+                let text = &a.analysis.file(&t.path)?.text;
+                self.location(&dir, a, &t.path, text, t.start, t.end)
+            })
+            .collect();
+        json!(locations)
+    }
+
+    fn inlay_hints(&mut self, params: &Value) -> Value {
+        let Ok(p) = serde_json::from_value::<protocol::RangeParams>(params.clone()) else {
+            return Value::Null;
+        };
+        let Some((dir, path)) = self.module_of(&p.text_document.uri) else { return json!([]) };
+        let Some(file) = self.modules.get(&dir).and_then(|a| a.analysis.file(&path)) else {
+            return json!([]);
+        };
+        let lines = Lines::new(&file.text, self.enc);
+        let (from, to) = (lines.offset(p.range.start), lines.offset(p.range.end));
+        let hints: Vec<Value> = file
+            .hints
+            .iter()
+            .filter(|h| from <= h.offset && h.offset <= to.max(from))
+            .map(|h| {
+                json!({
+                    "position": lines.position(h.offset),
+                    "label": h.label,
+                    "paddingLeft": true,
+                    "tooltip": {"kind": "markdown", "value": h.tooltip},
+                })
+            })
+            .collect();
+        json!(hints)
+    }
+
+    fn code_actions(&mut self, params: &Value) -> Value {
+        let Ok(p) = serde_json::from_value::<protocol::RangeParams>(params.clone()) else {
+            return Value::Null;
+        };
+        let Some((dir, path)) = self.module_of(&p.text_document.uri) else { return json!([]) };
+        let Some(a) = self.modules.get(&dir) else { return json!([]) };
+        let Some(file) = a.analysis.file(&path) else { return json!([]) };
+        let lines = Lines::new(&file.text, self.enc);
+        let (start, end) = (lines.offset(p.range.start), lines.offset(p.range.end));
+        let (policy, base) = match &a.governing {
+            Ok((p, b)) => (p.clone(), b.clone()),
+            Err(_) => (Policy::builtin(), GlobBase::default()),
+        };
+        let found = actions::at(
+            &a.module,
+            &a.analysis.findings,
+            &policy,
+            &base,
+            self.today,
+            &path,
+            start..end,
+        );
+        let out: Vec<Value> =
+            found.into_iter().filter_map(|act| self.code_action(&dir, a, act)).collect();
+        json!(out)
+    }
+
+    fn code_action(&self, dir: &Path, a: &Analysed, act: actions::Action) -> Option<Value> {
+        let kind = match act.kind {
+            actions::Kind::QuickFix => "quickfix",
+            actions::Kind::Rewrite => "refactor.rewrite",
+        };
+        let deletes = act.changes.iter().any(|c| c.edits.is_none());
+        let disabled = act.disabled.clone().or_else(|| {
+            (deletes && !self.client.delete_files)
+                .then(|| "this editor cannot delete files through a language server; run `override-guard fold` instead".to_string())
+        });
+        let mut out = json!({"title": act.title, "kind": kind});
+        if let Some(reason) = disabled {
+            if !self.client.disabled_actions {
+                return None;
+            }
+            out["disabled"] = json!({"reason": reason});
+            return Some(out);
+        }
+        let diagnostics: Vec<Value> = act
+            .resolves
+            .iter()
+            .filter_map(|&i| a.analysis.findings.get(i))
+            .map(|f| self.diagnostic(dir, a, f))
+            .collect();
+        if !diagnostics.is_empty() {
+            out["diagnostics"] = json!(diagnostics);
+        }
+        let mut ops = Vec::new();
+        let mut changes = serde_json::Map::new();
+        for c in &act.changes {
+            let uri = uri_of(&Self::client_path(dir, a, &c.path))?;
+            match &c.edits {
+                Some(edits) => {
+                    let text = a.analysis.file(&c.path)?.text.clone();
+                    let lines = Lines::new(&text, self.enc);
+                    let edits: Vec<Value> = edits
+                        .iter()
+                        .map(|e| json!({"range": lines.range(e.start, e.end), "newText": e.new_text}))
+                        .collect();
+                    ops.push(
+                        json!({"textDocument": {"uri": uri, "version": null}, "edits": edits}),
+                    );
+                    changes.insert(uri, json!(edits));
+                }
+                None => ops.push(json!({"kind": "delete", "uri": uri})),
+            }
+        }
+        out["edit"] =
+            if deletes { json!({"documentChanges": ops}) } else { json!({"changes": changes}) };
+        Some(out)
+    }
+}
+
+/// `path` below `root`, `/`-separated (`""` for the root itself).
+fn relative(path: &Path, root: &Path) -> String {
+    path.strip_prefix(root)
+        .map(|p| {
+            p.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+        })
+        .unwrap_or_default()
+}

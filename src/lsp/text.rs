@@ -1,0 +1,180 @@
+//! Byte offsets (what the pipeline speaks) to and from the protocol's positions, and
+//! `file:` URIs to and from paths. Editors count columns in UTF-16 code units unless both
+//! sides agree on UTF-8 at initialisation.
+
+use std::path::{Path, PathBuf};
+
+use super::protocol::{Position, Range};
+
+/// How the protocol counts columns, as agreed at initialisation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    Utf8,
+    Utf16,
+}
+
+/// The start of every line of a text, to turn offsets into positions and back.
+pub struct Lines<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+    enc: Encoding,
+}
+
+impl<'a> Lines<'a> {
+    pub fn new(text: &'a str, enc: Encoding) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        Lines { text, starts, enc }
+    }
+
+    /// The 0-based line holding a byte offset.
+    pub fn line_of(&self, offset: usize) -> usize {
+        let offset = offset.min(self.text.len());
+        match self.starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        }
+    }
+
+    /// The byte range of a 0-based line, without its line break.
+    pub fn line_range(&self, line: usize) -> (usize, usize) {
+        let start = self.starts.get(line).copied().unwrap_or(self.text.len());
+        let mut end = self.starts.get(line + 1).map_or(self.text.len(), |n| n - 1);
+        if end > start && self.text.as_bytes().get(end - 1) == Some(&b'\r') {
+            end -= 1;
+        }
+        (start, end.max(start))
+    }
+
+    /// The position of a byte offset (clamped to the text, and back to a character
+    /// boundary).
+    pub fn position(&self, offset: usize) -> Position {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.line_of(offset);
+        let prefix = &self.text[self.starts[line]..offset];
+        let character = match self.enc {
+            Encoding::Utf8 => prefix.len(),
+            Encoding::Utf16 => prefix.encode_utf16().count(),
+        };
+        Position { line: line as u32, character: character as u32 }
+    }
+
+    pub fn range(&self, start: usize, end: usize) -> Range {
+        Range { start: self.position(start), end: self.position(end) }
+    }
+
+    /// The byte offset of a position; a column past the line's end is its end, a line
+    /// past the text's end is the end of the text.
+    pub fn offset(&self, p: Position) -> usize {
+        let line = p.line as usize;
+        if line >= self.starts.len() {
+            return self.text.len();
+        }
+        let (start, end) = self.line_range(line);
+        let want = p.character as usize;
+        let mut count = 0;
+        for (i, c) in self.text[start..end].char_indices() {
+            if count >= want {
+                return start + i;
+            }
+            count += match self.enc {
+                Encoding::Utf8 => c.len_utf8(),
+                Encoding::Utf16 => c.len_utf16(),
+            };
+        }
+        end
+    }
+
+    /// The end of the line holding `offset` (before its line break).
+    pub fn end_of_line(&self, offset: usize) -> usize {
+        self.line_range(self.line_of(offset)).1
+    }
+
+    /// The indentation of the line holding `offset`.
+    pub fn indent_of(&self, offset: usize) -> &'a str {
+        let (start, end) = self.line_range(self.line_of(offset));
+        let line = &self.text[start..end];
+        &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
+    }
+}
+
+/// The path of a `file:` URI (percent-decoded); `None` for any other scheme.
+pub fn path_of(uri: &str) -> Option<PathBuf> {
+    let s = uri;
+    let rest = s.strip_prefix("file://")?;
+    // `file:///p` or `file://localhost/p`; a query or fragment is no part of a file.
+    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
+    let rest = rest.split(['?', '#']).next().unwrap_or(rest);
+    let mut bytes = Vec::with_capacity(rest.len());
+    let raw = rest.as_bytes();
+    let mut i = 0;
+    while i < raw.len() {
+        if raw[i] == b'%'
+            && let Some(b) = raw.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok())
+            && let Ok(v) = u8::from_str_radix(b, 16)
+        {
+            bytes.push(v);
+            i += 3;
+            continue;
+        }
+        bytes.push(raw[i]);
+        i += 1;
+    }
+    let decoded = String::from_utf8(bytes).ok()?;
+    // Windows: `file:///C:/x` is `C:/x`.
+    let windows = decoded.len() > 2 && decoded.as_bytes()[2] == b':';
+    Some(PathBuf::from(if windows { &decoded[1..] } else { decoded.as_str() }))
+}
+
+/// The `file:` URI of an absolute path.
+pub fn uri_of(path: &Path) -> Option<String> {
+    let s = path.to_str()?.replace('\\', "/");
+    let mut out = String::from("file://");
+    if !s.starts_with('/') {
+        out.push('/');
+    }
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' | b':' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_count_utf16_units_or_bytes() {
+        let text = "a = \"é😀\"\r\nb = 1\n";
+        let l16 = Lines::new(text, Encoding::Utf16);
+        let after_emoji = text.find("\"\r").unwrap();
+        assert_eq!(l16.position(after_emoji), Position { line: 0, character: 8 });
+        assert_eq!(l16.offset(Position { line: 0, character: 8 }), after_emoji);
+        let l8 = Lines::new(text, Encoding::Utf8);
+        assert_eq!(l8.position(after_emoji), Position { line: 0, character: 11 });
+        assert_eq!(l8.offset(Position { line: 0, character: 11 }), after_emoji);
+        // The line's end is before its CR; past the end is the end.
+        assert_eq!(l16.end_of_line(0), text.find('\r').unwrap());
+        assert_eq!(l16.offset(Position { line: 0, character: 99 }), text.find('\r').unwrap());
+        assert_eq!(l16.offset(Position { line: 9, character: 0 }), text.len());
+        // Inside a character is its start.
+        assert_eq!(l8.position(text.find('é').unwrap() + 1).character, 5);
+    }
+
+    #[test]
+    fn file_uris_round_trip() {
+        let p = Path::new("/tmp/a dir/zürich/main.tf");
+        let uri = uri_of(p).unwrap();
+        assert_eq!(uri, "file:///tmp/a%20dir/z%C3%BCrich/main.tf");
+        assert_eq!(path_of(&uri).unwrap(), p);
+        assert_eq!(path_of("untitled:Untitled-1"), None);
+    }
+}
