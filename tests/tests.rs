@@ -8,6 +8,7 @@ mod cli;
 mod fix;
 mod git;
 mod local;
+mod lsp;
 mod nothing_lost;
 mod precommit;
 mod props;

@@ -65,6 +65,7 @@ pub fn serve(conn: &Connection, today: Date) -> Result<(), String> {
         modules: HashMap::new(),
         dirty: BTreeSet::new(),
         requests: 0,
+        shut: false,
     };
     s.register_watchers();
     loop {
@@ -73,12 +74,17 @@ pub fn serve(conn: &Connection, today: Date) -> Result<(), String> {
             Err(_) => return Ok(()),
         };
         match msg {
-            Message::Request(req) => {
-                if conn.handle_shutdown(&req).map_err(|e| e.to_string())? {
-                    return Ok(());
-                }
-                s.request(req);
+            Message::Request(req) if req.method == "shutdown" => {
+                // Not lsp-server's handle_shutdown: it fails on anything but `exit` after
+                // `shutdown`, and an editor may still answer a refresh request then.
+                s.send(Message::Response(Response::new_ok(req.id, Value::Null)));
+                s.shut = true;
             }
+            Message::Request(req) if s.shut => {
+                let e = Response::new_err(req.id, -32600, "the server is shutting down".into());
+                s.send(Message::Response(e));
+            }
+            Message::Request(req) => s.request(req),
             Message::Notification(n) => {
                 if n.method == "exit" {
                     return Ok(());
@@ -87,7 +93,7 @@ pub fn serve(conn: &Connection, today: Date) -> Result<(), String> {
             }
             Message::Response(_) => {}
         }
-        if conn.receiver.is_empty() {
+        if conn.receiver.is_empty() && !s.shut {
             s.flush();
         }
     }
@@ -120,6 +126,8 @@ struct Server<'c> {
     /// Module directories to analyse again.
     dirty: BTreeSet<PathBuf>,
     requests: u64,
+    /// `shutdown` was asked: only `exit` is awaited.
+    shut: bool,
 }
 
 /// The module directory of a file: its directory, when the file is configuration (or
