@@ -309,10 +309,18 @@ pub fn apply(text: &str, edits: &[Value]) -> String {
     out
 }
 
+/// Commits what the sandbox holds: overrides git does not track are `local-override`
+/// findings instead, as in `audit`.
+fn commit(s: &Sandbox) {
+    s.git(&["add", "-A"]);
+    s.git(&["commit", "-q", "--no-verify", "-m", "module"]);
+}
+
 fn module() -> Sandbox {
     let s = Sandbox::new();
     s.write("app/main.tf", MAIN);
     s.write("app/override.tf", OVERRIDE);
+    commit(&s);
     s
 }
 
@@ -460,6 +468,7 @@ fn fold_is_disabled_with_the_reason_fold_gives() {
     // An override of a block no primary file declares: Terraform rejects the module.
     let over = "resource \"aws_instance\" \"nowhere\" {\n  ami = \"x\"\n}\n";
     s.write("app/override.tf", over);
+    commit(&s);
     let mut c = Client::start(&s, Client::full_capabilities());
     c.open("app/override.tf", over);
     c.diagnostics("app/override.tf");
@@ -488,6 +497,7 @@ fn fold_is_disabled_with_the_reason_fold_gives() {
 fn the_nearest_policy_governs_and_its_unsaved_edits_count() {
     let s = module();
     s.write("app/.override-guard.toml", "[rules]\nmissing-override-comment = \"allow\"\n");
+    commit(&s);
     let mut c = Client::start(&s, Client::full_capabilities());
     c.open("app/main.tf", MAIN);
     let main = c.diagnostics("app/main.tf");
@@ -526,6 +536,7 @@ fn opentofu_modules_and_files_outside_modules() {
     s.write("tofu/override.tofu", OVERRIDE);
     s.write("docs/README.md", "# not Terraform\n");
     s.write("vars/terraform.tfvars", "a = 1\n");
+    commit(&s);
     let mut c = Client::start(&s, Client::full_capabilities());
     c.open("tofu/main.tofu", MAIN);
     c.diagnostics("tofu/main.tofu");
@@ -538,5 +549,25 @@ fn opentofu_modules_and_files_outside_modules() {
     let hover =
         c.request("textDocument/hover", c.position("docs/README.md", "# not Terraform\n", "not"));
     assert_eq!(hover, Value::Null);
+    assert_eq!(c.shutdown(), 0);
+}
+
+#[test]
+fn an_override_git_does_not_track_is_local_as_audit_says() {
+    let s = Sandbox::new();
+    s.write("app/main.tf", MAIN);
+    commit(&s);
+    s.write("app/override.tf", OVERRIDE);
+    let mut c = Client::start(&s, Client::full_capabilities());
+    c.open("app/main.tf", MAIN);
+    let over = c.diagnostics("app/override.tf");
+    let audit = s.run(&["audit", "app", "--format", "json"]);
+    let report: Value = serde_json::from_str(&audit.out()).expect("json");
+    let want: Vec<&Value> =
+        report["findings"].as_array().into_iter().flatten().map(|f| &f["rule"]).collect();
+    let main = c.diagnostics("app/main.tf");
+    let got: Vec<&Value> = over.iter().chain(&main).map(|d| &d["code"]).collect();
+    assert_eq!(got, want, "{}", c.shown(&json!(over)));
+    assert!(got.contains(&&json!("local-override")), "{got:?}");
     assert_eq!(c.shutdown(), 0);
 }

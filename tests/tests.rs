@@ -5,6 +5,7 @@
 mod adopt;
 mod adversarial;
 mod cli;
+mod editor;
 mod fix;
 mod git;
 mod local;

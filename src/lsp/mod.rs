@@ -65,6 +65,7 @@ pub fn serve(conn: &Connection, today: Date) -> Result<(), String> {
         modules: HashMap::new(),
         dirty: BTreeSet::new(),
         requests: 0,
+        tracked: Default::default(),
         shut: false,
     };
     s.register_watchers();
@@ -114,6 +115,8 @@ struct Analysed {
     published: BTreeSet<PathBuf>,
 }
 
+type IndexCache = HashMap<PathBuf, (Option<std::time::SystemTime>, crate::source::Tracked)>;
+
 struct Server<'c> {
     conn: &'c Connection,
     client: Client,
@@ -126,6 +129,8 @@ struct Server<'c> {
     /// Module directories to analyse again.
     dirty: BTreeSet<PathBuf>,
     requests: u64,
+    /// Each repository's index, as last read, with its modification time.
+    tracked: std::sync::Mutex<IndexCache>,
     /// `shutdown` was asked: only `exit` is awaited.
     shut: bool,
 }
@@ -314,11 +319,17 @@ impl Server<'_> {
         let repo = worktree::repository(&canon);
         let root = repo.clone().unwrap_or_else(|| canon.clone());
         let rel = relative(&canon, &root);
-        let inner = WorktreeSource::scoped(
+        let mut inner = WorktreeSource::scoped(
             root.clone(),
             vec![worktree::Scope { dir: rel.clone(), recursive: false }],
-            repo,
+            repo.clone(),
         );
+        // As `audit`: files git does not track are told apart (`local-override`).
+        if repo.is_some()
+            && let Some(tracked) = self.tracked(&root)
+        {
+            inner = inner.with_tracked(tracked);
+        }
         let mut buffers = HashMap::new();
         for (path, text) in &self.docs {
             let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else { continue };
@@ -361,6 +372,22 @@ impl Server<'_> {
             governing,
             published: BTreeSet::new(),
         }))
+    }
+
+    /// Which files git's index holds, read again only when the index changed (a
+    /// keystroke must not cost reading a large index).
+    fn tracked(&self, root: &Path) -> Option<crate::source::Tracked> {
+        let stamp = std::fs::metadata(root.join(".git/index")).and_then(|m| m.modified()).ok();
+        let mut cache = self.tracked.lock().ok()?;
+        if let Some((at, t)) = cache.get(root)
+            && stamp.is_some()
+            && *at == stamp
+        {
+            return Some(t.clone());
+        }
+        let t = crate::source::Git::discover(root).and_then(|g| g.tracked()).ok()?;
+        cache.insert(root.to_path_buf(), (stamp, t.clone()));
+        Some(t)
     }
 
     /// Where a path of a module's source is, as the client names it: the module's own
