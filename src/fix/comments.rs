@@ -446,7 +446,7 @@ pub(super) fn same_configuration(m: &Module, texts: &[(FileId, String)]) -> Resu
             "internal error, nothing changed: the edited files would not load the same way".into(),
         );
     }
-    if crate::render::tfjson::document(&after) != crate::render::tfjson::document(m) {
+    if !crate::merge::compare::same(m, &after) {
         return Err(
             "internal error, nothing changed: the edit would change the effective configuration"
                 .into(),

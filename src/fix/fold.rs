@@ -19,7 +19,7 @@ use super::reload;
 use super::{
     FileEdit, Splice, apply, eol_of, indent_before, line_end, line_start, reindent, whole_lines,
 };
-use crate::merge::Module;
+use crate::merge::{Module, compare};
 use crate::policy::context::lines_above;
 use crate::render;
 use crate::terraform::expr::{hcl_quote, is_ident};
@@ -153,14 +153,13 @@ pub fn plan(m: &Module, names: &[String]) -> Result<Folded, Vec<Refusal>> {
             },
         }]);
     }
-    let (old, new) = (render::tfjson::document(m), render::tfjson::document(&after));
-    if old != new {
-        let mut paths = Vec::new();
-        differences(&old, &new, String::new(), &mut paths);
+    if !compare::same(m, &after) {
+        let diff = compare::differences(m, &after);
+        let at: Vec<String> = diff.iter().take(3).map(|d| d.path.to_string()).collect();
+        let at = if at.is_empty() { "the order of its blocks".to_string() } else { at.join(", ") };
         return Err(whole(format!(
-            "the folded module would not have the same effective configuration (differs at {}); \
-             nothing is changed",
-            paths.iter().take(3).cloned().collect::<Vec<_>>().join(", ")
+            "the folded module would not have the same effective configuration (differs at {at}); \
+             nothing is changed"
         )));
     }
     let mut edits = Vec::new();
@@ -207,29 +206,6 @@ fn comments_naming(m: &Module, folded: &[String]) -> Vec<Refusal> {
         }
     }
     out
-}
-
-/// JSON pointers where two effective configurations differ (for the refusal).
-fn differences(a: &Value, b: &Value, at: String, out: &mut Vec<String>) {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            for (k, v) in x {
-                let p = format!("{at}/{k}");
-                match y.get(k) {
-                    Some(w) => differences(v, w, p, out),
-                    None => out.push(p),
-                }
-            }
-            out.extend(y.keys().filter(|k| !x.contains_key(*k)).map(|k| format!("{at}/{k}")));
-        }
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-            for (i, (v, w)) in x.iter().zip(y).enumerate() {
-                differences(v, w, format!("{at}/{i}"), out);
-            }
-        }
-        _ if a != b => out.push(if at.is_empty() { "/".into() } else { at }),
-        _ => {}
-    }
 }
 
 /// Generated warning comments (see [`super::comments`]) that name a folded file.
@@ -611,7 +587,7 @@ impl<'a> Folder<'a> {
         let src = self.m.files.get(a.span.file);
         match src.syntax {
             Syntax::Json => src.text[a.expr.span.start..a.expr.span.end].to_string(),
-            Syntax::Hcl => render::tfjson::attr_value(a, schema).to_string(),
+            Syntax::Hcl => a.to_json(schema).to_string(),
         }
     }
 

@@ -7,9 +7,11 @@
 //! primary files (duplicates, the required-providers pre-pass); `overrides` merges the
 //! override files, block kind by block kind, through `body` (attributes and nested
 //! blocks) and `encryption` (OpenTofu's); `variables` holds what a variable's type and
-//! default mean (the override rules and the `vars` command read them).
+//! default mean (the override rules and the `vars` command read them); `compare` says
+//! whether two effective configurations are the same, and where they differ.
 
 mod body;
+pub mod compare;
 pub(crate) mod decode;
 mod encryption;
 mod overrides;

@@ -58,7 +58,7 @@ fn item(m: &Module, i: &Item) -> Value {
         Item::Block(b) => block(m, b),
         Item::Json(j) => json!({
             "attribute": j.name,
-            "json": super::tfjson::node_value(&j.value),
+            "json": j.value.to_json(),
             "from": location(m, j.span),
             "from_override": m.from_override(j.span),
             "displaced": j.displaced.iter().map(|s| location(m, *s)).collect::<Vec<_>>(),

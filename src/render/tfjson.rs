@@ -5,8 +5,8 @@
 use serde_json::{Map, Value, json};
 
 use crate::merge::Module;
-use crate::terraform::schema::{Prop, Schema};
-use crate::terraform::{Attr, Block, Body, Item, JsonNode, JsonValue};
+use crate::terraform::schema::Schema;
+use crate::terraform::{Block, Body, Item};
 
 /// Renders the module as a JSON document (pretty-printed, trailing newline).
 pub fn render(m: &Module) -> String {
@@ -15,7 +15,7 @@ pub fn render(m: &Module) -> String {
     s
 }
 
-/// The document as a value (also used to compare effective configurations).
+/// The document as a value.
 pub fn document(m: &Module) -> Value {
     let mut top = Map::new();
     let st = &m.settings;
@@ -35,7 +35,7 @@ pub fn document(m: &Module) -> Value {
         if !st.required_providers.is_empty() {
             let mut rp = Map::new();
             for a in &st.required_providers {
-                rp.insert(a.name.clone(), attr_value(a, Schema::RequiredProviders));
+                rp.insert(a.name.clone(), a.to_json(Schema::RequiredProviders));
             }
             t.insert("required_providers".into(), Value::Object(rp));
         }
@@ -77,43 +77,15 @@ pub(crate) fn labelled(b: &Block, schema: Schema) -> Value {
     v
 }
 
-/// An attribute's value in JSON syntax, as the body's schema reads it back.
-pub(crate) fn attr_value(a: &Attr, schema: Schema) -> Value {
-    match schema.prop(&a.name) {
-        Prop::Ref | Prop::RefList | Prop::RefMap => a.expr.to_json_reference(),
-        Prop::Literal => a.expr.to_json_literal(),
-        _ if schema == Schema::RequiredProviders => match a.expr.as_object() {
-            Some(entries) => {
-                let mut o = Map::new();
-                for (k, v) in entries {
-                    let key = match k {
-                        crate::terraform::ObjKey::Name(n) => n.clone(),
-                        crate::terraform::ObjKey::Expr(e) => e.to_hcl(),
-                    };
-                    let val = if key == "configuration_aliases" {
-                        v.to_json_reference()
-                    } else {
-                        v.to_json_literal()
-                    };
-                    o.insert(key, val);
-                }
-                Value::Object(o)
-            }
-            None => a.expr.to_json(),
-        },
-        _ => a.expr.to_json(),
-    }
-}
-
 fn body_map(body: &Body, schema: Schema) -> Map<String, Value> {
     let mut out = Map::new();
     for item in &body.items {
         match item {
             Item::Attr(a) => {
-                out.insert(a.name.clone(), attr_value(a, schema));
+                out.insert(a.name.clone(), a.to_json(schema));
             }
             Item::Json(j) => {
-                out.insert(j.name.clone(), node_value(&j.value));
+                out.insert(j.name.clone(), j.value.to_json());
             }
             Item::Block(b) => {
                 let child = schema.child(&b.kind);
@@ -125,20 +97,6 @@ fn body_map(body: &Body, schema: Schema) -> Map<String, Value> {
         }
     }
     out
-}
-
-/// A JSON value kept as written.
-pub(crate) fn node_value(n: &JsonNode) -> Value {
-    match &n.value {
-        JsonValue::Null => Value::Null,
-        JsonValue::Bool(b) => Value::Bool(*b),
-        JsonValue::Number(s) => serde_json::from_str(s).unwrap_or(Value::String(s.clone())),
-        JsonValue::String(s) => Value::String(s.clone()),
-        JsonValue::Array(a) => Value::Array(a.iter().map(node_value).collect()),
-        JsonValue::Object(props) => {
-            Value::Object(props.iter().map(|(k, _, v)| (k.clone(), node_value(v))).collect())
-        }
-    }
 }
 
 #[cfg(test)]

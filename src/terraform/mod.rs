@@ -203,6 +203,41 @@ pub struct Attr {
     pub displaced: Vec<Span>,
 }
 
+impl Attr {
+    /// The attribute's value as Terraform's JSON syntax writes it in a body of `schema`:
+    /// bare references where Terraform expects them, literal text where it reads a value
+    /// without evaluating it, templates elsewhere. What only the syntax a value was
+    /// written in tells apart is gone: `show` prints these values, and the merge compares
+    /// effective configurations by them.
+    pub fn to_json(&self, schema: schema::Schema) -> serde_json::Value {
+        use schema::{Prop, Schema};
+        match schema.prop(&self.name) {
+            Prop::Ref | Prop::RefList | Prop::RefMap => self.expr.to_json_reference(),
+            Prop::Literal => self.expr.to_json_literal(),
+            _ if schema == Schema::RequiredProviders => match self.expr.as_object() {
+                Some(entries) => {
+                    let mut o = serde_json::Map::new();
+                    for (k, v) in entries {
+                        let key = match k {
+                            ObjKey::Name(n) => n.clone(),
+                            ObjKey::Expr(e) => e.to_hcl(),
+                        };
+                        let val = if key == "configuration_aliases" {
+                            v.to_json_reference()
+                        } else {
+                            v.to_json_literal()
+                        };
+                        o.insert(key, val);
+                    }
+                    serde_json::Value::Object(o)
+                }
+                None => self.expr.to_json(),
+            },
+            _ => self.expr.to_json(),
+        }
+    }
+}
+
 /// `kind "label" … { body }`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Block {
@@ -300,6 +335,23 @@ pub struct JsonProp {
 pub struct JsonNode {
     pub span: Span,
     pub value: JsonValue,
+}
+
+impl JsonNode {
+    /// The value as it was written (numbers kept as written when JSON can hold them).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value as J;
+        match &self.value {
+            JsonValue::Null => J::Null,
+            JsonValue::Bool(b) => J::Bool(*b),
+            JsonValue::Number(s) => serde_json::from_str(s).unwrap_or(J::String(s.clone())),
+            JsonValue::String(s) => J::String(s.clone()),
+            JsonValue::Array(a) => J::Array(a.iter().map(JsonNode::to_json).collect()),
+            JsonValue::Object(props) => {
+                J::Object(props.iter().map(|(k, _, v)| (k.clone(), v.to_json())).collect())
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -3,13 +3,11 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{Cx, Finding, Level, Rule};
 use crate::merge::{self, Module};
-use crate::render::tfjson;
 use crate::terraform::discover::Skip;
-use crate::terraform::schema::Schema;
 use crate::terraform::{FileClass, Span};
 
 pub static RULE: Rule = Rule {
@@ -106,18 +104,9 @@ fn divergence(a: &Module, b: &Module) -> Divergence {
     };
     match (a.has_errors(), b.has_errors()) {
         (false, false) => {
-            let (x, y) = (leaves(a), leaves(b));
-            let mut out = Vec::new();
-            for (k, v) in &x {
-                if y.get(k) != Some(v) {
-                    out.push((k.clone(), Some(v.clone()), y.get(k).cloned()));
-                }
-            }
-            for (k, v) in &y {
-                if !x.contains_key(k) {
-                    out.push((k.clone(), None, Some(v.clone())));
-                }
-            }
+            let diff = merge::compare::differences(a, b);
+            let out: Vec<_> =
+                diff.into_iter().map(|d| (d.path.to_string(), d.left, d.right)).collect();
             if out.is_empty() { Divergence::Same } else { Divergence::Values(out) }
         }
         (true, false) => {
@@ -165,59 +154,6 @@ fn introduced(full: Divergence, base: &Divergence) -> Vec<String> {
                 }
             }
             out
-        }
-    }
-}
-
-/// The effective configuration as `path → value` for every leaf, in document order.
-/// Top-level blocks are keyed by kind and labels, not by position, so that a block one
-/// engine has and the other lacks does not shift the others.
-fn leaves(m: &Module) -> Map<String, Value> {
-    let doc = tfjson::document(m);
-    let mut out = Map::new();
-    for key in ["terraform", "locals"] {
-        if let Some(v) = doc.get(key) {
-            flatten(key, v, &mut out);
-        }
-    }
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    for b in &m.blocks {
-        let schema = Schema::top_block(&b.kind).map_or(Schema::Unknown, |(_, s)| s);
-        let mut body = tfjson::labelled(b, schema);
-        for l in &b.labels {
-            body = match body {
-                Value::Object(mut o) => o.remove(l).unwrap_or(Value::Null),
-                v => v,
-            };
-        }
-        let mut key = std::iter::once(b.kind.as_str())
-            .chain(b.labels.iter().map(String::as_str))
-            .collect::<Vec<_>>()
-            .join(".");
-        let n = seen.entry(key.clone()).or_insert(0);
-        *n += 1;
-        if *n > 1 {
-            key = format!("{key}#{n}");
-        }
-        flatten(&key, &body, &mut out);
-    }
-    out
-}
-
-fn flatten(path: &str, v: &Value, out: &mut Map<String, Value>) {
-    match v {
-        Value::Object(o) if !o.is_empty() => {
-            for (k, x) in o {
-                flatten(&format!("{path}.{k}"), x, out);
-            }
-        }
-        Value::Array(a) if !a.is_empty() => {
-            for (i, x) in a.iter().enumerate() {
-                flatten(&format!("{path}[{i}]"), x, out);
-            }
-        }
-        _ => {
-            out.insert(path.to_string(), v.clone());
         }
     }
 }
