@@ -9,6 +9,8 @@
 //! The table [`CASES`] drives it: adding a command is one line. Each fixture is built
 //! once and every case of it runs against it, with a snapshot before and after each run.
 
+use std::path::Path;
+
 use clap::CommandFactory;
 
 use crate::util::{Sandbox, Snapshot, snapshot_tree, tree_changes};
@@ -62,10 +64,12 @@ struct Case {
     code: i32,
     env: &'static [(&'static str, &'static str)],
     creates: Option<&'static str>,
+    /// What the binary reads on stdin, made for the sandbox's root (the language server).
+    input: Option<fn(&Path) -> Vec<u8>>,
 }
 
 const fn run(fx: Fx, args: &'static [&'static str], code: i32) -> Case {
-    Case { fx, dir: ".", args, code, env: &[], creates: None }
+    Case { fx, dir: ".", args, code, env: &[], creates: None, input: None }
 }
 
 impl Case {
@@ -77,6 +81,9 @@ impl Case {
     }
     const fn creates(self, path: &'static str) -> Case {
         Case { creates: Some(path), ..self }
+    }
+    const fn input(self, input: fn(&Path) -> Vec<u8>) -> Case {
+        Case { input: Some(input), ..self }
     }
 }
 
@@ -204,6 +211,12 @@ const CASES: &[Case] = &[
     run(Busy, &["fold", "db/no_override.tf"], 2),
     run(Busy, &["fold", "db"], 2),
     run(Busy, &["fold"], 2),
+    run(Busy, &["lsp"], 0).input(lsp_session),
+    run(Busy, &["lsp"], 2),
+    run(BadPolicy, &["lsp"], 0).input(lsp_session),
+    run(ParseError, &["lsp"], 0).input(lsp_session),
+    run(CorruptIndex, &["lsp"], 0).input(lsp_session),
+    run(NoGit, &["lsp"], 0).input(lsp_session),
     run(Busy, &["explain"], 0),
     run(Busy, &["explain", "backend-swap"], 0),
     run(Busy, &["explain", "backend-swp"], 2),
@@ -409,10 +422,42 @@ fn run_cases(fx: Fx) {
     assert!(failures.is_empty(), "{} case(s) failed:\n\n{}", failures.len(), failures.join("\n\n"));
 }
 
+/// An editor's session with the language server: `db/main.tf` opened, changed without
+/// saving, every request asked (code actions included: they are only offered, never
+/// applied by the server), then shutdown and exit.
+fn lsp_session(root: &Path) -> Vec<u8> {
+    let uri = format!("file://{}/db/main.tf", std::fs::canonicalize(root).expect("root").display());
+    let text = std::fs::read_to_string(root.join("db/main.tf")).unwrap_or_default();
+    let at = serde_json::json!({"line": 0, "character": 0});
+    let doc = serde_json::json!({"uri": uri});
+    let range = serde_json::json!({"start": at, "end": {"line": 999, "character": 0}});
+    let messages = [
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": null, "capabilities": {}}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "terraform", "version": 1, "text": text}}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": format!("{text}\n# typed\n")}]}}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "textDocument/hover", "params": {"textDocument": doc, "position": at}}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "textDocument/inlayHint", "params": {"textDocument": doc, "range": range}}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 4, "method": "textDocument/codeAction", "params": {"textDocument": doc, "range": range, "context": {"diagnostics": []}}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didSave", "params": {"textDocument": doc}}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 5, "method": "shutdown"}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "exit"}),
+    ];
+    let mut out = Vec::new();
+    for m in messages {
+        let body = m.to_string();
+        out.extend(format!("Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes());
+    }
+    out
+}
+
 fn run_case(s: &Sandbox, case: &Case) -> Result<(), String> {
     let root = s.tmp.path();
     let before = snapshot_tree(root);
-    let got = s.run_env(case.dir, case.args, case.env);
+    let got = match case.input {
+        Some(input) => s.run_input(case.dir, case.args, case.env, &input(&s.root)),
+        None => s.run_env(case.dir, case.args, case.env),
+    };
     let after = snapshot_tree(root);
     let mut problems = Vec::new();
     if got.code != case.code {

@@ -315,6 +315,37 @@ impl Sandbox {
         run
     }
 
+    /// [`Sandbox::run_env`] with `input` on the binary's stdin.
+    pub fn run_input<S: AsRef<std::ffi::OsStr>>(
+        &self,
+        dir: &str,
+        args: &[S],
+        env: &[(&str, &str)],
+        input: &[u8],
+    ) -> Run {
+        use std::io::Write;
+        let mut cmd = self.command(dir);
+        cmd.args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("binary runs");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let input = input.to_vec();
+        let writer = std::thread::spawn(move || {
+            let _ = stdin.write_all(&input);
+        });
+        let out = child.wait_with_output().expect("binary runs");
+        let _ = writer.join();
+        let run =
+            Run { code: out.status.code().unwrap_or(-1), stdout: out.stdout, stderr: out.stderr };
+        assert!(!run.err().contains("panicked"), "panic:\n{}", run.shown());
+        run
+    }
+
     /// Runs the binary at the repository's root.
     #[track_caller]
     pub fn run<S: AsRef<std::ffi::OsStr>>(&self, args: &[S]) -> Run {
