@@ -7,6 +7,8 @@
 #   merge   every directory holding configuration files, packed into the merge target's
 #           input format (see fuzz_targets/merge.rs), with the engine its case.toml names
 #   policy  every policy file: tests/fixtures/policy/**/*.toml, policies/, examples/
+#   pipeline the merge seeds, with the policy file of a policy fixture as its module's
+#           `.override-guard.toml` chunk
 #
 # tests/fixtures/fuzz/<target>-<name>.<ext> (inputs that once crashed a target) go to their
 # target as they are; the hcl and json ones also to merge, as a one-file module.
@@ -45,7 +47,7 @@ HCL = re.compile(r"\.(tf|tofu|tfvars|hcl)([~#]|\.bak)?$", re.I)
 JSON = re.compile(r"\.(tf|tofu|tfvars)\.json$", re.I)
 CONFIG = re.compile(r"\.(tf|tofu)(\.json)?$")
 
-counts = {"hcl": 0, "json": 0, "merge": 0, "policy": 0, "linear": 0}
+counts = {"hcl": 0, "json": 0, "merge": 0, "policy": 0, "linear": 0, "pipeline": 0}
 # The linear target repeats its input: short units, the openers of every construct.
 for unit in [b"(", b"[", b"{", b"a = (", b"\"${", b"\"%{if a}", b"<<EOT\n", b"<<-EOT\n${",
              b"/*", b"#\n", b"a.0.", b"a[*].", b"a ? b : ", b"x = [for a in b : ",
@@ -97,6 +99,11 @@ for d, ps in sorted(dirs.items()):
             continue
         chunks.append(p.name.encode() + b"\n" + data)
     counts["merge"] += add("merge", b"\0".join(chunks))
+    # The policy fixtures keep their policy beside module/.
+    policy = d.parent / "policy.toml"
+    if policy.exists() and b"\0" not in policy.read_bytes():
+        chunks.append(b".override-guard.toml\n" + policy.read_bytes())
+    counts["pipeline"] += add("pipeline", b"\0".join(chunks))
 
 for t, n in counts.items():
     total = len(list((CORPUS / t).iterdir())) if (CORPUS / t).exists() else 0

@@ -2,7 +2,7 @@
 # Fuzz smoke run, for CI: every fuzz target runs for a short time from the fixture seeds,
 # and the run fails when one crashes (panics, overflows, hangs or runs out of memory).
 #
-#   fuzz/smoke.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 30 s; hcl linear json merge policy)
+#   fuzz/smoke.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 30 s; hcl linear json merge policy pipeline)
 #
 # Needs only a stable Rust toolchain, a C++ compiler (libFuzzer is built from source by
 # libfuzzer-sys), bash and Python 3. cargo-fuzz is installed when missing (pinned version).
@@ -20,7 +20,7 @@ cargo_fuzz_version=0.13.2
 secs=${1:-30}
 [ $# -gt 0 ] && shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(hcl linear json merge policy)
+[ ${#targets[@]} -gt 0 ] || targets=(hcl linear json merge policy pipeline)
 
 if [ "$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $cargo_fuzz_version" ]; then
   echo "== cargo install cargo-fuzz $cargo_fuzz_version"

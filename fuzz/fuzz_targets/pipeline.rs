@@ -1,0 +1,111 @@
+//! Bytes → a module (and maybe its policy file) in an in-memory source → the pipeline as
+//! `audit` runs it, without the command line: policies found, module loaded, judged,
+//! findings drawn in every format; then what the language server shows of the module
+//! (hints, hovers, jumps) and the code actions it offers at every line.
+//!
+//! Input format: the merge target's (NUL-separated chunks: the engine, then `NAME\nCONTENT`
+//! files), where a chunk named `.override-guard.toml` is the module's policy file.
+#![no_main]
+
+use std::collections::BTreeMap;
+
+use libfuzzer_sys::fuzz_target;
+use override_guard::lsp::{actions, analysis::Analysis};
+use override_guard::pipeline::audit::Audit;
+use override_guard::pipeline::policies::Trouble;
+use override_guard::pipeline::{Choice, Policies, load_module};
+use override_guard::policy::Date;
+use override_guard::report::{self, Style, findings};
+use override_guard::source::{MemorySource, Source};
+use override_guard::terraform::discover::Engine;
+
+const NAMES: &[&str] = &[
+    "main.tf",
+    "override.tf",
+    ".override-guard.toml",
+    "a_override.tf.json",
+    "x.tofu",
+    "main.tf.json",
+    "variables.tf",
+    "terraform.tfvars",
+    "main_override.tf",
+    "x_override.tofu",
+];
+
+const TODAY: Date = Date { year: 2026, month: 11, day: 26 };
+
+fuzz_target!(|data: &[u8]| {
+    let mut chunks = data.split(|&b| b == 0);
+    let engine = match chunks.next() {
+        Some(b"terraform") => Some(Engine::Terraform),
+        Some(b"opentofu") => Some(Engine::OpenTofu),
+        _ => None,
+    };
+    let mut files: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    for (i, chunk) in chunks.enumerate().take(12) {
+        let (name, content) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(nl) => (String::from_utf8_lossy(&chunk[..nl]).into_owned(), &chunk[nl + 1..]),
+            None => (String::new(), chunk),
+        };
+        let name = if name.is_empty() || name.contains('/') || files.contains_key(&name) {
+            NAMES[i % NAMES.len()].to_string()
+        } else {
+            name
+        };
+        files.entry(name).or_insert_with(|| content.to_vec());
+    }
+    let mut src = MemorySource::new();
+    for (name, content) in files {
+        src = src.with(&format!("m/{name}"), content);
+    }
+    let Ok(modules) = src.modules() else { return };
+    let modules: Vec<(String, Vec<String>)> = modules.into_iter().collect();
+    let policies = match Policies::resolve(&src, &Choice::Nearest, ["m"], &[]) {
+        Ok(p) => p,
+        Err(Trouble::Policy(errors)) => {
+            for e in errors {
+                let _ = report::policy_error(e, Style::plain());
+            }
+            return;
+        }
+        Err(Trouble::Source(_)) => return,
+    };
+    let scope = vec!["m".to_string()];
+    let audit = Audit {
+        policies: &policies,
+        engine,
+        today: TODAY,
+        scopes: policies.list.iter().map(|g| g.coverage(&scope)).collect(),
+    };
+    let Ok((found, summary)) = audit.run(&src, &modules, &()) else { return };
+    let _ = findings::human(&found, &summary, Style::plain());
+    let _ = findings::json(&found, &summary);
+    let _ = findings::github(&found, &summary);
+    let _ = report::sarif::render(&found);
+
+    for (dir, names) in &modules {
+        let Ok(loaded) = load_module(&src, dir, names, engine, true, &()) else { continue };
+        let m = &loaded.module;
+        let here: Vec<_> = found.iter().filter(|f| f.primary.path.starts_with("m/")).cloned().collect();
+        let a = Analysis::new(m, here);
+        let (_, g) = policies.of(dir);
+        for f in &a.files {
+            let len = f.text.len();
+            for at in [0, len / 3, len / 2, len] {
+                let _ = a.hover(&f.path, at);
+                let _ = a.spot(&f.path, at);
+            }
+            for (i, _) in f.text.match_indices('\n').take(64) {
+                let acts = actions::at(m, &a.findings, &g.policy, &g.base, TODAY, &f.path, i..i);
+                for act in acts {
+                    for c in act.changes {
+                        if let Some(edits) = c.edits {
+                            let before = a.file(&c.path).map(|f| f.text.clone()).unwrap_or_default();
+                            let _ = actions::apply(&before, &edits);
+                        }
+                    }
+                }
+            }
+        }
+    }
+});
