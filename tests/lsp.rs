@@ -518,14 +518,28 @@ fn the_nearest_policy_governs_and_its_unsaved_edits_count() {
     // Closed again: the disk's policy governs. Changed on disk, the editor's file
     // watcher tells the server, which judges again.
     c.mark();
-    c.notify("textDocument/didClose", json!({"textDocument": {"uri": c.uri("app/.override-guard.toml")}}));
+    c.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": c.uri("app/.override-guard.toml")}}),
+    );
     let main = c.diagnostics("app/main.tf");
-    assert!(main.iter().all(|d| d["code"] != "missing-override-comment"), "{}", c.shown(&json!(main)));
+    assert!(
+        main.iter().all(|d| d["code"] != "missing-override-comment"),
+        "{}",
+        c.shown(&json!(main))
+    );
     c.mark();
     s.write("app/.override-guard.toml", "[rules]\nmissing-override-comment = \"warn\"\n");
-    c.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": c.uri("app/.override-guard.toml"), "type": 2}]}));
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": c.uri("app/.override-guard.toml"), "type": 2}]}),
+    );
     let main = c.diagnostics("app/main.tf");
-    assert!(main.iter().any(|d| d["code"] == "missing-override-comment" && d["severity"] == 2), "{}", c.shown(&json!(main)));
+    assert!(
+        main.iter().any(|d| d["code"] == "missing-override-comment" && d["severity"] == 2),
+        "{}",
+        c.shown(&json!(main))
+    );
     // A broken policy is said in the policy file, and the module says it is not judged.
     c.mark();
     c.open("app/.override-guard.toml", "[rules]\nmissing-override-comment = \"warn\"\n");
