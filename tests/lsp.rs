@@ -373,9 +373,13 @@ fn unsaved_edits_change_the_hints_and_a_broken_file_does_not_stop_the_server() {
     // Typed, not saved: the disk still says m6i.large.
     c.mark();
     c.change("app/override.tf", &OVERRIDE.replace("m6i.large", "c7g.xlarge"));
-    c.diagnostics("app/main.tf");
+    // No diagnostic changes, so none is published again: the hints are asked at once (a
+    // request about a module with a pending change is answered after its analysis).
     let hints = c.hints("app/main.tf");
     assert!(hints.iter().any(|(l, h)| *l == 10 && h.contains("c7g.xlarge")), "{hints:?}");
+    let republished =
+        c.seen.iter().filter(|m| m["method"] == "textDocument/publishDiagnostics").count();
+    assert_eq!(republished, 0, "unchanged diagnostics are not sent again: {:?}", c.seen);
     assert_eq!(std::fs::read_to_string(s.path("app/override.tf")).unwrap(), OVERRIDE);
 
     // Half-typed: a syntax error is a diagnostic in that file; the server goes on.

@@ -20,7 +20,7 @@ pub mod analysis;
 pub mod protocol;
 pub mod text;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
@@ -64,6 +64,7 @@ pub fn serve(conn: &Connection, today: Date) -> Result<(), String> {
         docs: HashMap::new(),
         modules: HashMap::new(),
         dirty: BTreeSet::new(),
+        published: HashMap::new(),
         requests: 0,
         tracked: Default::default(),
         shut: false,
@@ -111,8 +112,6 @@ struct Analysed {
     /// The policy that governs it, or the mistakes of its policy file (then nothing is
     /// judged until they are fixed).
     governing: Result<(Policy, GlobBase), Vec<PolicyError>>,
-    /// Files diagnostics were published for (to clear them when they have none).
-    published: BTreeSet<PathBuf>,
 }
 
 type IndexCache = HashMap<PathBuf, (Option<std::time::SystemTime>, crate::source::Tracked)>;
@@ -128,6 +127,8 @@ struct Server<'c> {
     modules: HashMap<PathBuf, Analysed>,
     /// Module directories to analyse again.
     dirty: BTreeSet<PathBuf>,
+    /// The diagnostics last published, by module directory and file.
+    published: HashMap<PathBuf, BTreeMap<PathBuf, Vec<Value>>>,
     requests: u64,
     /// Each repository's index, as last read, with its modification time.
     tracked: std::sync::Mutex<IndexCache>,
@@ -265,21 +266,18 @@ impl Server<'_> {
     }
 
     /// Analyses one module again (or forgets it when none of its files is open any more)
-    /// and publishes its diagnostics.
+    /// and publishes the diagnostics that changed: a keystroke in a module of 50 files
+    /// sends the few files whose diagnostics it changed, not 50 notifications.
     fn refresh(&mut self, dir: &Path) {
         let open = self.docs.keys().any(|p| p.parent() == Some(dir));
-        let before = self.modules.remove(dir).map(|a| a.published).unwrap_or_default();
-        let mut now = BTreeSet::new();
+        self.modules.remove(dir);
+        let mut now: BTreeMap<PathBuf, Vec<Value>> = BTreeMap::new();
         if open {
             let analysed =
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.analyse(dir)));
             match analysed {
-                Ok(Ok(Some(mut a))) => {
-                    for (path, diags) in self.diagnostics(dir, &a) {
-                        self.publish(&path, diags);
-                        now.insert(path);
-                    }
-                    a.published = now.clone();
+                Ok(Ok(Some(a))) => {
+                    now.extend(self.diagnostics(dir, &a));
                     self.modules.insert(dir.to_path_buf(), a);
                 }
                 Ok(Ok(None)) => {}
@@ -288,8 +286,7 @@ impl Server<'_> {
                     {
                         let d = json!({"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
                             "severity": 1, "source": "override-guard", "message": message});
-                        self.publish(&path, vec![d]);
-                        now.insert(path);
+                        now.insert(path, vec![d]);
                     }
                 }
                 Err(_) => {
@@ -298,8 +295,17 @@ impl Server<'_> {
                 }
             }
         }
-        for gone in before.difference(&now) {
+        let before = self.published.remove(dir).unwrap_or_default();
+        for (path, diags) in &now {
+            if before.get(path) != Some(diags) {
+                self.publish(path, diags.clone());
+            }
+        }
+        for gone in before.keys().filter(|p| !now.contains_key(*p)) {
             self.publish(gone, Vec::new());
+        }
+        if !now.is_empty() {
+            self.published.insert(dir.to_path_buf(), now);
         }
     }
 
@@ -364,14 +370,7 @@ impl Server<'_> {
                 Err(Trouble::Source(e)) => return Err(e.to_string()),
             };
         let analysis = Analysis::new(&loaded.module, findings);
-        Ok(Some(Analysed {
-            rel,
-            root,
-            module: loaded.module,
-            analysis,
-            governing,
-            published: BTreeSet::new(),
-        }))
+        Ok(Some(Analysed { rel, root, module: loaded.module, analysis, governing }))
     }
 
     /// Which files git's index holds, read again only when the index changed (a
