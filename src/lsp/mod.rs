@@ -242,7 +242,8 @@ impl Server<'_> {
     /// policy file (it may govern any of them).
     fn touch(&mut self, path: &Path) {
         if path.file_name().is_some_and(|n| n == POLICY_FILE) {
-            self.dirty.extend(self.modules.keys().cloned());
+            // Every module shown, those whose last analysis failed too.
+            self.dirty.extend(self.modules.keys().chain(self.published.keys()).cloned());
         }
         if let Some(dir) = module_dir(path)
             && path.file_name().is_some_and(|n| n != POLICY_FILE)
