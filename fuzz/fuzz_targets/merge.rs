@@ -3,21 +3,19 @@
 //! as `show` does; then `fix` and `fold` plan their edits (a fold they accept must give
 //! the same effective configuration: `fold` checks that itself, and a panic here is a bug).
 //!
-//! Input format (so seeds can be written by hand and made from fixture directories):
-//! chunks separated by NUL bytes. The first chunk picks the engine: `terraform`,
-//! `opentofu`, anything else lets `load` choose. Every later chunk is one file:
-//! `NAME\nCONTENT`. A name that is empty, holds `/`, or repeats an earlier name is
-//! replaced by one from a fixed list (main.tf, override.tf, a_override.tf.json, x.tofu…),
-//! so any byte string is a valid input.
+//! Input format: see `module_input.rs` (NUL-separated chunks: the engine, then
+//! `NAME\nCONTENT` files, names replaced from a fixed list where needed).
 #![no_main]
 
 use std::collections::HashMap;
 
 use libfuzzer_sys::fuzz_target;
+
+#[path = "module_input.rs"]
+mod module_input;
 use override_guard::merge;
 use override_guard::render;
 use override_guard::report::{self, Style};
-use override_guard::terraform::discover::Engine;
 
 const NAMES: &[&str] = &[
     "main.tf",
@@ -35,31 +33,9 @@ const NAMES: &[&str] = &[
 ];
 
 fuzz_target!(|data: &[u8]| {
-    let mut chunks = data.split(|&b| b == 0);
-    let engine = match chunks.next() {
-        Some(b"terraform") => Some(Engine::Terraform),
-        Some(b"opentofu") => Some(Engine::OpenTofu),
-        _ => None,
-    };
-    let mut names: Vec<String> = Vec::new();
-    let mut files: HashMap<String, Vec<u8>> = HashMap::new();
-    for (i, chunk) in chunks.enumerate().take(16) {
-        let (name, content) = match chunk.iter().position(|&b| b == b'\n') {
-            Some(nl) => (String::from_utf8_lossy(&chunk[..nl]).into_owned(), &chunk[nl + 1..]),
-            None => (String::new(), chunk),
-        };
-        let name = if name.is_empty() || name.contains('/') || files.contains_key(&name) {
-            let fallback = NAMES[i % NAMES.len()];
-            if files.contains_key(fallback) {
-                continue;
-            }
-            fallback.to_string()
-        } else {
-            name
-        };
-        names.push(name.clone());
-        files.insert(name, content.to_vec());
-    }
+    let (engine, parsed) = module_input::parse(data, NAMES, 16);
+    let names: Vec<String> = parsed.iter().map(|(n, _)| n.clone()).collect();
+    let files: HashMap<String, Vec<u8>> = parsed.into_iter().collect();
     let read = |p: &str| -> Result<Vec<u8>, std::convert::Infallible> {
         Ok(files.get(p).cloned().unwrap_or_default())
     };

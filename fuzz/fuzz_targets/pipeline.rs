@@ -3,13 +3,14 @@
 //! findings drawn in every format; then what the language server shows of the module
 //! (hints, hovers, jumps) and the code actions it offers at every line.
 //!
-//! Input format: the merge target's (NUL-separated chunks: the engine, then `NAME\nCONTENT`
-//! files), where a chunk named `.override-guard.toml` is the module's policy file.
+//! Input format: the merge target's (`module_input.rs`), where a chunk named
+//! `.override-guard.toml` is the module's policy file.
 #![no_main]
 
-use std::collections::BTreeMap;
-
 use libfuzzer_sys::fuzz_target;
+
+#[path = "module_input.rs"]
+mod module_input;
 use override_guard::lsp::{actions, analysis::Analysis};
 use override_guard::pipeline::audit::Audit;
 use override_guard::pipeline::policies::Trouble;
@@ -17,7 +18,6 @@ use override_guard::pipeline::{Choice, Policies, load_module};
 use override_guard::policy::Date;
 use override_guard::report::{self, Style, findings};
 use override_guard::source::{MemorySource, Source};
-use override_guard::terraform::discover::Engine;
 
 const NAMES: &[&str] = &[
     "main.tf",
@@ -35,25 +35,7 @@ const NAMES: &[&str] = &[
 const TODAY: Date = Date { year: 2026, month: 11, day: 26 };
 
 fuzz_target!(|data: &[u8]| {
-    let mut chunks = data.split(|&b| b == 0);
-    let engine = match chunks.next() {
-        Some(b"terraform") => Some(Engine::Terraform),
-        Some(b"opentofu") => Some(Engine::OpenTofu),
-        _ => None,
-    };
-    let mut files: BTreeMap<String, Vec<u8>> = BTreeMap::new();
-    for (i, chunk) in chunks.enumerate().take(12) {
-        let (name, content) = match chunk.iter().position(|&b| b == b'\n') {
-            Some(nl) => (String::from_utf8_lossy(&chunk[..nl]).into_owned(), &chunk[nl + 1..]),
-            None => (String::new(), chunk),
-        };
-        let name = if name.is_empty() || name.contains('/') || files.contains_key(&name) {
-            NAMES[i % NAMES.len()].to_string()
-        } else {
-            name
-        };
-        files.entry(name).or_insert_with(|| content.to_vec());
-    }
+    let (engine, files) = module_input::parse(data, NAMES, 12);
     let mut src = MemorySource::new();
     for (name, content) in files {
         src = src.with(&format!("m/{name}"), content);
@@ -86,7 +68,8 @@ fuzz_target!(|data: &[u8]| {
     for (dir, names) in &modules {
         let Ok(loaded) = load_module(&src, dir, names, engine, true, &()) else { continue };
         let m = &loaded.module;
-        let here: Vec<_> = found.iter().filter(|f| f.primary.path.starts_with("m/")).cloned().collect();
+        let here: Vec<_> =
+            found.iter().filter(|f| f.primary.path.starts_with("m/")).cloned().collect();
         let a = Analysis::new(m, here);
         let (_, g) = policies.of(dir);
         for f in &a.files {
@@ -100,7 +83,8 @@ fuzz_target!(|data: &[u8]| {
                 for act in acts {
                     for c in act.changes {
                         if let Some(edits) = c.edits {
-                            let before = a.file(&c.path).map(|f| f.text.clone()).unwrap_or_default();
+                            let before =
+                                a.file(&c.path).map(|f| f.text.clone()).unwrap_or_default();
                             let _ = actions::apply(&before, &edits);
                         }
                     }

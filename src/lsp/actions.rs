@@ -2,6 +2,7 @@
 //! (their plans, cut down to the item at the cursor where the action is about one), and
 //! the suppression comment. Pure: the server turns them into workspace edits.
 
+use super::text::{Encoding, Lines};
 use crate::finding::{Finding, RuleId};
 use crate::fix::{comments, fold};
 use crate::merge::Module;
@@ -181,10 +182,9 @@ fn suppress(text: &str, syntax: Syntax, f: &Finding, index: usize) -> Option<Act
     if syntax != Syntax::Hcl {
         return None;
     }
-    let start = f.primary.start.min(text.len());
-    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
-    let line = &text[line_start..];
-    let indent = &line[..line.len() - line.trim_start_matches([' ', '\t']).len()];
+    let lines = Lines::new(text, Encoding::Utf8);
+    let (line_start, _) = lines.line_range(lines.line_of(f.primary.start));
+    let indent = lines.indent_of(f.primary.start);
     let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
     let rule = f.rule.as_str();
     Some(Action {

@@ -88,11 +88,6 @@ impl<'a> Lines<'a> {
         end
     }
 
-    /// The end of the line holding `offset` (before its line break).
-    pub fn end_of_line(&self, offset: usize) -> usize {
-        self.line_range(self.line_of(offset)).1
-    }
-
     /// The indentation of the line holding `offset`.
     pub fn indent_of(&self, offset: usize) -> &'a str {
         let (start, end) = self.line_range(self.line_of(offset));
@@ -162,7 +157,7 @@ mod tests {
         assert_eq!(l8.position(after_emoji), Position { line: 0, character: 11 });
         assert_eq!(l8.offset(Position { line: 0, character: 11 }), after_emoji);
         // The line's end is before its CR; past the end is the end.
-        assert_eq!(l16.end_of_line(0), text.find('\r').unwrap());
+        assert_eq!(l16.line_range(0).1, text.find('\r').unwrap());
         assert_eq!(l16.offset(Position { line: 0, character: 99 }), text.find('\r').unwrap());
         assert_eq!(l16.offset(Position { line: 9, character: 0 }), text.len());
         // Inside a character is its start.
