@@ -36,6 +36,9 @@ pub struct Diagnostic {
     pub subject: Option<Span>,
     /// Other places worth showing (e.g. the earlier declaration of a duplicate).
     pub related: Vec<(Span, String)>,
+    /// What the engine's text leaves out but the user needs, shown at the subject: the
+    /// system's reason a file could not be read ("No such file or directory").
+    pub cause: Option<Box<str>>,
 }
 
 impl Diagnostic {
@@ -46,6 +49,7 @@ impl Diagnostic {
             detail: detail.into(),
             subject: Some(subject),
             related: Vec::new(),
+            cause: None,
         }
     }
 
@@ -57,6 +61,21 @@ impl Diagnostic {
     pub fn with_related(mut self, span: Span, label: impl Into<String>) -> Self {
         self.related.push((span, label.into()));
         self
+    }
+
+    /// Adds the cause (see [`Diagnostic::cause`]).
+    pub fn with_cause(mut self, cause: impl Into<String>) -> Self {
+        self.cause = Some(cause.into().into_boxed_str());
+        self
+    }
+
+    /// The detail, with the cause on a line of its own when there is one.
+    pub fn explained(&self) -> String {
+        match &self.cause {
+            Some(cause) if self.detail.is_empty() => cause.to_string(),
+            Some(cause) => format!("{}\n{cause}", self.detail),
+            None => self.detail.clone(),
+        }
     }
 
     pub fn is_error(&self) -> bool {

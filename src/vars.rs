@@ -22,7 +22,36 @@ pub struct VarFile {
     /// The path as shown to the user.
     pub path: String,
     pub text: Arc<str>,
+    /// Why the file could not be read, as Terraform's "Failed to read variables file"
+    /// says it (the text is then empty).
+    pub failed: Option<String>,
 }
+
+impl VarFile {
+    pub fn new(path: String, text: impl Into<Arc<str>>) -> VarFile {
+        VarFile { path, text: text.into(), failed: None }
+    }
+
+    /// A file that could not be read, named as Terraform (running in the module, or given
+    /// the file as typed) names it.
+    pub fn unreadable(path: String, name: &str, missing: bool, why: &str) -> VarFile {
+        let detail = if missing {
+            format!("Given variables file {name} does not exist.")
+        } else {
+            format!("Error while reading {name}: {why}.")
+        };
+        VarFile { path, text: Arc::from(""), failed: Some(detail) }
+    }
+}
+
+/// The variables files Terraform reads by itself, whose absence it does not mind: it
+/// looks for them by name and skips one it cannot find (a dangling link included), while
+/// it lists `*.auto.tfvars` and fails on one it cannot read.
+pub fn optional_file(name: &str) -> bool {
+    DEFAULT_FILES.contains(&name)
+}
+
+const DEFAULT_FILES: [&str; 2] = ["terraform.tfvars", "terraform.tfvars.json"];
 
 /// One command-line argument that sets variables, in order.
 #[derive(Clone, Debug)]
@@ -48,17 +77,12 @@ pub struct Inputs {
 /// `*.auto.tfvars.json` by byte order of the name (hidden files included).
 pub fn auto_files<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     let names: BTreeSet<&str> = names.into_iter().collect();
-    let mut out: Vec<String> = ["terraform.tfvars", "terraform.tfvars.json"]
-        .into_iter()
-        .filter(|n| names.contains(n))
-        .map(str::to_string)
-        .collect();
+    let mut out: Vec<String> =
+        DEFAULT_FILES.into_iter().filter(|n| names.contains(n)).map(str::to_string).collect();
     out.extend(
         names
             .iter()
-            .filter(|n| {
-                is_auto_file(n) && !["terraform.tfvars", "terraform.tfvars.json"].contains(*n)
-            })
+            .filter(|n| is_auto_file(n) && !DEFAULT_FILES.contains(*n))
             .map(|n| n.to_string()),
     );
     out
@@ -136,7 +160,15 @@ impl Report {
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(Diagnostic::is_error)
     }
+
+    /// The variables files that could not be read, as Terraform reports them.
+    pub fn read_failures(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(|d| d.summary == FAILED_TO_READ)
+    }
 }
+
+/// Terraform's summary for a variables file it cannot read.
+const FAILED_TO_READ: &str = "Failed to read variables file";
 
 const UNDECLARED_FILE: &str = "If you meant to use this value, add a \"variable\" block to the configuration.\n\nTo silence these warnings, use TF_VAR_... environment variables to provide certain \"global\" settings to all configurations in your organization. To reduce the verbosity of these warnings, use the -compact-warnings option.";
 
@@ -204,6 +236,11 @@ impl Cx {
         let json = f.path.ends_with(".json");
         let id =
             self.add_file(&f.path, f.text.clone(), if json { Syntax::Json } else { Syntax::Hcl });
+        if let Some(detail) = &f.failed {
+            let at = Span::new(id, 0, 0);
+            self.diags.push(Diagnostic::error(FAILED_TO_READ, detail, at));
+            return;
+        }
         let from = From::File { path: f.path.clone(), auto };
         if json {
             self.json_file(id, f, from);
@@ -253,7 +290,7 @@ impl Cx {
         let root = match crate::terraform::json::parse_value(id, &f.text) {
             Ok(r) => r,
             Err(d) => {
-                self.diags.push(d);
+                self.diags.push(*d);
                 return;
             }
         };
@@ -347,10 +384,11 @@ pub fn collect(m: &Module, inputs: &Inputs) -> Report {
             CliArg::File(Ok(f)) => cx.file(f, false),
             CliArg::File(Err(path)) => cx.diags.push(Diagnostic {
                 severity: Severity::Error,
-                summary: "Failed to read variables file".into(),
+                summary: FAILED_TO_READ.into(),
                 detail: format!("Given variables file {path} does not exist."),
                 subject: None,
                 related: Vec::new(),
+                cause: None,
             }),
             CliArg::Var(raw) => {
                 let n = flag_no;
@@ -362,6 +400,7 @@ pub fn collect(m: &Module, inputs: &Inputs) -> Report {
                         detail: format!("The given -var option \"{raw}\" is not correctly specified. Must be a variable name and value separated by an equals sign, like -var=\"key=value\"."),
                         subject: None,
                         related: Vec::new(),
+                        cause: None,
                     });
                     continue;
                 };
@@ -388,6 +427,7 @@ pub fn collect(m: &Module, inputs: &Inputs) -> Report {
                 detail: format!("A variable named \"{name}\" was assigned on the command line, but the root module does not declare a variable of that name. To use this value, add a \"variable\" block to the configuration."),
                 subject: None,
                 related: Vec::new(),
+                cause: None,
             }),
             From::File { path, .. } => file_warnings.push(Diagnostic::warning(
                 "Value for undeclared variable",
@@ -408,6 +448,7 @@ pub fn collect(m: &Module, inputs: &Inputs) -> Report {
             detail: format!("In addition to the other similar warnings shown, {extra} other variable(s) defined without being declared."),
             subject: None,
             related: Vec::new(),
+            cause: None,
         });
     }
 

@@ -13,243 +13,10 @@
 
 use std::ffi::OsStr;
 use std::fmt::Write as _;
-use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
+use crate::measure::*;
 use crate::util::Sandbox;
-
-/// An original with a safeguard.
-const DB_MAIN: &str =
-    "resource \"aws_db_instance\" \"main\" {\n  lifecycle {\n    prevent_destroy = true\n  }\n}\n";
-/// An override that turns it off: `weakened-safeguard` (deny) at `override.tf:3:5`.
-const WEAKEN: &str =
-    "resource \"aws_db_instance\" \"main\" {\n  lifecycle {\n    prevent_destroy = false\n  }\n}\n";
-/// The deny finding [`WEAKEN`] causes, after `DIR/FILE:3:5: `.
-const WEAKENED: &str =
-    "error[weakened-safeguard]: resource.aws_db_instance.main: prevent_destroy is turned off";
-
-/// How deep the nesting tests nest: far beyond any sane configuration, and deep enough
-/// to overflow a recursive parser's stack.
-const DEEP: usize = 10_000;
-
-/// Peak resident memory allowed for a run: a constant for the process itself plus a
-/// multiple of the bytes of configuration it reads. Measured in a debug build: a trivial
-/// run 18 MiB; 50 MiB of resource blocks 2.03 GiB (~41 bytes per input byte: the syntax
-/// tree, the model and the source text); 100,000 attributes (1.7 MB) 104 MiB for `audit`,
-/// 130 MiB for `show`; 10,000 override files (0.6 MB) 53 MiB; a 10 MB line 99 MiB.
-const RSS_BASE_KIB: u64 = 64 * 1024;
-/// See [`RSS_BASE_KIB`]: 48 leaves ~15% over the measured 41 bytes per input byte.
-const RSS_PER_INPUT_BYTE: u64 = 48;
-
-/// Longest any run may take before the watchdog kills it (the 50 MB audit takes ~45 s
-/// alone in a debug build on two cores, ~95 s beside the rest of the suite).
-const RUN_TIMEOUT: Duration = Duration::from_secs(240);
-
-/// A finished run of the binary, reaped with `wait4`.
-struct Measured {
-    /// The exit code, `None` when a signal ended it.
-    code: Option<i32>,
-    signal: Option<i32>,
-    /// Killed by the watchdog.
-    timed_out: bool,
-    stdout: String,
-    stderr: String,
-    /// `ru_maxrss`: peak resident set size in KiB (Linux).
-    max_rss_kib: u64,
-    /// The test process's own peak RSS once the child is reaped. Linux carries the
-    /// high-water mark of the address space a process `exec`s from into its `ru_maxrss`,
-    /// and `Command` spawns with `vfork` semantics, so the child's figure is never below
-    /// this: a peak under it is masked.
-    inherited_kib: u64,
-    elapsed: Duration,
-}
-
-impl Measured {
-    /// Everything printed, stdout then stderr.
-    fn all(&self) -> String {
-        format!("{}{}", self.stdout, self.stderr)
-    }
-
-    /// What the run printed (cut short: some outputs are megabytes), for messages.
-    fn shown(&self) -> String {
-        fn cut(s: &str) -> &str {
-            let mut end = s.len().min(4000);
-            while !s.is_char_boundary(end) {
-                end -= 1;
-            }
-            &s[..end]
-        }
-        format!(
-            "exit {:?}, signal {:?}, timed out {}, {:?}, peak RSS {} KiB\n--- stdout:\n{}\n--- stderr:\n{}",
-            self.code,
-            self.signal,
-            self.timed_out,
-            self.elapsed,
-            self.max_rss_kib,
-            cut(&self.stdout),
-            cut(&self.stderr)
-        )
-    }
-}
-
-/// Runs `cmd` to the end, draining its output in threads, and reaps it with `wait4` for
-/// its exit status and peak memory. Past `timeout` the child is killed (SIGKILL) and the
-/// result says so. The pid stays ours until `wait4` reaps it, so the kill cannot hit
-/// another process.
-#[expect(clippy::zombie_processes, reason = "reaped with libc::wait4, which std cannot see")]
-fn measure(mut cmd: Command, timeout: Duration) -> Measured {
-    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let start = Instant::now();
-    let mut child = cmd.spawn().expect("the binary starts");
-    let pid = libc::pid_t::try_from(child.id()).expect("pid fits");
-    let drain = |mut r: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = r.read_to_end(&mut buf);
-            buf
-        })
-    };
-    let out = drain(Box::new(child.stdout.take().expect("stdout")));
-    let err = drain(Box::new(child.stderr.take().expect("stderr")));
-    let mut status: libc::c_int = 0;
-    // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let mut timed_out = false;
-    loop {
-        // SAFETY: `pid` is our unreaped child; both pointers are valid for writes.
-        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
-        if r == pid {
-            break;
-        }
-        if r == -1 {
-            let e = std::io::Error::last_os_error();
-            assert_eq!(e.kind(), std::io::ErrorKind::Interrupted, "wait4: {e}");
-            continue;
-        }
-        if !timed_out && start.elapsed() > timeout {
-            // SAFETY: the child is not reaped yet, so `pid` still names it.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-            timed_out = true;
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    let elapsed = start.elapsed();
-    // SAFETY: as above, for our own usage.
-    let mut own: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: a valid pointer for writes.
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut own) };
-    let text = |b: Vec<u8>| String::from_utf8_lossy(&b).into_owned();
-    Measured {
-        code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
-        signal: libc::WIFSIGNALED(status).then(|| libc::WTERMSIG(status)),
-        timed_out,
-        stdout: text(out.join().expect("stdout reader")),
-        stderr: text(err.join().expect("stderr reader")),
-        max_rss_kib: u64::try_from(usage.ru_maxrss).unwrap_or(0),
-        inherited_kib: u64::try_from(own.ru_maxrss).unwrap_or(0),
-        elapsed,
-    }
-}
-
-/// Runs the binary at the sandbox's repository root.
-fn og<S: AsRef<OsStr>>(s: &Sandbox, args: &[S]) -> Measured {
-    og_within(s, args, RUN_TIMEOUT)
-}
-
-/// [`og`] with a shorter watchdog, for runs that are expected to hang today.
-fn og_within<S: AsRef<OsStr>>(s: &Sandbox, args: &[S], timeout: Duration) -> Measured {
-    og_env(s, args, &[], timeout)
-}
-
-/// [`og_within`] with extra environment variables (raw bytes allowed).
-fn og_env<S: AsRef<OsStr>>(
-    s: &Sandbox,
-    args: &[S],
-    env: &[(&str, &OsStr)],
-    timeout: Duration,
-) -> Measured {
-    let mut cmd = s.command(".");
-    cmd.args(args);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    measure(cmd, timeout)
-}
-
-/// The run ended by itself, with an exit code, without a panic.
-#[track_caller]
-fn assert_sane(what: &str, m: &Measured) {
-    assert!(!m.timed_out, "{what}: still running, killed by the watchdog\n{}", m.shown());
-    assert!(
-        m.signal.is_none(),
-        "{what}: killed by signal {:?} (a stack overflow aborts)\n{}",
-        m.signal,
-        m.shown()
-    );
-    assert!(!m.stderr.contains("panicked"), "{what}: panicked\n{}", m.shown());
-    assert!(m.code.is_some(), "{what}: no exit code\n{}", m.shown());
-}
-
-/// [`assert_sane`], and the exit code is `code`.
-#[track_caller]
-fn expect_code(what: &str, m: &Measured, code: i32) {
-    assert_sane(what, m);
-    assert_eq!(m.code, Some(code), "{what}\n{}", m.shown());
-}
-
-/// The compact line of a `merge-error` in `path`, with a line number within `1..=lines`.
-#[track_caller]
-fn assert_merge_error_in(what: &str, m: &Measured, path: &str, lines: usize) {
-    let found = m.stdout.lines().find(|l| {
-        l.strip_prefix(path)
-            .and_then(|rest| rest.strip_prefix(':'))
-            .filter(|rest| rest.contains(": error[merge-error]: "))
-            .and_then(|rest| rest.split(':').next())
-            .and_then(|line| line.parse::<usize>().ok())
-            .is_some_and(|line| (1..=lines).contains(&line))
-    });
-    assert!(found.is_some(), "{what}: no merge-error at a line of {path}\n{}", m.shown());
-}
-
-/// The peak memory stayed within the budget for `input` bytes of configuration (or
-/// under what the child inherits from this process: see [`Measured::inherited_kib`]).
-#[track_caller]
-fn assert_rss_within(what: &str, m: &Measured, input: u64) {
-    let budget = RSS_BASE_KIB + RSS_PER_INPUT_BYTE * input / 1024;
-    eprintln!(
-        "{what}: {input} bytes in, {:?}, peak RSS {} KiB (budget {budget} KiB, inherited floor {} KiB)",
-        m.elapsed, m.max_rss_kib, m.inherited_kib
-    );
-    if m.max_rss_kib > budget && m.max_rss_kib <= m.inherited_kib {
-        eprintln!("{what}: over budget, but not above this process's own peak: masked");
-    }
-    assert!(m.max_rss_kib > 0, "{what}: no rusage");
-    assert!(
-        m.max_rss_kib <= budget.max(m.inherited_kib),
-        "{what}: peak RSS over budget\n{}",
-        m.shown()
-    );
-}
-
-/// A sandbox with a git repository (so policy discovery stops at it).
-fn sandbox() -> Sandbox {
-    Sandbox::new()
-}
-
-/// Stages every file, as in a repository where the files are committed: an override file
-/// git does not track is local-only, which is not what these tests are about.
-fn committed(s: &Sandbox) {
-    s.git(&["add", "-A"]);
-}
-
-/// Writes a file whose name is raw bytes (relative to the repository).
-fn write_raw(s: &Sandbox, rel: &[u8], content: &[u8]) {
-    let p = s.root.join(OsStr::from_bytes(rel));
-    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-    std::fs::write(p, content).expect("write");
-}
 
 // ---------------------------------------------------------------------------------------
 // 1. Nesting 10,000 levels deep.
@@ -478,217 +245,6 @@ fn deep_nesting_staged_for_commit_is_refused_by_the_hook() {
 // ---------------------------------------------------------------------------------------
 // 2 and 6. Huge inputs: a correct result in reasonable time and bounded memory.
 
-/// One resource block of the big file: 12 lines, so block `n` starts at line `12n + 1`.
-fn big_block(out: &mut impl std::io::Write, n: usize) -> usize {
-    let block = format!(
-        "resource \"aws_instance\" \"r{n}\" {{\n  ami           = \"ami-0123456789abcdef0\"\n  instance_type = \"t3.micro\"\n  tags = {{\n    Name = \"instance-{n}\"\n    Team = \"platform\"\n  }}\n  lifecycle {{\n    prevent_destroy = true\n  }}\n}}\n\n"
-    );
-    out.write_all(block.as_bytes()).expect("write");
-    block.len()
-}
-
-/// Takes ~45 s alone (~95 s beside the rest of the suite) and 2 GiB in a debug build;
-/// ~20 s in release.
-#[test]
-fn a_fifty_megabyte_file_gives_the_correct_result() {
-    if !crate::util::slow_test("a_fifty_megabyte_file_gives_the_correct_result") {
-        return;
-    }
-    let s = sandbox();
-    s.write("big/main.tf", "");
-    // Streamed to disk, so the test process stays small (see `Measured::inherited_kib`).
-    let mut file =
-        std::io::BufWriter::new(std::fs::File::create(s.path("big/main.tf")).expect("create"));
-    let (mut blocks, mut size) = (0, 0);
-    while size < 50 * 1024 * 1024 {
-        size += big_block(&mut file, blocks);
-        blocks += 1;
-    }
-    std::io::Write::flush(&mut file).expect("flush");
-    drop(file);
-    let last = blocks - 1;
-    let over = format!(
-        "resource \"aws_instance\" \"r{last}\" {{\n  lifecycle {{\n    prevent_destroy = false\n  }}\n}}\n"
-    );
-    let input = (size + over.len()) as u64;
-    s.write("big/override.tf", &over);
-    committed(&s);
-    let got = og(&s, &["audit", "big", "--format", "compact"]);
-    expect_code("audit of 50 MB", &got, 1);
-    let lines: Vec<&str> = got.stdout.lines().collect();
-    assert_eq!(
-        lines,
-        [
-            format!(
-                "big/main.tf:{}:1: warning[missing-override-comment]: resource.aws_instance.r{last} is changed by override.tf, but nothing in the original says so",
-                12 * last + 1
-            ),
-            format!(
-                "big/override.tf:3:5: error[weakened-safeguard]: resource.aws_instance.r{last}: prevent_destroy is turned off"
-            ),
-            "1 module, 2 files, 1 override file: 1 error, 1 warning (built-in default policy)"
-                .to_string(),
-        ],
-        "{}",
-        got.shown()
-    );
-    assert_rss_within("audit of 50 MB", &got, input);
-}
-
-/// `resource` with 100,000 attributes and a lifecycle block.
-fn hundred_thousand_attributes() -> String {
-    let mut t = String::from("resource \"aws_instance\" \"web\" {\n");
-    for k in 0..100_000 {
-        let _ = writeln!(t, "  a{k} = {k}");
-    }
-    t.push_str("  lifecycle {\n    prevent_destroy = true\n  }\n}\n");
-    t
-}
-
-#[test]
-fn a_hundred_thousand_attributes_in_one_block() {
-    let s = sandbox();
-    let main = hundred_thousand_attributes();
-    let over = "resource \"aws_instance\" \"web\" {\n  a99999 = \"changed\"\n  lifecycle {\n    prevent_destroy = false\n  }\n}\n";
-    s.write("wide/main.tf", &main);
-    s.write("wide/override.tf", over);
-    let input = (main.len() + over.len()) as u64;
-    committed(&s);
-    let got = og(&s, &["audit", "wide", "--format", "compact"]);
-    expect_code("audit", &got, 1);
-    assert!(
-        got.stdout.lines().any(|l| l == "wide/override.tf:4:5: error[weakened-safeguard]: resource.aws_instance.web: prevent_destroy is turned off"),
-        "{}",
-        got.shown()
-    );
-    assert!(
-        got.stdout.ends_with(
-            "1 module, 2 files, 1 override file: 1 error, 1 warning (built-in default policy)\n"
-        ),
-        "{}",
-        got.shown()
-    );
-    assert_rss_within("audit of 100,000 attributes", &got, input);
-    let got = og(&s, &["show", "wide"]);
-    expect_code("show", &got, 0);
-    assert!(
-        got.stdout.lines().any(|l| l.starts_with("  a0 ") && l.ends_with(" = 0")),
-        "{}",
-        got.shown()
-    );
-    assert!(
-        got.stdout.contains("\n  a99998 = 99998\n  a99999 = \"changed\" # ← override.tf:2\n"),
-        "{}",
-        got.shown()
-    );
-    assert_rss_within("show of 100,000 attributes", &got, input);
-}
-
-/// Merging is a lookup per override attribute: 100,000 over 100,000 should take about
-/// as long as reading them (~2 s in a debug build), not minutes.
-const LINEAR_MERGE_BUDGET: Duration = Duration::from_secs(30);
-
-#[test]
-fn overriding_a_hundred_thousand_attributes_takes_linear_time() {
-    if !crate::util::slow_test("overriding_a_hundred_thousand_attributes_takes_linear_time") {
-        return;
-    }
-    let s = sandbox();
-    s.write("wide/main.tf", hundred_thousand_attributes());
-    let mut over = String::from("resource \"aws_instance\" \"web\" {\n");
-    for k in 0..100_000 {
-        let _ = writeln!(over, "  a{k} = \"o{k}\"");
-    }
-    over.push_str("}\n");
-    s.write("wide/override.tf", &over);
-    let got = og_within(&s, &["show", "wide"], LINEAR_MERGE_BUDGET);
-    expect_code("show", &got, 0);
-    assert!(
-        got.stdout.contains("  a99999 = \"o99999\" # ← override.tf:100001\n"),
-        "{}",
-        got.shown()
-    );
-}
-
-#[test]
-fn audit_time_is_linear_in_the_findings() {
-    if !crate::util::slow_test("audit_time_is_linear_in_the_findings") {
-        return;
-    }
-    let s = sandbox();
-    let (mut main, mut over) = (String::new(), String::new());
-    for k in 0..20_000 {
-        let _ = write!(
-            main,
-            "resource \"aws_instance\" \"r{k}\" {{\n  instance_type = \"t3.micro\"\n}}\n"
-        );
-        let _ =
-            write!(over, "resource \"aws_instance\" \"r{k}\" {{\n  instance_type = \"m{k}\"\n}}\n");
-    }
-    s.write("many/main.tf", main);
-    s.write("many/override.tf", over);
-    committed(&s);
-    let show = og(&s, &["show", "many"]);
-    expect_code("show", &show, 0);
-    // Judging 20,000 warnings may cost a few times the merge and rendering, not 15 times.
-    let budget = show.elapsed * 3 + Duration::from_secs(5);
-    let got = og_within(&s, &["audit", "many", "--format", "compact"], budget);
-    expect_code("audit", &got, 0);
-    assert!(
-        got.stdout.ends_with("0 errors, 20000 warnings (built-in default policy)\n"),
-        "{}",
-        got.shown()
-    );
-}
-
-#[test]
-fn ten_thousand_override_files() {
-    if !crate::util::slow_test("ten_thousand_override_files") {
-        return;
-    }
-    let s = sandbox();
-    let main = "resource \"aws_instance\" \"web\" {\n  instance_type = \"t3.micro\"\n  lifecycle {\n    prevent_destroy = true\n  }\n}\n";
-    s.write("many/main.tf", main);
-    let mut input = main.len() as u64;
-    for k in 1..=10_000 {
-        let text = if k == 5000 {
-            "resource \"aws_instance\" \"web\" {\n  instance_type = \"m5000\"\n  lifecycle {\n    prevent_destroy = false\n  }\n}\n".to_string()
-        } else {
-            format!("resource \"aws_instance\" \"web\" {{\n  instance_type = \"m{k}\"\n}}\n")
-        };
-        input += text.len() as u64;
-        s.write(&format!("many/o{k}_override.tf"), text);
-    }
-    committed(&s);
-    let got = og(&s, &["audit", "many", "--format", "compact"]);
-    expect_code("audit", &got, 1);
-    assert!(
-        got.stdout.lines().any(|l| l == "many/o5000_override.tf:4:5: error[weakened-safeguard]: resource.aws_instance.web: prevent_destroy is turned off"),
-        "{}",
-        got.shown()
-    );
-    assert!(
-        got.stdout.ends_with("1 module, 10001 files, 10000 override files: 1 error, 10000 warnings (built-in default policy)\n"),
-        "{}",
-        got.shown()
-    );
-    assert_rss_within("audit of 10,000 override files", &got, input);
-    // Files merge in name order: `o9_override.tf` sorts last, `o5000` set the lifecycle.
-    let got = og(&s, &["show", "many"]);
-    expect_code("show", &got, 0);
-    assert!(
-        got.stdout.contains("  instance_type = \"m9\" # ← o9_override.tf:2\n"),
-        "{}",
-        got.shown()
-    );
-    assert!(
-        got.stdout.contains("    prevent_destroy = false # ← o5000_override.tf:4\n"),
-        "{}",
-        got.shown()
-    );
-    assert_rss_within("show of 10,000 override files", &got, input);
-}
-
 // ---------------------------------------------------------------------------------------
 // 3. Encodings and line endings.
 
@@ -756,10 +312,10 @@ fn vars_survives_environment_variables_that_are_not_utf8() {
     let s = sandbox();
     s.write("v/variables.tf", "variable \"x\" {\n  default = \"d\"\n}\n");
     let bad = OsStr::from_bytes(b"\xff");
-    let got = og_env(&s, &["vars", "v"], &[("UNRELATED", bad)], RUN_TIMEOUT);
+    let got = og_env(&s, &["vars", "v"], &[("UNRELATED", bad)]);
     expect_code("an unrelated variable", &got, 0);
     assert!(got.stdout.contains("var.x = \"d\""), "{}", got.shown());
-    let got = og_env(&s, &["vars", "v"], &[("TF_VAR_x", bad)], RUN_TIMEOUT);
+    let got = og_env(&s, &["vars", "v"], &[("TF_VAR_x", bad)]);
     assert_sane("TF_VAR_x", &got);
     assert!(matches!(got.code, Some(0 | 2)), "{}", got.shown());
 }
@@ -919,14 +475,21 @@ fn symbolic_link_loops_end_with_an_error_or_are_skipped() {
         "{}",
         got.shown()
     );
-    // A configuration file that is a loop of links cannot be read: an error naming it.
+    // A configuration file that is a loop of links cannot be read: its module fails, as
+    // Terraform's loader does, with the reason.
     std::os::unix::fs::symlink("b.tf", s.path("m/a.tf")).expect("ln");
     std::os::unix::fs::symlink("a.tf", s.path("m/b.tf")).expect("ln");
-    for args in [&["audit", "--format", "compact"][..], &["show", "m"]] {
-        let got = og(&s, args);
-        expect_code(&format!("{args:?}"), &got, 2);
-        assert!(got.stderr.contains("a.tf: Too many levels of symbolic links"), "{}", got.shown());
-    }
+    let got = og(&s, &["audit", "--format", "compact"]);
+    expect_code("audit", &got, 1);
+    assert!(
+        got.stdout.lines().any(|l| l == "m/a.tf:1:1: error[merge-error]: Failed to read file: The file \"a.tf\" could not be read. Symbolic link that cannot be followed: Too many levels of symbolic links (os error 40)."),
+        "{}",
+        got.shown()
+    );
+    let got = og(&s, &["show", "m"]);
+    expect_code("show", &got, 2);
+    assert!(got.stderr.contains("Failed to read file (a.tf:1:1)"), "{}", got.shown());
+    assert!(got.stderr.contains("Too many levels of symbolic links"), "{}", got.shown());
 }
 
 #[test]
@@ -935,9 +498,13 @@ fn an_io_error_names_the_file_as_findings_do() {
     s.write("sub/m/main.tf", DB_MAIN);
     std::os::unix::fs::symlink("b.tf", s.path("sub/m/a.tf")).expect("ln");
     std::os::unix::fs::symlink("a.tf", s.path("sub/m/b.tf")).expect("ln");
+    s.write("sub/n/main.tf", DB_MAIN);
+    s.write("sub/n/override.tf", WEAKEN);
     let got = og(&s, &["audit", "sub", "--format", "compact"]);
-    expect_code("audit", &got, 2);
-    assert!(got.stderr.contains("sub/m/a.tf"), "{}", got.shown());
+    expect_code("audit", &got, 1);
+    assert!(got.stdout.contains("sub/m/a.tf:1:1: error[merge-error]: "), "{}", got.shown());
+    // The other module is judged all the same.
+    assert!(got.stdout.contains(&format!("sub/n/override.tf:3:5: {WEAKENED}")), "{}", got.shown());
 }
 
 /// A link out of the repository is not followed (README), so a link to an endless
@@ -948,7 +515,7 @@ fn a_link_to_an_endless_device_is_not_read() {
     s.write("m/main.tf", DB_MAIN);
     std::os::unix::fs::symlink("/dev/zero", s.path("m/zero_override.tf")).expect("ln");
     for args in [&["audit", "--format", "compact"][..], &["show", "m"]] {
-        let got = og_within(&s, args, Duration::from_secs(60));
+        let got = og(&s, args);
         expect_code(&format!("{args:?}"), &got, 0);
         assert!(got.max_rss_kib < 256 * 1024, "{}", got.shown());
         assert!(got.stderr.contains("zero_override.tf: symbolic link"), "{}", got.shown());
@@ -964,29 +531,9 @@ fn a_link_to_a_fifo_does_not_hang() {
     assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0, "mkfifo");
     std::os::unix::fs::symlink("fifo", s.path("m/pipe_override.tf")).expect("ln");
     for args in [&["audit", "--format", "compact"][..], &["show", "m"]] {
-        let got = og_within(&s, args, Duration::from_secs(10));
+        let got = og(&s, args);
         assert_sane(&format!("{args:?}"), &got);
         assert!(got.all().contains("pipe_override.tf"), "{}", got.shown());
-    }
-}
-
-#[test]
-fn an_unreadable_file_is_an_error_naming_it() {
-    use std::os::unix::fs::PermissionsExt;
-    let s = sandbox();
-    s.write("m/main.tf", DB_MAIN);
-    s.write("m/override.tf", WEAKEN);
-    let p = s.path("m/override.tf");
-    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o000)).expect("chmod");
-    if std::fs::read(&p).is_ok() {
-        eprintln!("skipped: mode 000 does not stop reading here (running as root)");
-        return;
-    }
-    for args in [&["audit", "--format", "compact"][..], &["show", "m"]] {
-        let got = og(&s, args);
-        expect_code(&format!("{args:?}"), &got, 2);
-        assert!(got.stderr.contains("override.tf"), "{}", got.shown());
-        assert!(got.stderr.contains("Permission denied"), "{}", got.shown());
     }
 }
 
@@ -1171,40 +718,6 @@ fn a_staged_file_name_that_is_not_utf8_is_not_skipped_silently() {
     }
 }
 
-/// Shapes that once made the reader rescan what it had read (found by the `linear` fuzz
-/// target): each unclosed `/*` searched the rest of the file for a `*/`, and each message
-/// naming an earlier place counted the lines and columns from the file's start. Megabytes of them
-/// are read in linear time and refused with a syntax error.
-#[test]
-fn many_unclosed_openers_are_read_in_linear_time() {
-    if !crate::util::slow_test("many_unclosed_openers_are_read_in_linear_time") {
-        return;
-    }
-    let s = sandbox();
-    let size = 4 * 1024 * 1024;
-    let shapes = [
-        ("comments", "4/*0"),
-        ("strings", "x = \"${\n"),
-        ("parens", "x = (\n"),
-        // Each "Attribute redefined" names the first definition's line and column.
-        ("accents", "locals {\n  e\u{301} = 1\n  e\u{301} = 2\n}\n"),
-    ];
-    for (dir, unit) in shapes {
-        s.write(&format!("{dir}/main.tf"), unit.repeat(size / unit.len()));
-    }
-    for (dir, _) in shapes {
-        let got = og_within(&s, &["audit", dir, "--format", "compact"], Duration::from_secs(60));
-        expect_code(dir, &got, 1);
-        assert!(got.stdout.contains(&format!("{dir}/main.tf:")), "{}", got.shown());
-    }
-    // Drawn for people, each of a file's thousands of findings reads only its own lines
-    // (it once copied and scanned the whole file: 1 MiB of them took 400 s).
-    s.write("drawn/main.tf", shapes[3].1.repeat((1 << 20) / shapes[3].1.len()));
-    let got = og_within(&s, &["audit", "drawn", "--format", "human"], Duration::from_secs(60));
-    expect_code("drawn", &got, 1);
-    assert!(got.stdout.contains("Attribute redefined"), "{}", got.shown());
-}
-
 /// Each nested expression keeps its source text; when each level copied it, 1 MiB of
 /// strings nested 900 levels deep took 1.9 GB and 4 s (found while profiling, missed by
 /// the linear fuzz target, whose repeated units do not nest).
@@ -1215,6 +728,6 @@ fn deeply_nested_values_are_not_copied_per_level() {
     let items = vec![format!("\"{}\"", "a".repeat(50)); 20_000].join(", ");
     let value = format!("{}{items}{}", "[".repeat(depth), "]".repeat(depth));
     s.write("deep/main.tf", format!("locals {{\n  x = {value}\n}}\n"));
-    let got = og_within(&s, &["audit", "deep", "--format", "compact"], Duration::from_secs(60));
+    let got = og(&s, &["audit", "deep", "--format", "compact"]);
     expect_code("deep", &got, 0);
 }

@@ -1,17 +1,18 @@
-//! The integration tests but the fixture suites, in one binary (see Cargo.toml `[[test]]`;
-//! the fixture suites are `tests/cases/`, one named test per case).
+//! The integration tests but the fixture suites and those that need something of the
+//! machine, in one binary (see Cargo.toml `[[test]]`; the fixture suites are
+//! `tests/cases/`, one named test per case; the tests that need an outside tool, minutes
+//! of CPU or a user other than root are `tests/machine/`, reported ignored where they cannot run).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
 
 mod adopt;
 mod adversarial;
 mod cli;
-mod editor;
 mod fix;
 mod git;
 mod local;
 mod lsp;
+mod measure;
 mod nothing_lost;
-mod precommit;
 mod props;
 mod release;
 mod sarif;

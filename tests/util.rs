@@ -3,19 +3,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The environment variable that runs the slowest tests (tens of megabytes, ten thousand
-/// files: a minute of a debug `cargo test` between them). `.ci/run` sets it.
-pub const SLOW_TESTS: &str = "OVERRIDE_GUARD_SLOW_TESTS";
-
-/// Whether a slow test runs; when it does not, it says how to run it.
-pub fn slow_test(name: &str) -> bool {
-    if std::env::var_os(SLOW_TESTS).is_some_and(|v| !v.is_empty()) {
-        return true;
-    }
-    eprintln!("skipped {name}: slow; {SLOW_TESTS}=1 cargo test runs it (as .ci/run does)");
-    false
-}
-
 /// The binary under test.
 pub fn bin() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_override-guard"))

@@ -71,14 +71,14 @@ pub struct Hook<'a> {
 /// The two states of a change.
 enum Change {
     Staged(Box<Staged>),
-    Range { before: GitSource, after: GitSource },
+    Range(Box<(GitSource, GitSource)>),
 }
 
 impl Change {
     fn after(&mut self) -> &mut GitSource {
         match self {
             Change::Staged(s) => &mut s.index,
-            Change::Range { after, .. } => after,
+            Change::Range(r) => &mut r.1,
         }
     }
 
@@ -86,7 +86,7 @@ impl Change {
     fn before(&mut self, dirs: &BTreeSet<String>) -> &mut GitSource {
         match self {
             Change::Staged(s) => s.head_for(dirs),
-            Change::Range { before, .. } => before,
+            Change::Range(r) => &mut r.0,
         }
     }
 }
@@ -110,7 +110,7 @@ impl Hook<'_> {
                 let (before, after) = (git.rev(&base)?, git.rev(&r.to)?);
                 let changed = before.changed(&after);
                 let policies = crate::source::changed_policies(&before, &after)?;
-                (Change::Range { before, after }, changed, policies)
+                (Change::Range(Box::new((before, after))), changed, policies)
             }
             None => {
                 let staged = git.staged()?;
@@ -195,7 +195,7 @@ impl Hook<'_> {
                     .collect();
                 Some(Arc::new(move |p: &str| held.contains(p)))
             }
-            Change::Range { .. } => git.tracked().ok(),
+            Change::Range(_) => git.tracked().ok(),
         };
         if let Some(tracked) = tracked {
             local_notes(&ws, git, &dirs, tracked);

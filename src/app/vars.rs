@@ -44,20 +44,7 @@ pub(super) fn vars_cmd(
         return Ok(Outcome::Error);
     }
     let io = |p: &Path, e: std::io::Error| source::Error::io(workspace::shown_path(p), e);
-    let entries: Vec<String> = std::fs::read_dir(dir)
-        .map_err(|e| io(dir, e))?
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .collect();
-    let mut auto = Vec::new();
-    for name in crate::vars::auto_files(entries.iter().map(String::as_str)) {
-        let path = dir.join(&name);
-        if let Some(why) = src.outside(&name) {
-            note(&name, why);
-            continue;
-        }
-        let text = std::fs::read(&path).map_err(|e| io(&path, e))?;
-        auto.push(VarFile { path: name, text: String::from_utf8_lossy(&text).into() });
-    }
+    let auto = crate::pipeline::var_files(&src, "", &names)?;
     let mut cli = Vec::new();
     for arg in order {
         cli.push(match arg {
@@ -65,10 +52,7 @@ pub(super) fn vars_cmd(
             VarArg::File(p) => {
                 let shown = p.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/");
                 match std::fs::read(p) {
-                    Ok(t) => CliArg::File(Ok(VarFile {
-                        path: shown,
-                        text: String::from_utf8_lossy(&t).into(),
-                    })),
+                    Ok(t) => CliArg::File(Ok(VarFile::new(shown, String::from_utf8_lossy(&t)))),
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => CliArg::File(Err(shown)),
                     Err(e) => return Err(io(p, e)),
                 }

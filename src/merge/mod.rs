@@ -23,6 +23,7 @@ use std::sync::Arc;
 
 use crate::diag::Diagnostic;
 use crate::terraform::discover::{self, Engine, Skip};
+use crate::terraform::syntax::parse::go_quote_inner;
 use crate::terraform::{
     Attr, Block, FileClass, Files, Item, ParsedFile, SourceText, Span, Syntax, hcl, json,
 };
@@ -122,7 +123,7 @@ pub struct RawFile {
 ///
 /// `engine` is the user's choice; without one, OpenTofu applies when the directory has
 /// `.tofu` files. `read` is asked for the bytes of each file discovery selects.
-pub fn load<E: std::fmt::Display>(
+pub fn load<E: ReadError>(
     dir: &str,
     names: &[String],
     engine: Option<Engine>,
@@ -133,7 +134,11 @@ pub fn load<E: std::fmt::Display>(
     let found = discover::discover(names.iter().map(String::as_str), engine);
     let mut raw = Vec::with_capacity(found.files.len());
     for c in &found.files {
-        raw.push((c.clone(), read(&crate::path::join(dir, &c.name))?));
+        let bytes = match read(&crate::path::join(dir, &c.name)) {
+            Ok(bytes) => Ok(bytes),
+            Err(e) => Err(e.unreadable().ok_or(e)?),
+        };
+        raw.push((c.clone(), bytes));
     }
     let mut m = Module {
         dir: dir.to_string(),
@@ -150,6 +155,21 @@ pub fn load<E: std::fmt::Display>(
     let mut parsed = Vec::with_capacity(raw.len());
     for (id, (c, bytes)) in raw.into_iter().enumerate() {
         let path = crate::path::join(dir, &c.name);
+        let bytes = match bytes {
+            Ok(bytes) => bytes,
+            Err(why) => {
+                // Terraform's loader: the module fails with this error, the others go on.
+                m.files.files.push(SourceText::new(path, c.class, c.syntax, Arc::from("")));
+                let d = Diagnostic::error(
+                    "Failed to read file",
+                    format!("The file \"{}\" could not be read.", go_quote_inner(&c.name)),
+                    Span::new(id, 0, 0),
+                )
+                .with_cause(sentence(&why));
+                parsed.push(ParsedFile { file: id, diagnostics: vec![d], ..Default::default() });
+                continue;
+            }
+        };
         let (text, bytes) = match String::from_utf8(bytes) {
             Ok(s) => (s, None),
             // Native syntax is read as Terraform's scanner reads it, broken bytes and all.
@@ -172,7 +192,7 @@ pub fn load<E: std::fmt::Display>(
         let result = match (c.syntax, &bytes) {
             (Syntax::Hcl, Some(e)) => Ok(hcl::parse_bytes(id, &src.path, e.as_bytes(), &src.text)),
             (Syntax::Hcl, None) => Ok(hcl::parse_shared(id, &src.path, &src.text)),
-            (Syntax::Json, _) => json::parse(id, src),
+            (Syntax::Json, _) => json::parse(id, src).map_err(|d| *d),
         };
         parsed.push(match result {
             Ok((f, diags)) => ParsedFile { diagnostics: diags, ..f },
@@ -227,6 +247,46 @@ pub fn without_overrides(m: &Module) -> Module {
     assemble(&mut o, &primaries);
     o.parsed = primaries;
     o
+}
+
+/// `why` as a sentence: a capital first letter and a full stop.
+fn sentence(why: &str) -> String {
+    let mut c = why.chars();
+    let first: String = c.next().map(|f| f.to_uppercase().collect()).unwrap_or_default();
+    let rest = c.as_str().trim_end_matches('.');
+    format!("{first}{rest}.")
+}
+
+/// A reader's failure, as [`load`] sees it: either it concerns one file only (it is
+/// missing, a dangling or looping link, unreadable, not a regular file), which fails that
+/// module as Terraform's loader does ("Failed to read file") while the run goes on, or it
+/// stops the run (a damaged repository).
+pub trait ReadError: std::fmt::Display {
+    /// Why the one file cannot be read, when the failure concerns that file only.
+    fn unreadable(&self) -> Option<String>;
+
+    /// The file, or the target of the link it is, does not exist (Terraform words some
+    /// messages differently then, and skips a missing `terraform.tfvars`).
+    fn missing(&self) -> bool {
+        false
+    }
+}
+
+impl ReadError for std::convert::Infallible {
+    fn unreadable(&self) -> Option<String> {
+        match *self {}
+    }
+}
+
+/// A file system's error is about the file asked for.
+impl ReadError for std::io::Error {
+    fn unreadable(&self) -> Option<String> {
+        Some(self.to_string())
+    }
+
+    fn missing(&self) -> bool {
+        self.kind() == std::io::ErrorKind::NotFound
+    }
 }
 
 /// Loads a module from in-memory `(name, text)` pairs (tests, fixtures, re-parsing output).

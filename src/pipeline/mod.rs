@@ -83,14 +83,35 @@ pub fn load_module(
     } else {
         None
     };
-    let mut tfvars = Vec::new();
-    for name in crate::vars::auto_files(names.iter().map(String::as_str)) {
-        let path = join(dir, &name);
-        let text = src.read(&path)?;
-        tfvars.push(crate::vars::VarFile { path, text: String::from_utf8_lossy(&text).into() });
-    }
+    let tfvars = var_files(src, dir, names)?;
     progress.tick();
     Ok(LoadedModule { module, other, tfvars })
+}
+
+/// The variables files Terraform reads by itself in a module, in its order. One that
+/// cannot be read is kept as the failure Terraform reports, or left out where Terraform
+/// skips it (see [`crate::vars::optional_file`]); only a failure that is not the file's
+/// own (see [`merge::ReadError`]) stops the run.
+pub fn var_files(
+    src: &dyn Source,
+    dir: &str,
+    names: &[String],
+) -> Result<Vec<crate::vars::VarFile>, source::Error> {
+    use crate::merge::ReadError;
+    use crate::vars::VarFile;
+    let mut out = Vec::new();
+    for name in crate::vars::auto_files(names.iter().map(String::as_str)) {
+        let path = join(dir, &name);
+        match src.read(&path) {
+            Ok(text) => out.push(VarFile::new(path, String::from_utf8_lossy(&text))),
+            Err(e) => match e.unreadable() {
+                Some(_) if e.missing() && crate::vars::optional_file(&name) => {}
+                Some(why) => out.push(VarFile::unreadable(path, &name, e.missing(), &why)),
+                None => return Err(e),
+            },
+        }
+    }
+    Ok(out)
 }
 
 /// Marks the files that exist only in this checkout (git does not track them).

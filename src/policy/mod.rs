@@ -28,7 +28,12 @@ use crate::terraform::Span;
 impl Site {
     /// A site in one of a module's files.
     pub fn in_module(m: &Module, span: Span, label: impl Into<String>) -> Site {
-        let f = m.files.get(span.file);
+        Site::in_files(&m.files, span, label)
+    }
+
+    /// A place in one of `files` (a module's, or a variables report's).
+    pub fn in_files(files: &crate::terraform::Files, span: Span, label: impl Into<String>) -> Site {
+        let f = files.get(span.file);
         Site {
             path: f.path.clone(),
             source: f.text.clone(),

@@ -41,8 +41,9 @@ pub fn human(files: &Files, d: &Diagnostic, code: &str, style: Style) -> String 
             Severity::Error => MSeverity::Error,
             Severity::Warning => MSeverity::Warning,
         });
-    if !d.detail.is_empty() {
-        md = md.with_help(clean(&d.detail));
+    let help = d.explained();
+    if !help.is_empty() {
+        md = md.with_help(clean(&help));
     }
     let mut out = String::new();
     let Some(subject) = d.subject else {
@@ -80,6 +81,10 @@ pub fn human(files: &Files, d: &Diagnostic, code: &str, style: Style) -> String 
 /// refuses such widths.
 pub fn drawable(text: &str, start: usize, end: usize) -> bool {
     const LONGEST: usize = 2000;
+    // An empty file (one that could not be read) has no line to draw.
+    if text.is_empty() {
+        return false;
+    }
     let b = text.as_bytes();
     let start = start.min(b.len());
     let end = end.min(b.len()).max(start);

@@ -67,6 +67,17 @@ pub enum Error {
     )]
     LinkOutside { path: String },
 
+    /// A configuration file is a link that leads nowhere: dangling, looping, or to what
+    /// is not a file. Terraform fails that module ("Failed to read file"), and so do we.
+    #[error("{path}: {why}")]
+    #[diagnostic(code(override_guard::broken_link))]
+    BrokenLink {
+        path: String,
+        why: String,
+        /// Its target does not exist (as opposed to a loop, or a directory).
+        missing: bool,
+    },
+
     /// A policy file is a link leading out of the repository.
     #[error(
         "{path}: a symbolic link leading out of the repository; not read (name it with --policy to use it)"
@@ -331,6 +342,7 @@ impl Error {
             | NotAFile { path }
             | DirectoryLinkOutside { path }
             | LinkOutside { path }
+            | BrokenLink { path, .. }
             | PolicyLinkOutside { path }
             | PathNotUtf8 { path }
             | NotUtf8 { path, .. }
@@ -366,6 +378,32 @@ impl Error {
             HalfRange | Stdout { .. } | Protocol { .. } => {}
         }
         this
+    }
+}
+
+/// The one rule for what a failed read stops: a failure of the file itself (missing, a
+/// link that leads nowhere, unreadable, a directory or a device where a file was listed)
+/// fails only the module that holds it, as Terraform's loader does; anything else (a
+/// damaged repository, a file the state does not hold) stops the run.
+impl crate::merge::ReadError for Error {
+    fn unreadable(&self) -> Option<String> {
+        match self {
+            Error::Io { source, .. } => Some(source.to_string()),
+            Error::BrokenLink { why, .. } => Some(why.clone()),
+            Error::IsADirectory { .. } => Some("a directory, not a file".into()),
+            Error::NotAFile { .. } => Some("not a regular file (a FIFO, socket or device)".into()),
+            Error::NoSuchFile { .. } => Some("no such file".into()),
+            _ => None,
+        }
+    }
+
+    fn missing(&self) -> bool {
+        match self {
+            Error::Io { source, .. } => source.kind() == io::ErrorKind::NotFound,
+            Error::BrokenLink { missing, .. } => *missing,
+            Error::NoSuchFile { .. } => true,
+            _ => false,
+        }
     }
 }
 

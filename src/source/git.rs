@@ -2,7 +2,7 @@
 //! commit, a branch, `HEAD`). Every gix type stays in this file, so a gix upgrade touches
 //! nothing else. Nothing here writes: no index refresh, no lock file, no object.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -292,7 +292,10 @@ impl Git {
         dirs: Option<&std::collections::BTreeSet<String>>,
     ) -> Result<(), Error> {
         for (path, (id, data)) in src.files.iter_mut() {
-            if data.is_none() && dirs.is_none_or(|d| d.contains(split(path).0)) {
+            if data.is_none()
+                && !src.broken.contains_key(path)
+                && dirs.is_none_or(|d| d.contains(split(path).0))
+            {
                 *data = Some(self.blob(path, *id)?);
             }
         }
@@ -369,6 +372,10 @@ pub struct GitSource {
     policies: BTreeMap<String, (gix::ObjectId, Vec<u8>)>,
     /// (repository-relative path, what was skipped and why).
     notes: Vec<(String, String)>,
+    /// Configuration files that are links leading nowhere inside the state (dangling,
+    /// looping, to a directory), with why: listed, so that their module fails as
+    /// Terraform's would on a checkout, and never read.
+    broken: HashMap<String, &'static str>,
 }
 
 /// A file's blob id, with its bytes once loaded.
@@ -394,6 +401,9 @@ impl Staged {
         for (path, (id, _)) in &self.index.files {
             if dirs.contains(split(path).0) && is_under(&self.pruned, path) {
                 self.head.files.entry(path.clone()).or_insert((*id, None));
+                if let Some(why) = self.index.broken.get(path) {
+                    self.head.broken.entry(path.clone()).or_insert(why);
+                }
             }
         }
         // Policy files of unchanged directories, for the policy lookup at HEAD.
@@ -473,6 +483,7 @@ impl GitSource {
     ) -> Result<GitSource, Error> {
         let mut files: Vec<(String, Blob)> = Vec::with_capacity(entries.len());
         let mut policies = BTreeMap::new();
+        let mut broken = HashMap::new();
         let mut notes = Vec::new();
         for e in entries {
             let Ok(path) = e.path.to_str() else {
@@ -505,9 +516,14 @@ impl GitSource {
             let id = if e.mode == Mode::SYMLINK {
                 match resolve_link(repo, entries, path, e.id) {
                     Ok(id) => id,
-                    Err(why) => {
+                    Err(Unfollowed::Outside(why)) => {
                         notes.push((path.to_string(), format!("{why}; not read")));
                         continue;
+                    }
+                    Err(Unfollowed::Broken(why)) => {
+                        // The link's own blob: its module changes when its target does.
+                        broken.insert(rel.to_string(), why);
+                        e.id
                     }
                 }
             } else if e.mode == Mode::FILE || e.mode == Mode::FILE_EXECUTABLE {
@@ -520,7 +536,7 @@ impl GitSource {
         // Index and tree entries come sorted: collecting builds the map in one pass
         // instead of searching it per entry (60,000 entries in a large monorepo).
         let files = files.into_iter().collect();
-        Ok(GitSource { label, files, policies, notes })
+        Ok(GitSource { label, files, policies, notes, broken })
     }
 
     /// The notes about paths `keep` accepts, as (path, note).
@@ -558,6 +574,14 @@ impl Source for GitSource {
     }
 
     fn read(&self, path: &str) -> Result<Vec<u8>, Error> {
+        if let Some(why) = self.broken.get(path) {
+            let missing = *why == MISSING_TARGET;
+            return Err(Error::BrokenLink {
+                path: path.to_string(),
+                why: why.to_string(),
+                missing,
+            });
+        }
         match self.files.get(path) {
             Some((_, Some(data))) => Ok(data.clone()),
             Some((_, None)) => {
@@ -593,20 +617,21 @@ fn resolve_link(
     entries: &[Entry<'_>],
     path: &str,
     id: gix::ObjectId,
-) -> Result<gix::ObjectId, &'static str> {
+) -> Result<gix::ObjectId, Unfollowed> {
+    use Unfollowed::{Broken, Outside};
     let (mut path, mut id) = (path.to_string(), id);
     for _ in 0..8 {
-        let blob = repo.find_blob(id).map_err(|_| "symbolic link target unreadable")?;
-        let target = blob.data.to_str().map_err(|_| "symbolic link target is not UTF-8")?;
+        let blob = repo.find_blob(id).map_err(|_| Broken("symbolic link target unreadable"))?;
+        let target = blob.data.to_str().map_err(|_| Broken("symbolic link target is not UTF-8"))?;
         if target.starts_with('/') {
-            return Err("symbolic link to an absolute path, outside the repository");
+            return Err(Outside("symbolic link to an absolute path, outside the repository"));
         }
         let joined = super::join(split(&path).0, target);
         let Some(resolved) = normalize(&joined) else {
-            return Err("symbolic link leading out of the repository");
+            return Err(Outside("symbolic link leading out of the repository"));
         };
         let Some(e) = entries.iter().find(|e| e.path == resolved.as_bytes()) else {
-            return Err("symbolic link to a path the repository does not have");
+            return Err(Broken(MISSING_TARGET));
         };
         if e.mode == Mode::SYMLINK {
             (path, id) = (resolved, e.id);
@@ -615,9 +640,20 @@ fn resolve_link(
         if e.mode == Mode::FILE || e.mode == Mode::FILE_EXECUTABLE {
             return Ok(e.id);
         }
-        return Err("symbolic link to something that is not a file");
+        return Err(Broken("symbolic link to something that is not a file"));
     }
-    Err("too many levels of symbolic links")
+    Err(Broken("too many levels of symbolic links"))
+}
+
+/// Why a link to nothing in the state is not followed.
+const MISSING_TARGET: &str = "symbolic link to a path the repository does not have";
+
+/// Why a link in a git state is not followed.
+enum Unfollowed {
+    /// It leads out of the repository: not the repository's content, skipped with a note.
+    Outside(&'static str),
+    /// It leads nowhere a checkout could read: its module fails, as Terraform's would.
+    Broken(&'static str),
 }
 
 /// `a/./b/../c` → `a/c`; `None` when `..` climbs above the start.

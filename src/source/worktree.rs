@@ -322,6 +322,19 @@ impl WorktreeSource {
 }
 
 /// A policy file's text; a policy file is read whole, UTF-8. Errors name it `shown`.
+/// A link whose target cannot be opened: dangling (its target named), looping, or
+/// otherwise unreadable.
+fn broken_link(shown: String, full: &Path, e: std::io::Error) -> Error {
+    let missing = e.kind() == std::io::ErrorKind::NotFound;
+    let why = match std::fs::read_link(full) {
+        Ok(target) if missing => {
+            format!("symbolic link to {}, which does not exist", target.display())
+        }
+        _ => format!("symbolic link that cannot be followed: {e}"),
+    };
+    Error::BrokenLink { path: shown, why, missing }
+}
+
 fn read_policy_text(path: &Path, shown: String) -> Result<String, Error> {
     match std::fs::read(path) {
         Ok(bytes) => String::from_utf8(bytes)
@@ -344,7 +357,7 @@ impl Source for WorktreeSource {
         let link = std::fs::symlink_metadata(&full).map_err(|e| Error::io(self.shown(path), e))?;
         let meta = if link.is_symlink() {
             self.inside(&full).map_err(|_| Error::LinkOutside { path: self.shown(path) })?;
-            std::fs::metadata(&full).map_err(|e| Error::io(self.shown(path), e))?
+            std::fs::metadata(&full).map_err(|e| broken_link(self.shown(path), &full, e))?
         } else {
             link
         };

@@ -18,7 +18,10 @@ use crate::diag::Diagnostic;
 const MAX_DEPTH: usize = 256;
 
 /// Parses one JSON-syntax file. Errors that still leave a usable body are returned with it.
-pub fn parse(file: FileId, src: &SourceText) -> Result<(ParsedFile, Vec<Diagnostic>), Diagnostic> {
+pub fn parse(
+    file: FileId,
+    src: &SourceText,
+) -> Result<(ParsedFile, Vec<Diagnostic>), Box<Diagnostic>> {
     let root = parse_value(file, &src.text)?;
     let mut cx = Decoder { file, src: Some(src), diags: Vec::new(), notes: Vec::new() };
     let body = cx.body(&root, Schema::Top);
@@ -27,15 +30,15 @@ pub fn parse(file: FileId, src: &SourceText) -> Result<(ParsedFile, Vec<Diagnost
 
 /// Parses a JSON document (strict JSON, as Terraform reads it) into a value tree with spans:
 /// configuration files and `.tfvars.json` files alike.
-pub fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Diagnostic> {
+pub fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Box<Diagnostic>> {
     let offset = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let input = &text[offset..];
     if let Some(pos) = too_deep(input) {
-        return Err(Diagnostic::error(
+        return Err(Box::new(Diagnostic::error(
             "Nesting too deep",
             format!("JSON values may be nested at most {MAX_DEPTH} levels deep."),
             Span::new(file, pos + offset, pos + offset + 1),
-        ));
+        )));
     }
     let strict = ParseOptions {
         allow_comments: false,
@@ -52,18 +55,18 @@ pub fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Diagnostic> {
     let parsed =
         jsonc_parser::parse_to_ast(input, &CollectOptions::default(), &strict).map_err(|e| {
             let r = e.range();
-            Diagnostic::error(
+            Box::new(Diagnostic::error(
                 "Invalid JSON syntax",
                 format!("{}.", e.kind()),
                 Span::new(file, r.start + offset, (r.end + offset).max(r.start + offset)),
-            )
+            ))
         })?;
     let Some(root) = parsed.value else {
-        return Err(Diagnostic::error(
+        return Err(Box::new(Diagnostic::error(
             "Invalid JSON syntax",
             "The file contains no JSON value; an empty configuration is written as {}.",
             Span::new(file, offset, offset),
-        ));
+        )));
     };
     Ok(node(file, offset, &root))
 }

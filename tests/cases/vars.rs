@@ -56,7 +56,7 @@ fn diag(files: &Files, d: &Diagnostic, with_at: bool) -> Diag {
 
 fn read(dir: &Path, name: &str) -> Option<VarFile> {
     let text = std::fs::read_to_string(dir.join(name)).ok()?;
-    Some(VarFile { path: name.to_string(), text: Arc::from(text) })
+    Some(VarFile::new(name.to_string(), Arc::<str>::from(text)))
 }
 
 /// What override-guard reports for one case.

@@ -1,8 +1,9 @@
 //! `merge-error`: what Terraform or OpenTofu itself would reject. See [`RULE`].
 
 use super::{Cx, Finding, Level, Rule};
-use crate::diag::Severity;
-use crate::terraform::Span;
+use crate::diag::{Diagnostic, Severity};
+use crate::policy::Site;
+use crate::terraform::{Files, Span};
 
 pub static RULE: Rule = Rule {
     id: super::RuleId::MergeError,
@@ -12,7 +13,9 @@ pub static RULE: Rule = Rule {
 What it checks
   Everything the engine itself reports while loading the module and merging its override
   files: an override block with no original to change, a duplicate declaration, a
-  `depends_on` override, a default that no longer fits the overridden type, syntax errors.
+  `depends_on` override, a default that no longer fits the overridden type, syntax errors,
+  a file that cannot be read (a dangling symbolic link), including the variables files
+  Terraform loads by itself (`*.auto.tfvars`), which stop `terraform plan`.
   The texts are the engine's own, so they can be searched for. Engine warnings are
   reported at `warn` at most.
 
@@ -32,17 +35,31 @@ Example
 };
 
 fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
-    for d in &cx.m.diagnostics {
+    report(&cx.m.files, &cx.m.diagnostics, out);
+    // A variables file Terraform loads by itself but cannot read (a dangling link) stops
+    // `terraform plan` as surely.
+    if let Some(r) = &cx.vars {
+        report(&r.files, r.read_failures(), out);
+    }
+}
+
+fn report<'d>(
+    files: &Files,
+    diags: impl IntoIterator<Item = &'d Diagnostic>,
+    out: &mut Vec<Finding>,
+) {
+    for d in diags {
         let span = d.subject.unwrap_or(Span::new(0, 0, 0));
-        if cx.m.files.files.get(span.file).is_none() {
+        if files.files.get(span.file).is_none() {
             continue;
         }
-        let mut f = Finding::new(RULE.id, d.summary.clone(), cx.site(span, "here"));
-        if !d.detail.is_empty() {
-            f = f.help(d.detail.clone());
+        let mut f = Finding::new(RULE.id, d.summary.clone(), Site::in_files(files, span, "here"));
+        let help = d.explained();
+        if !help.is_empty() {
+            f = f.help(help);
         }
         for (s, label) in &d.related {
-            f = f.related(cx.site(*s, label.clone()));
+            f = f.related(Site::in_files(files, *s, label.clone()));
         }
         if d.severity == Severity::Warning {
             f.level = Level::Warn;

@@ -52,14 +52,7 @@ Example
 };
 
 fn site(files: &Files, span: Span, label: &str) -> Site {
-    let f = files.get(span.file);
-    Site {
-        path: f.path.clone(),
-        source: f.text.clone(),
-        start: span.start.min(f.text.len()),
-        end: span.end.min(f.text.len()),
-        label: label.to_string(),
-    }
+    Site::in_files(files, span, label)
 }
 
 fn label(files: &Files, s: &Setting) -> String {

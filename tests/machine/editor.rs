@@ -1,7 +1,7 @@
 //! A real editor: Neovim's built-in LSP client, headless, against `override-guard lsp`, on
 //! `examples/app/main.tf` with its warning comments taken out. Neovim is named by
 //! `OVERRIDE_GUARD_NVIM` (`.ci/run` installs Debian's package and sets it when it can);
-//! without it the test says it is skipped. The script is `tests/editors/neovim.lua`.
+//! without it the test is reported ignored. The script is `tests/editors/neovim.lua`.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -10,16 +10,14 @@ use serde_json::Value;
 
 use crate::util::Sandbox;
 
-const NVIM: &str = "OVERRIDE_GUARD_NVIM";
+pub const NVIM: &str = "OVERRIDE_GUARD_NVIM";
 
-#[test]
-fn neovim_shows_diagnostics_hover_and_hints_and_applies_the_comment_action() {
-    let Some(nvim) = std::env::var_os(NVIM).filter(|v| !v.is_empty()) else {
-        eprintln!(
-            "skipped: {NVIM}=path/to/nvim runs the Neovim test (as .ci/run does when it can install Neovim)"
-        );
-        return;
-    };
+pub fn neovim_shows_diagnostics_hover_and_hints_and_applies_the_comment_action() {
+    let nvim = std::env::var_os(NVIM).filter(|v| !v.is_empty()).unwrap_or_else(|| {
+        panic!(
+            "{NVIM}=path/to/nvim runs the Neovim test (as .ci/run does when it can install Neovim)"
+        )
+    });
     let s = Sandbox::new();
     let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/app");
     for e in std::fs::read_dir(&examples).expect("examples/app") {
@@ -53,7 +51,7 @@ fn neovim_shows_diagnostics_hover_and_hints_and_applies_the_comment_action() {
         .stdout(Stdio::null())
         .spawn()
         .expect("Neovim starts");
-    let deadline = Instant::now() + Duration::from_secs(120);
+    let deadline = Instant::now() + Duration::from_secs(600);
     let status = loop {
         if let Some(status) = child.try_wait().expect("wait") {
             break status;

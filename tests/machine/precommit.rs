@@ -12,8 +12,9 @@
 //! Needs a pre-commit executable in `OVERRIDE_GUARD_PRE_COMMIT` (and for the wheel, a maturin
 //! executable in `OVERRIDE_GUARD_MATURIN` and a directory holding a setuptools wheel in
 //! `OVERRIDE_GUARD_WHEELHOUSE`: what pip needs to build the placeholder package offline);
-//! without them the tests are skipped (they fail instead when `OVERRIDE_GUARD_REQUIRE_E2E` is
-//! set, as in CI, whose `.ci/run` installs all three from PyPI, pinned).
+//! without them the tests are reported ignored (they run, and fail saying what is missing,
+//! when `OVERRIDE_GUARD_REQUIRE_E2E` is set, as in CI, whose `.ci/run` installs all three from
+//! PyPI, pinned).
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -22,10 +23,10 @@ use std::time::Instant;
 
 use tempfile::TempDir;
 
-const PRE_COMMIT_VAR: &str = "OVERRIDE_GUARD_PRE_COMMIT";
-const MATURIN_VAR: &str = "OVERRIDE_GUARD_MATURIN";
-const WHEELHOUSE_VAR: &str = "OVERRIDE_GUARD_WHEELHOUSE";
-const REQUIRE_VAR: &str = "OVERRIDE_GUARD_REQUIRE_E2E";
+pub const PRE_COMMIT_VAR: &str = "OVERRIDE_GUARD_PRE_COMMIT";
+pub const MATURIN_VAR: &str = "OVERRIDE_GUARD_MATURIN";
+pub const WHEELHOUSE_VAR: &str = "OVERRIDE_GUARD_WHEELHOUSE";
+pub const REQUIRE_VAR: &str = "OVERRIDE_GUARD_REQUIRE_E2E";
 
 const MAIN_TF: &str = r#"resource "aws_instance" "web" {
   ami           = "ami-12345678"
@@ -60,34 +61,24 @@ fn good_override(instance_type: &str) -> String {
     format!("resource \"aws_instance\" \"web\" {{\n  instance_type = \"{instance_type}\"\n}}\n")
 }
 
-/// The pre-commit executable, or None when the test is to be skipped.
-fn pre_commit_or_skip(test: &str) -> Option<PathBuf> {
-    match std::env::var_os(PRE_COMMIT_VAR).filter(|v| !v.is_empty()) {
-        Some(path) => {
-            let path = std::path::absolute(PathBuf::from(&path))
-                .unwrap_or_else(|e| panic!("{PRE_COMMIT_VAR}={path:?}: {e}"));
-            assert!(
-                path.is_file(),
-                "{PRE_COMMIT_VAR}={} is not a file: point it at a pre-commit executable",
-                path.display()
-            );
-            Some(path)
-        }
-        None if std::env::var_os(REQUIRE_VAR).is_some() => panic!(
-            "{REQUIRE_VAR} is set but {PRE_COMMIT_VAR} is not: set {PRE_COMMIT_VAR} to a \
-             pre-commit executable, e.g. after `python3 -m venv target/ci-venv && \
-             target/ci-venv/bin/pip install pre-commit`, {PRE_COMMIT_VAR}=target/ci-venv/bin/pre-commit"
-        ),
-        None => {
-            eprintln!(
-                "skipped {test}: {PRE_COMMIT_VAR} is not set. To run it, install pre-commit \
-                 (python3 -m venv target/ci-venv && target/ci-venv/bin/pip install pre-commit) and run \
-                 {PRE_COMMIT_VAR}=target/ci-venv/bin/pre-commit {REQUIRE_VAR}=1 \
-                 cargo test --test tests precommit -- --nocapture"
-            );
-            None
-        }
-    }
+/// The pre-commit executable named by the environment (the test is reported ignored
+/// without it, unless `OVERRIDE_GUARD_REQUIRE_E2E` asks for it to run and fail).
+fn pre_commit() -> PathBuf {
+    let path = std::env::var_os(PRE_COMMIT_VAR).filter(|v| !v.is_empty()).unwrap_or_else(|| {
+        panic!(
+            "{PRE_COMMIT_VAR} is not set: set it to a pre-commit executable, e.g. after \
+             `python3 -m venv target/ci-venv && target/ci-venv/bin/pip install pre-commit`, \
+             {PRE_COMMIT_VAR}=target/ci-venv/bin/pre-commit"
+        )
+    });
+    let path = std::path::absolute(PathBuf::from(&path))
+        .unwrap_or_else(|e| panic!("{PRE_COMMIT_VAR}={path:?}: {e}"));
+    assert!(
+        path.is_file(),
+        "{PRE_COMMIT_VAR}={} is not a file: point it at a pre-commit executable",
+        path.display()
+    );
+    path
 }
 
 /// A hermetic environment for git and pre-commit: own HOME, empty git config, fixed identity,
@@ -319,13 +310,8 @@ impl UserRepo<'_> {
     }
 }
 
-#[test]
-fn pre_commit_framework_blocks_commits_by_their_staged_content() {
-    let Some(pre_commit) =
-        pre_commit_or_skip("pre_commit_framework_blocks_commits_by_their_staged_content")
-    else {
-        return;
-    };
+pub fn pre_commit_framework_blocks_commits_by_their_staged_content() {
+    let pre_commit = pre_commit();
     let started = Instant::now();
     let sandbox = Sandbox::new();
 
@@ -529,39 +515,23 @@ fn ci_modes(sandbox: &Sandbox, pre_commit: &Path, hook_repo_yaml: &str, rev: &st
     assert_eq!(errors, expected_errors, "{output}");
 }
 
-/// A path from the environment for the wheel test, or None when it is to be skipped.
-fn tool_or_skip(var: &str, test: &str) -> Option<PathBuf> {
-    match std::env::var_os(var).filter(|v| !v.is_empty()) {
-        Some(path) => {
-            let path = std::path::absolute(PathBuf::from(&path))
-                .unwrap_or_else(|e| panic!("{var}={path:?}: {e}"));
-            assert!(path.exists(), "{var}={} does not exist", path.display());
-            Some(path)
-        }
-        None if std::env::var_os(REQUIRE_VAR).is_some() => {
-            panic!(
-                "{REQUIRE_VAR} is set but {var} is not (see this file's header; .ci/run sets it)"
-            )
-        }
-        None => {
-            eprintln!("skipped {test}: {var} is not set (see tests/precommit.rs)");
-            None
-        }
-    }
+/// A path from the environment for the wheel test (see [`pre_commit`]).
+fn tool(var: &str) -> PathBuf {
+    let path = std::env::var_os(var)
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| panic!("{var} is not set (see this file's header; .ci/run sets it)"));
+    let path =
+        std::path::absolute(PathBuf::from(&path)).unwrap_or_else(|e| panic!("{var}={path:?}: {e}"));
+    assert!(path.exists(), "{var}={} does not exist", path.display());
+    path
 }
 
 /// The default hooks install the prebuilt wheel (`language: python`): built here with
 /// maturin, found by pip through `PIP_FIND_LINKS`, with no index and no compiler involved.
 /// The cold first run (pre-commit creating the hook's environment, then judging) is timed.
-#[test]
-fn the_python_hooks_install_the_prebuilt_wheel() {
-    let test = "the_python_hooks_install_the_prebuilt_wheel";
-    let Some(pre_commit) = pre_commit_or_skip(test) else { return };
-    let (Some(maturin), Some(wheelhouse)) =
-        (tool_or_skip(MATURIN_VAR, test), tool_or_skip(WHEELHOUSE_VAR, test))
-    else {
-        return;
-    };
+pub fn the_python_hooks_install_the_prebuilt_wheel() {
+    let pre_commit = pre_commit();
+    let (maturin, wheelhouse) = (tool(MATURIN_VAR), tool(WHEELHOUSE_VAR));
     let sandbox = Sandbox::new();
     let project = Path::new(env!("CARGO_MANIFEST_DIR"));
     let wheels = sandbox.path().join("wheels");

@@ -1,0 +1,140 @@
+//! The tests that need something of the machine besides the binary (see Cargo.toml
+//! `[[test]] machine`): an outside tool (the pre-commit framework, maturin, Neovim), a
+//! minute of CPU (the big inputs), or a user whom file permissions stop (not root).
+//!
+//! libtest's `#[test]` cannot decide at run time that a test is not to run, so a test that
+//! returned early when its tool was missing was reported `ok` without having run. Here each
+//! test names what it needs; where the machine cannot give it, the test is reported
+//! `ignored` and a `note:` line says why and how to run it. `--include-ignored` runs it
+//! anyway, and it then fails saying what is missing. `.ci/run` gives every need it can,
+//! and `OVERRIDE_GUARD_REQUIRE_E2E` turns a missing pre-commit or maturin into a failure.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
+#![cfg(unix)]
+
+use libtest_mimic::{Arguments, Trial};
+
+mod big;
+mod editor;
+#[path = "../measure.rs"]
+mod measure;
+mod precommit;
+mod unprivileged;
+#[path = "../util.rs"]
+#[allow(dead_code)] // shared with the other test binaries, which use the rest
+mod util;
+
+/// The environment variable that runs the slowest tests (tens of megabytes, ten thousand
+/// files: a minute of a debug build's CPU between them; `big.rs`). `.ci/run` sets it.
+const SLOW_TESTS: &str = "OVERRIDE_GUARD_SLOW_TESTS";
+
+/// What a test needs that a machine may not have.
+#[derive(Clone, Copy)]
+enum Need {
+    /// Minutes of a debug build's CPU between them: `OVERRIDE_GUARD_SLOW_TESTS=1`.
+    Slow,
+    /// Executables or folders named by these environment variables.
+    Tools(&'static [&'static str]),
+    /// A user whom a file's permissions stop (root reads a file of mode 000).
+    NotRoot,
+}
+
+impl Need {
+    /// Why the machine cannot give it, or `None` when it can.
+    fn unmet(self) -> Option<String> {
+        let set = |var: &str| std::env::var_os(var).is_some_and(|v| !v.is_empty());
+        match self {
+            Need::Slow if set(SLOW_TESTS) => None,
+            Need::Slow => {
+                Some(format!("slow; {}=1 cargo test runs it (as .ci/run does)", SLOW_TESTS))
+            }
+            Need::Tools(_) if set(precommit::REQUIRE_VAR) => None,
+            Need::Tools(vars) => {
+                let missing: Vec<&str> = vars.iter().copied().filter(|v| !set(v)).collect();
+                (!missing.is_empty()).then(|| {
+                    format!(
+                        "{} not set (see tests/machine/{}; .ci/run sets {})",
+                        missing.join(", "),
+                        if vars.contains(&editor::NVIM) { "editor.rs" } else { "precommit.rs" },
+                        if missing.len() == 1 { "it" } else { "them" }
+                    )
+                })
+            }
+            // SAFETY: geteuid has no preconditions and cannot fail.
+            Need::NotRoot if unsafe { libc::geteuid() } != 0 => None,
+            Need::NotRoot => Some("running as root, whom file permissions do not stop".into()),
+        }
+    }
+}
+
+/// Every test of this binary: name, need, body.
+const TESTS: &[(&str, Need, fn())] = &[
+    (
+        "big/a_fifty_megabyte_file_gives_the_correct_result",
+        Need::Slow,
+        big::a_fifty_megabyte_file_gives_the_correct_result,
+    ),
+    (
+        "big/a_hundred_thousand_attributes_in_one_block",
+        Need::Slow,
+        big::a_hundred_thousand_attributes_in_one_block,
+    ),
+    (
+        "big/overriding_a_hundred_thousand_attributes_takes_linear_time",
+        Need::Slow,
+        big::overriding_a_hundred_thousand_attributes_takes_linear_time,
+    ),
+    (
+        "big/audit_time_is_linear_in_the_findings",
+        Need::Slow,
+        big::audit_time_is_linear_in_the_findings,
+    ),
+    ("big/ten_thousand_override_files", Need::Slow, big::ten_thousand_override_files),
+    (
+        "big/many_unclosed_openers_are_read_in_linear_time",
+        Need::Slow,
+        big::many_unclosed_openers_are_read_in_linear_time,
+    ),
+    (
+        "editor/neovim_shows_diagnostics_hover_and_hints_and_applies_the_comment_action",
+        Need::Tools(&[editor::NVIM]),
+        editor::neovim_shows_diagnostics_hover_and_hints_and_applies_the_comment_action,
+    ),
+    (
+        "precommit/pre_commit_framework_blocks_commits_by_their_staged_content",
+        Need::Tools(&[precommit::PRE_COMMIT_VAR]),
+        precommit::pre_commit_framework_blocks_commits_by_their_staged_content,
+    ),
+    (
+        "precommit/the_python_hooks_install_the_prebuilt_wheel",
+        Need::Tools(&[
+            precommit::PRE_COMMIT_VAR,
+            precommit::MATURIN_VAR,
+            precommit::WHEELHOUSE_VAR,
+        ]),
+        precommit::the_python_hooks_install_the_prebuilt_wheel,
+    ),
+    (
+        "unprivileged/an_unreadable_file_is_a_finding_of_its_module",
+        Need::NotRoot,
+        unprivileged::an_unreadable_file_is_a_finding_of_its_module,
+    ),
+];
+
+fn main() {
+    let args = Arguments::from_args();
+    let trials = TESTS
+        .iter()
+        .map(|&(name, need, body)| {
+            let why = need.unmet();
+            if let Some(why) = &why {
+                println!("note: {name} is ignored: {why}");
+            }
+            Trial::test(name, move || {
+                body();
+                Ok(())
+            })
+            .with_ignored_flag(why.is_some())
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
+}

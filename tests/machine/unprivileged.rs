@@ -1,0 +1,37 @@
+//! What only a user whom file permissions stop can see: a file of mode 000 (root reads it
+//! anyway, so these are reported ignored when the tests run as root).
+
+use std::os::unix::fs::PermissionsExt;
+
+use crate::measure::*;
+
+/// An unreadable file fails its module, as Terraform's loader does ("Failed to read
+/// file"), and every other module is still judged.
+pub fn an_unreadable_file_is_a_finding_of_its_module() {
+    let s = sandbox();
+    s.write("m/main.tf", DB_MAIN);
+    s.write("m/override.tf", WEAKEN);
+    s.write("n/main.tf", DB_MAIN);
+    s.write("n/override.tf", WEAKEN);
+    let p = s.path("m/override.tf");
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o000)).expect("chmod");
+    assert!(std::fs::read(&p).is_err(), "mode 000 stops reading here");
+    committed(&s);
+    let got = og(&s, &["audit", "--format", "compact"]);
+    expect_code("audit", &got, 1);
+    assert!(
+        got.stdout
+            .lines()
+            .any(|l| l == "m/override.tf:1:1: error[merge-error]: Failed to read file"),
+        "{}",
+        got.shown()
+    );
+    assert!(got.stdout.contains(&format!("n/override.tf:3:5: {WEAKENED}")), "{}", got.shown());
+    let got = og(&s, &["audit", "m", "--format", "json"]);
+    expect_code("audit --format json", &got, 1);
+    assert!(got.stdout.contains("Permission denied"), "{}", got.shown());
+    let got = og(&s, &["show", "m"]);
+    expect_code("show", &got, 2);
+    assert!(got.stderr.contains("override.tf"), "{}", got.shown());
+    assert!(got.stderr.contains("Permission denied"), "{}", got.shown());
+}
