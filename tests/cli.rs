@@ -12,10 +12,12 @@ fn audit_of_the_examples_shows_every_rule() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     // `local-override` needs a file git does not track: no committed example can have one
-    // (tests/local.rs covers it).
+    // (tests/local.rs covers it); `policy-error` a broken policy file, which would leave
+    // the modules it governs unjudged (tests/scope.rs covers it).
+    use override_guard::policy::RuleId;
     for rule in override_guard::policy::rules::RULES
         .iter()
-        .filter(|r| r.id != override_guard::policy::RuleId::LocalOverride)
+        .filter(|r| ![RuleId::LocalOverride, RuleId::PolicyError].contains(&r.id))
     {
         assert!(stdout.contains(&format!("[{}]: ", rule.id)), "{} missing:\n{stdout}", rule.id);
     }
@@ -101,11 +103,19 @@ fn the_policy_is_found_above_the_audited_directory_and_its_mistakes_point_into_i
     );
     std::fs::write(d.join(".override-guard.toml"), "[rules.override-file]\nlevel = \"denyy\"\n")
         .expect("write");
-    let (code, _, err) = audit(d, &["--color", "never"]);
-    assert_eq!(code, Some(2));
+    // Broken, it is a finding in the file (the module it governs is not judged).
+    let (code, out, _) = audit(d, &["--format", "human", "--color", "never"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("unknown level `denyy`"), "{out}");
+    assert!(out.contains(".override-guard.toml:2:9"), "{out}");
+    assert!(out.contains("did you mean `deny`?"), "{out}");
+    // Named with --policy, it stops the run.
+    let (code, _, err) = audit(
+        d,
+        &["--color", "never", "--policy", &d.join(".override-guard.toml").to_string_lossy()],
+    );
+    assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("unknown level `denyy`"), "{err}");
-    assert!(err.contains(".override-guard.toml:2:9"), "{err}");
-    assert!(err.contains("did you mean `deny`?"), "{err}");
 }
 
 #[test]

@@ -244,14 +244,46 @@ fn a_changed_team_policy_has_its_modules_judged_again() {
     assert!(run.err().contains("note: teams/a/.override-guard.toml changed"), "{}", run.shown());
 }
 
+/// One team's broken policy file is a finding in that file; the modules it governs are
+/// not judged, and every other team's are, in the audit and in the hook. `diff` and `fix`,
+/// which cannot judge around it, stop and say why.
 #[test]
 fn a_policy_mistake_in_any_team_file_is_reported_with_its_path() {
     let s = monorepo();
+    s.write("teams/a/web/override.tf", WEB_OVERRIDE);
+    s.write("teams/b/web/override.tf", WEB_OVERRIDE);
     s.write("teams/b/.override-guard.toml", "[rules]\noverride-fil = \"deny\"\n");
-    let run = s.run(&["audit", "--color", "never"]);
-    assert_eq!(run.code, 2, "{}", run.shown());
-    assert!(run.err().contains("teams/b/.override-guard.toml:2:1"), "{}", run.shown());
-    assert!(run.err().contains("did you mean `override-file`?"), "{}", run.shown());
+    s.git(&["add", "-A"]);
+    let run = s.run(&["audit", "--format", "human", "--color", "never"]);
+    assert_eq!(run.code, 1, "{}", run.shown());
+    assert!(run.out().contains("teams/b/.override-guard.toml:2:1"), "{}", run.shown());
+    assert!(run.out().contains("did you mean `override-file`?"), "{}", run.shown());
+    assert!(run.out().contains("not judged until it is fixed"), "{}", run.shown());
+    for args in [&["audit", "--format", "compact"][..], &["check", "--format", "compact"]] {
+        let run = s.run(args);
+        assert_eq!(run.code, 1, "{args:?}: {}", run.shown());
+        let lines: Vec<String> = run.out().lines().map(str::to_string).collect();
+        assert_eq!(
+            lines[..2],
+            [
+                "teams/a/web/override.tf:1:1: error[override-file]: override file override.tf changes resource.aws_instance.web",
+                "teams/b/.override-guard.toml:2:1: error[policy-error]: unknown rule `override-fil`",
+            ],
+            "{args:?}: {}",
+            run.shown()
+        );
+        // teams/b/web is not judged: no missing-override-comment there.
+        assert!(!run.out().contains("teams/b/web"), "{args:?}: {}", run.shown());
+    }
+    for args in [&["diff"][..], &["fix", "--dry-run"]] {
+        let run = s.run(args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.shown());
+        assert!(
+            run.err().contains("teams/b/.override-guard.toml:2:1"),
+            "{args:?}: {}",
+            run.shown()
+        );
+    }
 }
 
 #[test]

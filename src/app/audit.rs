@@ -108,7 +108,7 @@ pub(super) fn audited(
     let choice = policy_choice(&ws, args)?;
     let scopes = ws.scopes();
     let dirs = modules.iter().map(|(d, _)| d.as_str()).chain(scopes.iter().map(String::as_str));
-    let Some(policies) = resolve_policies(src, &choice, dirs, &levels, &shown, style)? else {
+    let Some(policies) = audit_policies(src, &choice, dirs, &levels, &shown, style)? else {
         return Ok(None);
     };
     let audit = Audit {

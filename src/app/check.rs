@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use super::workspace::{Shown, Workspace, under};
 use super::{
-    Outcome, cli_levels, outcome, policy_choice, print_findings, render_findings, resolve_policies,
+    Outcome, audit_policies, cli_levels, outcome, policy_choice, print_findings, render_findings,
     today, write_note, write_out,
 };
 use crate::cli::{PolicyArgs, ReportFormat};
@@ -156,7 +156,7 @@ impl Hook<'_> {
         // Each state's modules are judged by that state's policies.
         let policies_in = |src: &dyn Source| {
             let dirs = dirs.iter().map(String::as_str);
-            resolve_policies(src, &choice, dirs, &levels, &shown, self.style)
+            audit_policies(src, &choice, dirs, &levels, &shown, self.style)
         };
         let scoped = Scoped { inner: &*after, dirs: &dirs };
         let modules: Vec<(String, Vec<String>)> = scoped.modules()?.into_iter().collect();

@@ -34,8 +34,32 @@ pub(super) fn policy_choice(ws: &Workspace, args: &PolicyArgs) -> Result<Choice,
     })
 }
 
-/// The policies of `dirs` in `src`; their files' mistakes are printed (`None` then).
+/// The policies of `dirs` in `src`. The mistakes of a `--policy` file are printed
+/// (`None` then); so are those of any broken policy file found by the lookup, for the
+/// commands that cannot judge around it (`diff`, `fix`, `fold`): see [`audit_policies`].
 pub(super) fn resolve_policies<'a>(
+    src: &dyn Source,
+    choice: &Choice,
+    dirs: impl IntoIterator<Item = &'a str>,
+    levels: &[(RuleId, Level)],
+    shown: &Shown,
+    style: Style,
+) -> Result<Option<Policies>, source::Error> {
+    let Some(p) = audit_policies(src, choice, dirs, levels, shown, style)? else {
+        return Ok(None);
+    };
+    let mistakes = p.mistakes();
+    if mistakes.is_empty() {
+        return Ok(Some(p));
+    }
+    print_policy_errors(mistakes, shown, style);
+    Ok(None)
+}
+
+/// [`resolve_policies`] for `audit` and the hook: a broken policy file found by the
+/// lookup governs its modules as broken (they are not judged, its mistakes are
+/// `policy-error` findings) and every other module is judged.
+pub(super) fn audit_policies<'a>(
     src: &dyn Source,
     choice: &Choice,
     dirs: impl IntoIterator<Item = &'a str>,
@@ -47,13 +71,17 @@ pub(super) fn resolve_policies<'a>(
         Ok(p) => Ok(Some(p)),
         Err(Trouble::Source(e)) => Err(shown.error(e)),
         Err(Trouble::Policy(errors)) => {
-            let mut err = String::new();
-            for mut e in errors {
-                e.path = shown.path(&e.path);
-                err.push_str(&report::policy_error(e, style));
-            }
-            write_err(&err);
+            print_policy_errors(errors, shown, style);
             Ok(None)
         }
     }
+}
+
+fn print_policy_errors(errors: Vec<crate::policy::PolicyError>, shown: &Shown, style: Style) {
+    let mut err = String::new();
+    for mut e in errors {
+        e.path = shown.path(&e.path);
+        err.push_str(&report::policy_error(e, style));
+    }
+    write_err(&err);
 }

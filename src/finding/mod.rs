@@ -28,11 +28,12 @@ pub enum RuleId {
     UnusedException,
     BadSuppression,
     UnusedSuppression,
+    PolicyError,
 }
 
 impl RuleId {
     /// Every rule, in report order.
-    pub const ALL: [RuleId; 16] = [
+    pub const ALL: [RuleId; 17] = [
         RuleId::MergeError,
         RuleId::OverrideFile,
         RuleId::LocalOverride,
@@ -49,6 +50,7 @@ impl RuleId {
         RuleId::UnusedException,
         RuleId::BadSuppression,
         RuleId::UnusedSuppression,
+        RuleId::PolicyError,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -69,6 +71,7 @@ impl RuleId {
             RuleId::UnusedException => "unused-exception",
             RuleId::BadSuppression => "bad-suppression",
             RuleId::UnusedSuppression => "unused-suppression",
+            RuleId::PolicyError => "policy-error",
         }
     }
 

@@ -356,6 +356,8 @@ impl Server<'_> {
             .map_err(|e| e.to_string())?;
         let (findings, governing) =
             match Policies::resolve(&src, &Choice::Nearest, [rel.as_str()], &[]) {
+                // A broken policy file: shown in that file, the module not judged.
+                Ok(p) if !p.of(&rel).1.broken.is_empty() => (Vec::new(), Err(p.mistakes())),
                 Ok(p) => {
                     let (_, g) = p.of(&rel);
                     let findings = crate::policy::evaluate(

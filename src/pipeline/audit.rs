@@ -57,10 +57,16 @@ impl Audit<'_> {
 
     fn judge(&self, l: &LoadedModule) -> (usize, Partial, Counts) {
         let (i, g) = self.policies.of(&l.module.dir);
-        let partial = policy::evaluate_module(&g.policy, &l.subject(), &g.base, self.today);
+        let partial = if g.broken.is_empty() {
+            policy::evaluate_module(&g.policy, &l.subject(), &g.base, self.today)
+        } else {
+            Partial::unjudged(&g.policy)
+        };
         (i, partial, Counts::of(&l.module))
     }
 
+    /// The findings of every module, then of each policy: exceptions' use, and the
+    /// mistakes of a broken policy file that governs a module of the run.
     fn conclude(&self, partials: impl Iterator<Item = (usize, Partial)>) -> Vec<Finding> {
         let policies: Vec<(&policy::Policy, Scope)> = self
             .policies
@@ -69,7 +75,14 @@ impl Audit<'_> {
             .enumerate()
             .map(|(i, g)| (&g.policy, self.scopes.get(i).cloned().unwrap_or(Scope::Part)))
             .collect();
-        policy::conclude_all(&policies, partials, self.today)
+        let mut out = policy::conclude_all(&policies, partials, self.today);
+        for g in self.policies.used() {
+            let level = g.policy.level_for(policy::RuleId::PolicyError, "");
+            if level != policy::Level::Allow {
+                out.extend(policy::broken_policy(&g.broken, level));
+            }
+        }
+        out
     }
 
     fn summary<'c>(&self, modules: usize, counts: impl Iterator<Item = &'c Counts>) -> Summary {

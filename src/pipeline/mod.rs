@@ -144,8 +144,11 @@ pub fn judge(
         .into_par_iter()
         .map(|l| {
             let (_, g) = policies.of(&l.module.dir);
-            let findings =
-                crate::policy::evaluate(&g.policy, &[l.subject()], &g.base, today, &Scope::Part);
+            let findings = if g.broken.is_empty() {
+                crate::policy::evaluate(&g.policy, &[l.subject()], &g.base, today, &Scope::Part)
+            } else {
+                Vec::new()
+            };
             let policy = match &g.policy.origin {
                 Origin::BuiltIn => None,
                 Origin::File { path, .. } => Some(path.clone()),

@@ -10,6 +10,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use crate::policy::config::Origin;
 use crate::policy::{GlobBase, Level, Policy, PolicyError, RuleId, Scope};
 use crate::source::{self, POLICY_FILE, Source, join, split};
 
@@ -36,6 +37,9 @@ pub enum Choice {
 pub struct Governing {
     pub policy: Policy,
     pub base: GlobBase,
+    /// The mistakes of a policy file found by the lookup that cannot be read: the modules
+    /// it governs are not judged, and each mistake is a `policy-error` finding.
+    pub broken: Vec<PolicyError>,
 }
 
 impl Governing {
@@ -66,7 +70,7 @@ impl Governing {
 #[derive(Debug)]
 pub enum Trouble {
     Source(source::Error),
-    /// Mistakes in policy files (every file's, in the order they were found).
+    /// Mistakes in the policy file named with `--policy`.
     Policy(Vec<PolicyError>),
 }
 
@@ -105,7 +109,7 @@ impl Policies {
         };
         let mut by_dir = BTreeMap::new();
         let fixed = match choice {
-            Choice::Fixed(file) => Some(r.add(file.clone())),
+            Choice::Fixed(file) => Some(r.add(file.clone(), false)),
             Choice::Nearest => None,
         };
         for dir in dirs {
@@ -125,8 +129,14 @@ impl Policies {
         Ok(Policies {
             list: r.list,
             by_dir,
-            fallback: Governing { policy: fallback, base: GlobBase::default() },
+            fallback: Governing { policy: fallback, base: GlobBase::default(), broken: Vec::new() },
         })
+    }
+
+    /// The mistakes of every broken policy file that governs a directory asked about,
+    /// for the commands that judge nothing until they are fixed.
+    pub fn mistakes(&self) -> Vec<PolicyError> {
+        self.used().into_iter().flat_map(|g| g.broken.iter().cloned()).collect()
     }
 
     /// The policy that governs `dir` (one of those resolved), and its index in
@@ -171,7 +181,7 @@ impl Resolver<'_> {
             walked.push(d.to_string());
             if let Some(text) = self.src.policy_file(d)? {
                 let base = GlobBase { dir: d.to_string(), down: String::new() };
-                break self.add(PolicyFile { path: join(d, POLICY_FILE), text, base });
+                break self.add(PolicyFile { path: join(d, POLICY_FILE), text, base }, true);
             }
             if d.is_empty() {
                 break self.above()?;
@@ -189,11 +199,14 @@ impl Resolver<'_> {
             return Ok(i);
         }
         let i = match self.src.parent_policy()? {
-            Some(p) => self.add(PolicyFile {
-                path: p.path,
-                text: p.text,
-                base: GlobBase { dir: String::new(), down: p.down },
-            }),
+            Some(p) => self.add(
+                PolicyFile {
+                    path: p.path,
+                    text: p.text,
+                    base: GlobBase { dir: String::new(), down: p.down },
+                },
+                true,
+            ),
             None => self.builtin(),
         };
         self.above = Some(i);
@@ -204,16 +217,22 @@ impl Resolver<'_> {
         if let Some(i) = self.builtin {
             return i;
         }
-        let i = self.push(Policy::builtin(), GlobBase::default());
+        let i = self.push(Policy::builtin(), GlobBase::default(), Vec::new());
         self.builtin = Some(i);
         i
     }
 
-    /// Parses a policy file; its mistakes are kept, and the built-in policy stands in so
-    /// the other files are still read (every mistake is reported at once).
-    fn add(&mut self, file: PolicyFile) -> usize {
+    /// Parses a policy file. A broken one found by the lookup (`found`) governs its
+    /// modules as broken: they are not judged, its mistakes are findings. One named with
+    /// `--policy` stops the run; its mistakes are kept and reported at once.
+    fn add(&mut self, file: PolicyFile, found: bool) -> usize {
         match Policy::parse(&file.path, &file.text) {
-            Ok(p) => self.push(p, file.base),
+            Ok(p) => self.push(p, file.base, Vec::new()),
+            Err(errors) if found => {
+                let mut p = Policy::builtin();
+                p.origin = Origin::File { path: file.path, text: file.text.into() };
+                self.push(p, file.base, errors)
+            }
             Err(errors) => {
                 self.errors.extend(errors);
                 self.builtin()
@@ -221,11 +240,11 @@ impl Resolver<'_> {
         }
     }
 
-    fn push(&mut self, mut policy: Policy, base: GlobBase) -> usize {
+    fn push(&mut self, mut policy: Policy, base: GlobBase, broken: Vec<PolicyError>) -> usize {
         for (rule, level) in self.levels {
             policy.set_level(*rule, *level);
         }
-        self.list.push(Governing { policy, base });
+        self.list.push(Governing { policy, base, broken });
         self.list.len() - 1
     }
 }
@@ -274,12 +293,27 @@ mod tests {
     fn every_policy_files_mistakes_are_reported() {
         let src = MemorySource::new()
             .with("a/.override-guard.toml", "[rules]\nnope = \"deny\"\n")
-            .with("b/.override-guard.toml", "[rulez]\n");
-        match Policies::resolve(&src, &Choice::Nearest, ["a", "b"], &[]) {
-            Err(Trouble::Policy(errors)) => {
-                let paths: Vec<&str> = errors.iter().map(|e| e.path.as_str()).collect();
-                assert_eq!(paths, ["a/.override-guard.toml", "b/.override-guard.toml"]);
-            }
+            .with("b/.override-guard.toml", "[rulez]\n")
+            .with("c/main.tf", "");
+        let p = resolve(&src, &["a", "b", "c"]);
+        let paths: Vec<String> = p.mistakes().into_iter().map(|e| e.path).collect();
+        assert_eq!(paths, ["a/.override-guard.toml", "b/.override-guard.toml"]);
+        // Each broken file governs its own directory, as broken; the others are unharmed.
+        assert_eq!(p.of("a").1.broken.len(), 1);
+        assert_eq!(describe(&p, "b"), "b/.override-guard.toml @b");
+        assert!(p.of("c").1.broken.is_empty());
+    }
+
+    #[test]
+    fn a_broken_policy_named_on_the_command_line_stops_the_run() {
+        let src = MemorySource::new().with("m/main.tf", "");
+        let file = PolicyFile {
+            path: "p.toml".into(),
+            text: "[rulez]\n".into(),
+            base: GlobBase::default(),
+        };
+        match Policies::resolve(&src, &Choice::Fixed(file), ["m"], &[]) {
+            Err(Trouble::Policy(errors)) => assert_eq!(errors.len(), 1),
             other => panic!("{other:?}"),
         }
     }
@@ -289,6 +323,7 @@ mod tests {
         let at = |dir: &str, down: &str| Governing {
             policy: Policy::builtin(),
             base: GlobBase { dir: dir.into(), down: down.into() },
+            broken: Vec::new(),
         };
         let dirs = |d: &[&str]| d.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(at("", "").coverage(&dirs(&["envs"])), Scope::Covers(dirs(&["envs"])));

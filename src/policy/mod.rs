@@ -75,6 +75,38 @@ pub struct Partial {
     ledger: suppress::Ledger,
 }
 
+impl Partial {
+    /// A module not judged (its policy file is broken): no findings, no exception used.
+    pub fn unjudged(policy: &Policy) -> Partial {
+        Partial { findings: Vec::new(), ledger: suppress::Ledger::new(policy) }
+    }
+}
+
+/// The `policy-error` findings of a broken policy file, one per mistake, at `level`.
+pub fn broken_policy(errors: &[PolicyError], level: Level) -> Vec<Finding> {
+    errors
+        .iter()
+        .map(|e| {
+            let site = Site {
+                path: e.path.clone(),
+                source: e.text.clone(),
+                start: e.span.start.min(e.text.len()),
+                end: e.span.end.min(e.text.len()),
+                label: "here".into(),
+            };
+            let not_judged =
+                "the modules this policy file governs are not judged until it is fixed";
+            let help = match &e.help {
+                Some(h) => format!("{h}\n{not_judged}"),
+                None => not_judged.to_string(),
+            };
+            let mut f = Finding::new(RuleId::PolicyError, e.message.clone(), site).help(help);
+            f.level = level;
+            f
+        })
+        .collect()
+}
+
 /// Evaluates the policy on one module.
 pub fn evaluate_module(policy: &Policy, s: &Subject<'_>, base: &GlobBase, today: Date) -> Partial {
     let mut ledger = suppress::Ledger::new(policy);

@@ -100,3 +100,28 @@ Example
     options: &[],
     check: None,
 };
+
+pub static POLICY_ERROR: Rule = Rule {
+    id: super::RuleId::PolicyError,
+    level: Level::Deny,
+    summary: "a policy file cannot be read or has mistakes: the modules it governs are not judged",
+    doc: "\
+What it checks
+  A `.override-guard.toml` found at or above a module that is not valid TOML, names a
+  rule or option that does not exist, or gives a value of the wrong kind. Each mistake is
+  a finding in the policy file. The modules that file governs are not judged until it is
+  fixed; every other module of the run is, by its own policy. (A file named with
+  `--policy` stops the run instead: it was asked for.)
+
+Why
+  One team's typo should not hide every other team's findings, nor judge the team's
+  modules by rules it did not choose.
+
+Example
+  # teams/payments/.override-guard.toml
+  [rules.overide-file]          # unknown rule; did you mean `override-file`?
+  level = \"deny\"
+",
+    options: &[],
+    check: None,
+};

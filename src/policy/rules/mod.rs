@@ -61,6 +61,7 @@ pub static RULES: &[&Rule] = &[
     &meta::UNUSED_EXCEPTION,
     &meta::BAD_SUPPRESSION,
     &meta::UNUSED_SUPPRESSION,
+    &meta::POLICY_ERROR,
 ];
 
 /// Every rule's options, each slot filled by its rule's [`Configure`] and read by its
