@@ -731,3 +731,84 @@ fn deeply_nested_values_are_not_copied_per_level() {
     let got = og(&s, &["audit", "deep", "--format", "compact"]);
     expect_code("deep", &got, 0);
 }
+
+// ---------------------------------------------------------------------------------------
+// Files a module cannot read: that module fails, as Terraform's loader fails it; every
+// other module is judged and the run ends with its report (exit 1, not 2).
+
+/// A link whose target the user creates later (terraform-example-foundation ships 32
+/// such `*.auto.tfvars`), a dangling `.tf` link, and a healthy module beside them: in the
+/// worktree, the index (`--staged`, the hook) and a revision alike.
+#[test]
+fn a_dangling_link_fails_its_module_only() {
+    let s = sandbox();
+    s.write("bad/main.tf", DB_MAIN);
+    std::os::unix::fs::symlink("../shared/common.tf", s.path("bad/common.tf")).expect("ln");
+    s.write("vars/main.tf", "variable \"n\" {\n  default = 1\n}\n");
+    std::os::unix::fs::symlink("../secret/access.auto.tfvars", s.path("vars/access.auto.tfvars"))
+        .expect("ln");
+    // Terraform looks terraform.tfvars up by name and skips it when it cannot find it.
+    std::os::unix::fs::symlink("nowhere.tfvars", s.path("vars/terraform.tfvars")).expect("ln");
+    s.write("good/main.tf", DB_MAIN);
+    s.write("good/override.tf", WEAKEN);
+    committed(&s);
+    let worktree = [
+        "bad/common.tf:1:1: error[merge-error]: Failed to read file: The file \"common.tf\" could not be read. Symbolic link to ../shared/common.tf, which does not exist.",
+        "vars/access.auto.tfvars:1:1: error[merge-error]: Failed to read variables file: Given variables file access.auto.tfvars does not exist.",
+    ];
+    let index = [
+        "bad/common.tf:1:1: error[merge-error]: Failed to read file: The file \"common.tf\" could not be read. Symbolic link to a path the repository does not have.",
+        "vars/access.auto.tfvars:1:1: error[merge-error]: Failed to read variables file: Given variables file access.auto.tfvars does not exist.",
+    ];
+    let good = format!("good/override.tf:3:5: {WEAKENED}");
+    s.git(&["commit", "-q", "-m", "links"]);
+    for (args, expected) in [
+        (&["audit", "--format", "compact"][..], worktree),
+        (&["audit", "--staged", "--format", "compact"], index),
+        (&["audit", "--rev", "HEAD", "--format", "compact"], index),
+        (&["check", "--format", "compact", "bad/common.tf", "vars/main.tf", "good/main.tf"], index),
+    ] {
+        let got = og(&s, args);
+        expect_code(&format!("{args:?}"), &got, 1);
+        for line in expected.iter().copied().chain([good.as_str()]) {
+            assert!(got.stdout.lines().any(|l| l == line), "{args:?}: no {line}\n{}", got.shown());
+        }
+        assert!(got.stdout.contains("3 modules,"), "{args:?}: {}", got.shown());
+        assert!(!got.stderr.contains("not read"), "{args:?}: {}", got.shown());
+    }
+    // The commands of one module say the same, with Terraform's exit.
+    let got = og(&s, &["show", "bad"]);
+    expect_code("show", &got, 2);
+    assert!(got.stderr.contains("Failed to read file (common.tf:1:1)"), "{}", got.shown());
+    let got = og(&s, &["vars", "vars"]);
+    expect_code("vars", &got, 2);
+    assert!(
+        got.stdout.contains("Given variables file access.auto.tfvars does not exist."),
+        "{}",
+        got.shown()
+    );
+    assert!(!got.all().contains("terraform.tfvars"), "{}", got.shown());
+}
+
+/// A binary file saved with a `.tf` name: one error, not thousands.
+#[test]
+fn a_binary_file_is_one_error() {
+    let s = sandbox();
+    let mut bytes: Vec<u8> = (0..=255u8).cycle().take(6000).collect();
+    bytes.extend_from_slice(b"\0\x7fELF\x02\x01");
+    s.write("m/main.tf", DB_MAIN);
+    s.write("m/blob.tf", &bytes);
+    s.write("n/main.tf", DB_MAIN);
+    s.write("n/override.tf", WEAKEN);
+    committed(&s);
+    let got = og(&s, &["audit", "--format", "compact"]);
+    expect_code("audit", &got, 1);
+    let errors: Vec<&str> = got.stdout.lines().filter(|l| l.starts_with("m/blob.tf:")).collect();
+    assert_eq!(errors.len(), 1, "{}", got.shown());
+    assert!(
+        errors[0].contains("This looks like a binary file (it holds NUL bytes)"),
+        "{}",
+        got.shown()
+    );
+    assert!(got.stdout.contains(&format!("n/override.tf:3:5: {WEAKENED}")), "{}", got.shown());
+}

@@ -195,6 +195,9 @@ pub fn load<E: ReadError>(
             (Syntax::Json, _) => json::parse(id, src).map_err(|d| *d),
         };
         parsed.push(match result {
+            Ok((f, diags)) if bytes.is_some() => {
+                ParsedFile { diagnostics: binary(&m.files.files[id].text, diags), ..f }
+            }
             Ok((f, diags)) => ParsedFile { diagnostics: diags, ..f },
             Err(d) => ParsedFile { file: id, diagnostics: vec![d], ..Default::default() },
         });
@@ -247,6 +250,28 @@ pub fn without_overrides(m: &Module) -> Module {
     assemble(&mut o, &primaries);
     o.parsed = primaries;
     o
+}
+
+/// A binary file saved as `.tf` (not UTF-8, a NUL byte in its first 8,000 bytes as in git's
+/// test, and more than one error) is one error, Terraform's first, not the thousands
+/// Terraform gives. A text file with a stray NUL keeps Terraform's every error.
+fn binary(text: &str, mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let head = &text.as_bytes()[..text.len().min(8000)];
+    let errors = diags.iter().filter(|d| d.is_error()).count();
+    if errors < 2 || !head.contains(&0) {
+        return diags;
+    }
+    let first = diags
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.is_error())
+        .min_by_key(|(i, d)| (d.subject.map_or(0, |s| s.start), *i))
+        .map_or(0, |(i, _)| i);
+    let d = diags.swap_remove(first);
+    vec![d.with_cause(format!(
+        "This looks like a binary file (it holds NUL bytes): its {} other errors are not shown.",
+        errors - 1
+    ))]
 }
 
 /// `why` as a sentence: a capital first letter and a full stop.
