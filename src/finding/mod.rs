@@ -15,6 +15,7 @@ pub enum RuleId {
     MergeError,
     OverrideFile,
     LocalOverride,
+    MisnamedOverride,
     MissingOverrideComment,
     BackendSwap,
     SilentDrop,
@@ -32,10 +33,11 @@ pub enum RuleId {
 
 impl RuleId {
     /// Every rule, in report order.
-    pub const ALL: [RuleId; 16] = [
+    pub const ALL: [RuleId; 17] = [
         RuleId::MergeError,
         RuleId::OverrideFile,
         RuleId::LocalOverride,
+        RuleId::MisnamedOverride,
         RuleId::MissingOverrideComment,
         RuleId::BackendSwap,
         RuleId::SilentDrop,
@@ -56,6 +58,7 @@ impl RuleId {
             RuleId::MergeError => "merge-error",
             RuleId::OverrideFile => "override-file",
             RuleId::LocalOverride => "local-override",
+            RuleId::MisnamedOverride => "misnamed-override",
             RuleId::MissingOverrideComment => "missing-override-comment",
             RuleId::BackendSwap => "backend-swap",
             RuleId::SilentDrop => "silent-drop",

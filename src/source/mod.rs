@@ -38,7 +38,8 @@ pub struct ParentPolicy {
 /// A tree of files: paths are `/`-separated and relative to the source's root.
 pub trait Source: Sync {
     /// Every configuration file (any engine's extensions, ignored names included so
-    /// discovery can report them), grouped by directory: `dir -> [file names]`.
+    /// discovery can report them, and names that look like override files but are not:
+    /// see [`crate::terraform::discover::is_listed`]), grouped by directory: `dir -> [file names]`.
     /// The root directory is `""`.
     fn modules(&self) -> Result<BTreeMap<String, Vec<String>>, Error>;
 

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::{Error, POLICY_FILE, ParentPolicy, Source, join, split};
 use crate::terraform::Local;
-use crate::terraform::discover::is_module_file;
+use crate::terraform::discover::is_listed;
 
 /// `inner`, with `buffers` (source paths) read first. A buffer whose file does not exist
 /// yet is listed too: a new file being written belongs to its module.
@@ -22,7 +22,7 @@ impl Overlay<'_> {
     ) -> BTreeMap<String, Vec<String>> {
         for path in self.buffers.keys() {
             let (dir, name) = split(path);
-            if !is_module_file(name) || dirs.is_some_and(|d| !d.contains(dir)) {
+            if !is_listed(name) || dirs.is_some_and(|d| !d.contains(dir)) {
                 continue;
             }
             let names = listing.entry(dir.to_string()).or_default();

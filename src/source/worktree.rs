@@ -260,7 +260,7 @@ impl WorktreeSource {
                 out.policies.insert(join(dir, name));
                 continue;
             }
-            if !discover::is_module_file(name) {
+            if !discover::is_listed(name) {
                 continue;
             }
             let Ok(kind) = entry.file_type() else { continue };
