@@ -187,7 +187,7 @@ fn not_read(m: &Module, name: &str, miss: &Misnamed) -> Finding {
         ),
         Miss::ExtCase => (
             format!(
-                "{name} is not an override file: {engine} does not read it at all, because its extensions are case-sensitive"
+                "{name} is not an override file: {engine} does not read it at all, because its extension is not in lowercase"
             ),
             format!("{fix}: {}", naming_rule(m.engine)),
         ),
