@@ -683,5 +683,7 @@ mod tests {
         assert!(interesting(".override-guard.toml"));
         assert!(!interesting("README.md"));
         assert!(!interesting("x.tfvars"));
+        // Listed, but a conflict in a file no engine reads does not stop the judging.
+        assert!(!interesting("m/main_override.tf.txt"));
     }
 }

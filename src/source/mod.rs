@@ -191,6 +191,22 @@ mod tests {
         assert_eq!(got, ["m/override.tf", "n/main.tf", "o/main.tofu"]);
     }
 
+    /// Names that look like override files are listed beside the module's files (for
+    /// `misnamed-override`); alone, they make no module.
+    #[test]
+    fn misnamed_overrides_are_listed_with_their_module() {
+        let src = MemorySource::new()
+            .with("m/main.tf", "a")
+            .with("m/main_override.tf.txt", "b")
+            .with("m/x_override.tfvars", "c")
+            .with("m/notes.txt", "d")
+            .with("m/override.tf.bak", "e")
+            .with("only/override.tftest.hcl", "f");
+        let got = src.modules().unwrap();
+        assert_eq!(got.keys().collect::<Vec<_>>(), ["m"]);
+        assert_eq!(got["m"], ["main.tf", "main_override.tf.txt", "x_override.tfvars"]);
+    }
+
     #[test]
     fn scoped_keeps_only_the_named_modules() {
         let src = MemorySource::new().with("m/main.tf", "a").with("n/main.tf", "b");
