@@ -82,8 +82,9 @@ impl RuleId {
 }
 
 impl std::fmt::Display for RuleId {
+    /// Padded as asked (`{:<26}`), so that lists of rules line up.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
@@ -267,5 +268,16 @@ impl Tally {
             }
         }
         t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rule_ids_take_a_width() {
+        assert_eq!(format!("{:<19}|", RuleId::MisnamedOverride), "misnamed-override  |");
+        assert_eq!(RuleId::parse("misnamed-override"), Some(RuleId::MisnamedOverride));
     }
 }
