@@ -34,9 +34,9 @@ What it checks
   default for a module with `.tofu` files); `override_x.tf` that repeats no other
   file's block (`override_policy.tf` may mean the word); `overrides.tf`,
   `mainoverride.tf`, `override.json`, `override.hcl`; ignored names and deliberate
-  copies (`override.tf~`, `override.tf.bak`, `override.tf.example`). A file no engine
-  reads has no line for an inline suppression: an `[[exceptions]]` entry with its path
-  excuses it.
+  copies (`override.tf~`, `override.tf.bak`, `override.tf.example`). A file that is read
+  takes an inline suppression above the block the finding points at; one no engine reads
+  has no line for it: an `[[exceptions]]` entry with its path excuses it.
 
 Why
   Nothing else tells the author: Terraform reads `main.override.tf` as one more file
@@ -309,6 +309,26 @@ mod tests {
         assert!(test.is_some_and(|m| m.contains("`terraform test`")), "{test:?}");
         let tofu = findings(&files, Engine::OpenTofu);
         assert!(tofu.iter().any(|f| f.message.contains("`tofu test`")));
+    }
+
+    /// A file read as an ordinary file takes an inline suppression above the block the
+    /// finding points at, as any other.
+    #[test]
+    fn a_file_that_is_read_can_suppress_its_finding() {
+        use crate::policy::{Date, Scope, Subject, evaluate};
+        let run = |over: &str| {
+            let m = load_texts("m", &[("main.tf", BASE), ("main.override.tf", over)], None);
+            let policy = crate::policy::Policy::builtin();
+            let s = Subject { module: &m, other: None, tfvars: &[] };
+            let found =
+                evaluate(&policy, &[s], &Default::default(), Date::from_days(0), &Scope::whole());
+            found.iter().map(|f| f.rule.as_str()).collect::<Vec<_>>()
+        };
+        assert_eq!(run(OVER), ["merge-error", "misnamed-override"]);
+        let kept = format!(
+            "# override-guard:ignore[misnamed-override] a second instance, on purpose\n{OVER}"
+        );
+        assert_eq!(run(&kept), ["merge-error"]);
     }
 
     #[test]
