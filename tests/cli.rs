@@ -34,6 +34,21 @@ fn audit_of_the_examples_shows_every_rule() {
     crate::sarif::keep_for_schema_check("cli-formats", &String::from_utf8_lossy(&sarif.stdout));
 }
 
+/// The README's transcript of `audit examples/ --format compact` is what the audit prints.
+#[test]
+fn the_readme_transcript_of_the_examples_is_current() {
+    let readme = include_str!("../README.md");
+    let command = "$ cargo run --release -- audit examples/ --format compact\n";
+    let start = readme.find(command).expect("the README shows the audit") + command.len();
+    let shown = &readme[start..start + readme[start..].find("```").expect("end of the block")];
+    let out = bin()
+        .args(["audit", "examples/", "--format", "compact"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("runs");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), shown);
+}
+
 /// A module whose override changes a block that has no warning comment.
 fn module_with_an_override() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -890,3 +890,47 @@ fn diff_reports_findings_a_staged_policy_change_introduces() {
     expect_code(&got, 1);
     assert!(got.1.contains("db/override.tf:1:1: error[override-file]"), "{}", got.1);
 }
+
+/// A file named like an override file that no engine reads (`main_override.tf.txt`) is
+/// seen by the hook from the index when it alone is staged, and is seen in each state as
+/// that state has it: the index, the worktree, a revision.
+#[test]
+fn a_misnamed_override_is_seen_from_the_index_alone() {
+    let r = db_repo();
+    install_hook(&r);
+    let hook_env = [("OVERRIDE_GUARD", BIN)];
+    let txt = "db/main_override.tf.txt:1:1: warning[misnamed-override]: main_override.tf.txt is not an override file: Terraform does not read it at all, because of the `.txt` at the end of its name";
+    let suffix = "db/db.tf.override:1:1: warning[misnamed-override]";
+    // Staged: the `.txt` one only. Worktree only: another one, which the hook must not see.
+    r.stage(&[("db/main_override.tf.txt", WEAKEN)]);
+    r.write("db/db.tf.override", WEAKEN);
+    let got = r.run(&["check", "--format", "compact"]);
+    expect_code(&got, 0);
+    assert!(got.1.lines().any(|l| l == txt), "{}", got.1);
+    assert!(!got.1.contains(suffix), "{}", got.1);
+    assert_eq!(
+        summary_line(&got.1),
+        "1 module, 1 file, 0 override files: 0 errors, 1 warning (built-in default policy)"
+    );
+    // A deny-level policy for the rule makes the hook refuse the commit.
+    let got = r.run(&["check", "--format", "compact", "--deny", "misnamed-override"]);
+    expect_code(&got, 1);
+    let out = r.git_output(&r.root, &["commit", "-m", "a local override, misnamed"], &hook_env);
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "a warning blocked the commit:\n{all}");
+    assert!(all.contains("warning[misnamed-override]"), "{all}");
+    // The worktree has both; the revision committed has the `.txt` one.
+    let got = r.run(&["audit", "--format", "compact"]);
+    assert!(got.1.lines().any(|l| l == txt), "{}", got.1);
+    assert!(got.1.contains(suffix), "{}", got.1);
+    let got = r.run(&["audit", "--rev", "HEAD", "--format", "compact"]);
+    assert!(got.1.lines().any(|l| l == txt), "{}", got.1);
+    assert!(!got.1.contains(suffix), "{}", got.1);
+    // Renamed as the finding says, it is an override file: nothing misnamed is left.
+    r.git(&["mv", "db/main_override.tf.txt", "db/main_override.tf"]);
+    std::fs::remove_file(r.path("db/db.tf.override")).expect("rm");
+    let got = r.run(&["check", "--format", "compact"]);
+    expect_code(&got, 1);
+    assert!(!got.1.contains("misnamed-override"), "{}", got.1);
+    assert!(got.1.contains("db/main_override.tf:3:5: error[weakened-safeguard]"), "{}", got.1);
+}

@@ -15,6 +15,7 @@ pub enum RuleId {
     MergeError,
     OverrideFile,
     LocalOverride,
+    MisnamedOverride,
     MissingOverrideComment,
     BackendSwap,
     SilentDrop,
@@ -37,6 +38,7 @@ impl RuleId {
         RuleId::MergeError,
         RuleId::OverrideFile,
         RuleId::LocalOverride,
+        RuleId::MisnamedOverride,
         RuleId::MissingOverrideComment,
         RuleId::BackendSwap,
         RuleId::SilentDrop,
@@ -58,6 +60,7 @@ impl RuleId {
             RuleId::MergeError => "merge-error",
             RuleId::OverrideFile => "override-file",
             RuleId::LocalOverride => "local-override",
+            RuleId::MisnamedOverride => "misnamed-override",
             RuleId::MissingOverrideComment => "missing-override-comment",
             RuleId::BackendSwap => "backend-swap",
             RuleId::SilentDrop => "silent-drop",
@@ -82,8 +85,9 @@ impl RuleId {
 }
 
 impl std::fmt::Display for RuleId {
+    /// Padded as asked (`{:<26}`), so that lists of rules line up.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
@@ -267,5 +271,16 @@ impl Tally {
             }
         }
         t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rule_ids_take_a_width() {
+        assert_eq!(format!("{:<19}|", RuleId::MisnamedOverride), "misnamed-override  |");
+        assert_eq!(RuleId::parse("misnamed-override"), Some(RuleId::MisnamedOverride));
     }
 }

@@ -140,7 +140,7 @@ struct Server<'c> {
 /// variables) of a module.
 fn module_dir(path: &Path) -> Option<PathBuf> {
     let name = path.file_name()?.to_str()?;
-    let module_file = crate::terraform::discover::is_module_file(name) || name == POLICY_FILE;
+    let module_file = crate::terraform::discover::is_listed(name) || name == POLICY_FILE;
     module_file.then(|| path.parent().map(Path::to_path_buf)).flatten()
 }
 

@@ -351,8 +351,8 @@ struct Entry<'a> {
     id: gix::ObjectId,
 }
 
-/// Configuration files and policy files, by name; everything else is left out when the
-/// source is built, so a large monorepo costs one pass over its entries.
+/// Configuration files and policy files, by name: an unmerged one stops the judging. (A
+/// near-miss name no engine reads does not: the module is judged without it.)
 fn interesting(path: &str) -> bool {
     let name = split(path).1;
     name == POLICY_FILE || discover::is_module_file(name)
@@ -507,7 +507,9 @@ impl GitSource {
                 let blob = repo.find_blob(e.id).map_err(|x| failed(path, x))?;
                 policies.insert(path.to_string(), (e.id, blob.data.clone()));
             }
-            if !discover::is_module_file(name) {
+            // Everything else is left out when the source is built, so a large monorepo
+            // costs one pass over its entries.
+            if !discover::is_listed(name) {
                 continue;
             }
             if rel.split('/').any(|c| c == ".terraform") {
@@ -717,5 +719,7 @@ mod tests {
         assert!(interesting(".override-guard.toml"));
         assert!(!interesting("README.md"));
         assert!(!interesting("x.tfvars"));
+        // Listed, but a conflict in a file no engine reads does not stop the judging.
+        assert!(!interesting("m/main_override.tf.txt"));
     }
 }

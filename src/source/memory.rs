@@ -28,7 +28,7 @@ impl Source for MemorySource {
         let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for path in self.files.keys() {
             let (dir, name) = split(path);
-            if discover::is_module_file(name) {
+            if discover::is_listed(name) {
                 out.entry(dir.to_string()).or_default().push(name.to_string());
             }
         }

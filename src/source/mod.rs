@@ -38,7 +38,8 @@ pub struct ParentPolicy {
 /// A tree of files: paths are `/`-separated and relative to the source's root.
 pub trait Source: Sync {
     /// Every configuration file (any engine's extensions, ignored names included so
-    /// discovery can report them), grouped by directory: `dir -> [file names]`.
+    /// discovery can report them, and names that look like override files but are not:
+    /// see [`crate::terraform::discover::is_listed`]), grouped by directory: `dir -> [file names]`.
     /// The root directory is `""`.
     fn modules(&self) -> Result<BTreeMap<String, Vec<String>>, Error>;
 
@@ -188,6 +189,22 @@ mod tests {
             .with("README.md", "y");
         let got: Vec<String> = changed(&a, &b).unwrap().into_iter().collect();
         assert_eq!(got, ["m/override.tf", "n/main.tf", "o/main.tofu"]);
+    }
+
+    /// Names that look like override files are listed beside the module's files (for
+    /// `misnamed-override`); alone, they make no module.
+    #[test]
+    fn misnamed_overrides_are_listed_with_their_module() {
+        let src = MemorySource::new()
+            .with("m/main.tf", "a")
+            .with("m/main_override.tf.txt", "b")
+            .with("m/x_override.tfvars", "c")
+            .with("m/notes.txt", "d")
+            .with("m/override.tf.bak", "e")
+            .with("only/override.tftest.hcl", "f");
+        let got = src.modules().unwrap();
+        assert_eq!(got.keys().collect::<Vec<_>>(), ["m"]);
+        assert_eq!(got["m"], ["main.tf", "main_override.tf.txt", "x_override.tfvars"]);
     }
 
     #[test]

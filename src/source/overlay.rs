@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::{Error, POLICY_FILE, ParentPolicy, Source, join, split};
 use crate::terraform::Local;
-use crate::terraform::discover::is_module_file;
+use crate::terraform::discover::is_listed;
 
 /// `inner`, with `buffers` (source paths) read first. A buffer whose file does not exist
 /// yet is listed too: a new file being written belongs to its module.
@@ -22,7 +22,7 @@ impl Overlay<'_> {
     ) -> BTreeMap<String, Vec<String>> {
         for path in self.buffers.keys() {
             let (dir, name) = split(path);
-            if !is_module_file(name) || dirs.is_some_and(|d| !d.contains(dir)) {
+            if !is_listed(name) || dirs.is_some_and(|d| !d.contains(dir)) {
                 continue;
             }
             let names = listing.entry(dir.to_string()).or_default();
@@ -83,6 +83,7 @@ mod tests {
             ("m/main.tf".to_string(), "buffer".to_string()),
             ("m/override.tf".to_string(), "new".to_string()),
             ("m/notes.md".to_string(), "not configuration".to_string()),
+            ("m/main.tf.override".to_string(), "misnamed".to_string()),
             ("m/.override-guard.toml".to_string(), "[rules]".to_string()),
         ]
         .into();
@@ -92,7 +93,8 @@ mod tests {
         let dirs: BTreeSet<String> = ["m".to_string()].into();
         let listed = o.modules_in(&dirs).unwrap();
         assert_eq!(listed.keys().collect::<Vec<_>>(), ["m"]);
-        assert_eq!(listed["m"], ["main.tf", "override.tf"]);
+        // A name that looks like an override file is listed for `misnamed-override`.
+        assert_eq!(listed["m"], ["main.tf", "main.tf.override", "override.tf"]);
         assert_eq!(o.policy_file("m").unwrap().as_deref(), Some("[rules]"));
         assert_eq!(o.policy_file("n").unwrap(), None);
     }

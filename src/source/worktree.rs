@@ -260,7 +260,7 @@ impl WorktreeSource {
                 out.policies.insert(join(dir, name));
                 continue;
             }
-            if !discover::is_module_file(name) {
+            if !discover::is_listed(name) {
                 continue;
             }
             let Ok(kind) = entry.file_type() else { continue };
@@ -471,6 +471,8 @@ mod tests {
             "app/override.tf",
             "app/x_override.tf",
             "app/new.tf",
+            "app/new.tf.override",
+            "app/notes.txt",
             "vendor/x/main.tf",
         ] {
             std::fs::write(root.join(f), "").unwrap();
@@ -483,9 +485,13 @@ mod tests {
         )
         .with_tracked(tracked);
         let modules = src.modules().unwrap();
-        // Ignored directories are not walked; ignored files of walked ones are listed.
+        // Ignored directories are not walked; ignored files of walked ones are listed, and
+        // so are names that look like override files (for `misnamed-override`).
         assert_eq!(modules.keys().collect::<Vec<_>>(), ["app"]);
-        assert_eq!(modules["app"], ["main.tf", "new.tf", "override.tf", "x_override.tf"]);
+        assert_eq!(
+            modules["app"],
+            ["main.tf", "new.tf", "new.tf.override", "override.tf", "x_override.tf"]
+        );
         assert_eq!(src.local("app/main.tf"), None);
         assert_eq!(src.local("app/new.tf"), Some(Local::Untracked));
         assert_eq!(src.local("app/override.tf"), Some(Local::Ignored));

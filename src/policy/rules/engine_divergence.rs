@@ -198,7 +198,7 @@ fn anchor(a: &Module, b: &Module, diff: &[String], cx: &Cx<'_>) -> Span {
         a.skipped.iter().find_map(|(name, why)| match why {
             Skip::Shadowed { by } => find(by),
             Skip::TofuFile => find(&name.replace(".tofu", ".tf")),
-            Skip::Ignored => None,
+            Skip::Ignored | Skip::NotConfig => None,
         })
     };
     let id = alone

@@ -9,6 +9,7 @@ mod ignored_override;
 mod local_override;
 mod merge_error;
 mod meta;
+mod misnamed_override;
 pub mod missing_override_comment;
 mod override_file;
 mod protected_attribute;
@@ -48,6 +49,7 @@ pub static RULES: &[&Rule] = &[
     &merge_error::RULE,
     &override_file::RULE,
     &local_override::RULE,
+    &misnamed_override::RULE,
     &missing_override_comment::RULE,
     &backend_swap::RULE,
     &silent_drop::RULE,
@@ -168,6 +170,17 @@ mod tests {
             got == want,
             "docs/rules.md is stale: OVERRIDE_GUARD_WRITE_DOCS=1 cargo test --lib rules_doc"
         );
+    }
+
+    /// README.md's rule table has a row for every rule, at its default level (the
+    /// description is the README's own wording).
+    #[test]
+    fn readme_rule_table_names_every_rule() {
+        let readme = include_str!("../../../README.md");
+        for r in RULES {
+            let row = format!("| [`{0}`](docs/rules.md#{0}) | {1} | ", r.id, r.level.as_str());
+            assert!(readme.contains(&row), "README.md's rule table lacks: {row}");
+        }
     }
 
     /// A rule reads options exactly when it lists some: a listed option without a reader
