@@ -34,7 +34,7 @@ pub enum RuleId {
 
 impl RuleId {
     /// Every rule, in report order.
-    pub const ALL: [RuleId; 17] = [
+    pub const ALL: [RuleId; 18] = [
         RuleId::MergeError,
         RuleId::OverrideFile,
         RuleId::LocalOverride,
