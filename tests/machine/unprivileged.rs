@@ -13,16 +13,17 @@ pub fn an_unreadable_file_is_a_finding_of_its_module() {
     s.write("m/override.tf", WEAKEN);
     s.write("n/main.tf", DB_MAIN);
     s.write("n/override.tf", WEAKEN);
+    // Staged first: git cannot read it either, afterwards.
+    committed(&s);
     let p = s.path("m/override.tf");
     std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o000)).expect("chmod");
     assert!(std::fs::read(&p).is_err(), "mode 000 stops reading here");
-    committed(&s);
     let got = og(&s, &["audit", "--format", "compact"]);
     expect_code("audit", &got, 1);
     assert!(
         got.stdout
             .lines()
-            .any(|l| l == "m/override.tf:1:1: error[merge-error]: Failed to read file"),
+            .any(|l| l == "m/override.tf:1:1: error[merge-error]: Failed to read file: The file \"override.tf\" could not be read. Permission denied (os error 13)."),
         "{}",
         got.shown()
     );
