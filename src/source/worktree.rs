@@ -196,7 +196,26 @@ impl WorktreeSource {
             })
             .build();
         for entry in walker {
-            let entry = entry.map_err(|e| Error::Walk { path: shown(), source: e })?;
+            let entry = match entry {
+                Ok(entry) => entry,
+                // A directory below the scope that cannot be listed (its permissions): the
+                // modules in it cannot be judged, as Terraform cannot load them; the rest can.
+                Err(e) if walk_path(&e).is_some_and(|p| p != base) => {
+                    let path = walk_path(&e)
+                        .and_then(|p| p.strip_prefix(&self.root).ok())
+                        .map(|p| p.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/"))
+                        .unwrap_or_else(shown);
+                    // A directory already listed says so itself when it cannot be read.
+                    if !dirs.contains(&path) {
+                        out.notes.push((
+                            path,
+                            format!("cannot be walked: {}; not judged", walk_reason(&e)),
+                        ));
+                    }
+                    continue;
+                }
+                Err(e) => return Err(Error::Walk { path: shown(), source: e }),
+            };
             let Ok(rel) = entry.path().strip_prefix(&base) else { continue };
             let Some(rel) = rel.to_str() else {
                 // Terraform reads such a file; skipping it would judge a module without it.
@@ -244,7 +263,16 @@ impl WorktreeSource {
         out: &mut Listing,
     ) -> Result<(), Error> {
         let full = self.root.join(dir);
-        let entries = std::fs::read_dir(&full).map_err(|e| Error::io(self.shown(dir), e))?;
+        let entries = match std::fs::read_dir(&full) {
+            Ok(entries) => entries,
+            // Listed by the walk, unreadable now (its permissions): its module cannot be
+            // judged, the others can.
+            Err(e) if !dir.is_empty() => {
+                out.notes.push((dir.to_string(), format!("cannot be listed: {e}; not judged")));
+                return Ok(());
+            }
+            Err(e) => return Err(Error::io(self.shown(dir), e)),
+        };
         for entry in entries {
             let entry = entry.map_err(|e| Error::io(self.shown(dir), e))?;
             let name = entry.file_name();
@@ -322,6 +350,28 @@ impl WorktreeSource {
 }
 
 /// A policy file's text; a policy file is read whole, UTF-8. Errors name it `shown`.
+/// The path a walk error is about, when it names one.
+fn walk_path(e: &ignore::Error) -> Option<&Path> {
+    match e {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            walk_path(err)
+        }
+        _ => None,
+    }
+}
+
+/// A walk error without the path it names (the note names it).
+fn walk_reason(e: &ignore::Error) -> String {
+    match e {
+        ignore::Error::WithPath { err, .. } | ignore::Error::WithDepth { err, .. } => {
+            walk_reason(err)
+        }
+        ignore::Error::Io(io) => io.kind().to_string(),
+        e => e.to_string(),
+    }
+}
+
 /// A link whose target cannot be opened: dangling (its target named), looping, or
 /// otherwise unreadable.
 fn broken_link(shown: String, full: &Path, e: std::io::Error) -> Error {

@@ -118,6 +118,11 @@ const TESTS: &[(&str, Need, fn())] = &[
         Need::NotRoot,
         unprivileged::an_unreadable_file_is_a_finding_of_its_module,
     ),
+    (
+        "unprivileged/an_unlistable_directory_is_a_note_and_the_rest_is_judged",
+        Need::NotRoot,
+        unprivileged::an_unlistable_directory_is_a_note_and_the_rest_is_judged,
+    ),
 ];
 
 fn main() {

@@ -36,3 +36,27 @@ pub fn an_unreadable_file_is_a_finding_of_its_module() {
     assert!(got.stderr.contains("override.tf"), "{}", got.shown());
     assert!(got.stderr.contains("Permission denied"), "{}", got.shown());
 }
+
+/// A directory that cannot be listed is named in a note, its modules not judged; the run
+/// goes on with the others.
+pub fn an_unlistable_directory_is_a_note_and_the_rest_is_judged() {
+    let s = sandbox();
+    s.write("closed/inner/main.tf", DB_MAIN);
+    s.write("open/main.tf", DB_MAIN);
+    s.write("open/override.tf", WEAKEN);
+    committed(&s);
+    let p = s.path("closed");
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o000)).expect("chmod");
+    assert!(std::fs::read_dir(&p).is_err(), "mode 000 stops listing here");
+    let got = og(&s, &["audit", "--format", "compact"]);
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod back");
+    expect_code("audit", &got, 1);
+    assert!(got.stdout.contains(&format!("open/override.tf:3:5: {WEAKENED}")), "{}", got.shown());
+    assert!(
+        got.stderr.contains(
+            "note: closed: cannot be listed: Permission denied (os error 13); not judged"
+        ),
+        "{}",
+        got.shown()
+    );
+}
