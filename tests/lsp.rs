@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use crate::util::Sandbox;
 
 /// How long an answer may take before the test fails (a debug build on a busy machine).
-const PATIENCE: Duration = Duration::from_secs(30);
+const PATIENCE: Duration = Duration::from_secs(300);
 
 pub const MAIN: &str = r#"terraform {
   backend "s3" {
@@ -600,5 +600,25 @@ fn an_override_git_does_not_track_is_local_as_audit_says() {
     let got: Vec<&Value> = over.iter().chain(&main).map(|d| &d["code"]).collect();
     assert_eq!(got, want, "{}", c.shown(&json!(over)));
     assert!(got.contains(&&json!("local-override")), "{got:?}");
+    assert_eq!(c.shutdown(), 0);
+}
+
+/// A file of the module that cannot be read (a dangling link) fails the module as in
+/// `audit`, with the reason; the server goes on answering.
+#[cfg(unix)]
+#[test]
+fn a_dangling_link_in_the_module_is_a_diagnostic_of_that_file() {
+    let s = Sandbox::new();
+    s.write("app/main.tf", MAIN);
+    std::os::unix::fs::symlink("../shared/common.tf", s.path("app/common.tf")).expect("ln");
+    commit(&s);
+    let mut c = Client::start(&s, Client::full_capabilities());
+    c.open("app/main.tf", MAIN);
+    let got = c.diagnostics("app/common.tf");
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0]["code"], "merge-error", "{got:?}");
+    let message = got[0]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("Failed to read file"), "{got:?}");
+    assert!(message.contains("which does not exist"), "{got:?}");
     assert_eq!(c.shutdown(), 0);
 }
