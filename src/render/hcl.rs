@@ -173,3 +173,24 @@ impl Printer<'_> {
         self.out.push_str("}\n");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::merge::load_texts;
+
+    /// A CRLF file's line breaks print as LF (the output guard would turn a CR into
+    /// `\u000d`, which Terraform cannot read); a heredoc's CRs are its value's, so it
+    /// prints as a quoted string with `\r` escapes.
+    #[test]
+    fn crlf_sources_print_lf_line_breaks() {
+        let main = "locals {\r\n  a = {\r\n    b = 1\r\n  }\r\n  c = <<EOT\r\nx\r\nEOT\r\n  d = max(\r\n    1,\r\n  2)\r\n}\r\n";
+        let m = load_texts("", &[("main.tf", main)], None);
+        let out = super::render(&m);
+        assert!(!out.contains('\r'), "{out}");
+        assert!(out.contains("  a = {\n    b = 1\n  }\n"), "{out}");
+        assert!(out.contains("c = \"x\\r\\n\""), "{out}");
+        let json = crate::render::tfjson::render(&m);
+        assert!(json.contains(r#""c": "x\r\n""#), "{json}");
+        assert!(json.contains(r#""d": "${max(\n    1,\n  2)}""#), "{json}");
+    }
+}

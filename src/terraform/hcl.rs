@@ -151,7 +151,9 @@ impl Cx<'_> {
                     _ => ExprKind::Raw(self.src(&inner.range)),
                 }
             }
-            ast::Node::Template { parts, .. } => ExprKind::Template(self.template(parts)),
+            ast::Node::Template { parts, heredoc, .. } => {
+                ExprKind::Template(self.template(parts, !heredoc))
+            }
             ast::Node::Tuple(items) => {
                 ExprKind::Tuple(items.iter().map(|x| self.expr(x)).collect())
             }
@@ -182,7 +184,10 @@ impl Cx<'_> {
         Expr { kind, span: self.span(&e.range), source: Some(self.src(&e.range)) }
     }
 
-    fn template(&self, parts: &[ast::Part]) -> Vec<TplPart> {
+    /// `quoted`: a quoted string's, whose directives' literal text has backslash escapes;
+    /// a directive is kept as a template without delimiters spells it (see
+    /// [`super::syntax::printable::bare_from_quoted`]), which both syntaxes print from.
+    fn template(&self, parts: &[ast::Part], quoted: bool) -> Vec<TplPart> {
         let mut out: Vec<TplPart> = Vec::new();
         for p in parts {
             match p {
@@ -190,6 +195,12 @@ impl Cx<'_> {
                     Some(TplPart::Lit(prev)) => prev.push_str(s),
                     _ => out.push(TplPart::Lit(s.clone())),
                 },
+                other @ ast::Part::Interp(..) => out.push(TplPart::Code(self.code(&other.range()))),
+                other if quoted => {
+                    let code = self.code(&other.range());
+                    let bare = super::syntax::printable::bare_from_quoted(&code).into_owned();
+                    out.push(TplPart::Code(bare));
+                }
                 other => out.push(TplPart::Code(self.code(&other.range()))),
             }
         }
@@ -204,7 +215,7 @@ pub fn json_template(text: &str) -> (Vec<TplPart>, Vec<super::syntax::SyntaxErro
     let shared = Arc::from(text);
     let cx = Cx { file: 0, text: &shared };
     let parts = match &e.node {
-        ast::Node::Template { parts, .. } => cx.template(parts),
+        ast::Node::Template { parts, .. } => cx.template(parts, false),
         _ => vec![TplPart::Lit(text.to_string())],
     };
     (parts, errors)

@@ -472,6 +472,26 @@ fn show_snapshot(case: &Path) {
     });
 }
 
+/// A CRLF file's line ends stay behind: the printed HCL holds no CR (the terminal guard
+/// would print one as `\u000d`, which Terraform rejects), and neither does any expression
+/// of the JSON view. (A CR in a value prints as an escape, `\r`.)
+fn no_line_ends_of_the_source(case: &Path, hcl: &str, view: &Value) {
+    assert!(!hcl.contains('\r'), "{}: a CR in the HCL rendering:\n{hcl}", case.display());
+    fn walk(v: &Value, case: &Path) {
+        match v {
+            Value::Object(o) => {
+                if let Some(Value::String(h)) = o.get("hcl") {
+                    assert!(!h.contains('\r'), "{}: a CR in the JSON view: {h:?}", case.display());
+                }
+                o.values().for_each(|x| walk(x, case));
+            }
+            Value::Array(a) => a.iter().for_each(|x| walk(x, case)),
+            _ => {}
+        }
+    }
+    walk(view, case);
+}
+
 /// The tf-json and HCL renderings, loaded again as a single-file module, give the same
 /// effective configuration.
 fn fixed_point(case: &Path) {
@@ -485,6 +505,7 @@ fn fixed_point(case: &Path) {
     let want = render::tfjson::document(&m);
     let hcl = render::hcl::render(&m);
     let tfjson = render::tfjson::render(&m);
+    no_line_ends_of_the_source(case, &hcl, &render::json::view(&m));
     for (file, text) in [("main.tf", hcl.as_str()), ("main.tf.json", tfjson.as_str())] {
         let again = load_texts("", &[(file, text)], Some(m.engine));
         let got = render::tfjson::document(&again);
