@@ -120,4 +120,16 @@ mod tests {
         // A local value is a template: its literal `${` stays escaped.
         assert_eq!(d["locals"]["t"], json!("e $${z}"));
     }
+
+    /// Terraform reads a JSON reference with a traversal parser that takes no legacy
+    /// index (`Invalid expression` on `"triggers.0.x"`), so `.0` is written `[0]`.
+    #[test]
+    fn legacy_indexes_in_references_are_written_in_brackets() {
+        let main = "resource \"null_resource\" \"r\" {\n  depends_on = [null_resource.s.0]\n  lifecycle {\n    ignore_changes       = [triggers.0.x]\n    replace_triggered_by = [null_resource.s.1.id]\n  }\n}\n";
+        let d = super::document(&load_texts("", &[("main.tf", main)], None));
+        let r = &d["resource"][0]["null_resource"]["r"];
+        assert_eq!(r["depends_on"], json!(["null_resource.s[0]"]));
+        assert_eq!(r["lifecycle"][0]["ignore_changes"], json!(["triggers[0].x"]));
+        assert_eq!(r["lifecycle"][0]["replace_triggered_by"], json!(["null_resource.s[1].id"]));
+    }
 }

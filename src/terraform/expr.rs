@@ -269,8 +269,8 @@ impl Expr {
             ExprKind::Null => J::Null,
             // A legacy quoted reference (`provider = "aws.west"`) is the reference itself.
             _ => match self.as_str() {
-                Some(s) => J::String(s.trim().to_string()),
-                None => J::String(self.to_hcl().trim().to_string()),
+                Some(s) => J::String(printable::traversal(s.trim()).into_owned()),
+                None => J::String(printable::traversal(self.to_hcl().trim()).into_owned()),
             },
         }
     }

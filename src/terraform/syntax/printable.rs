@@ -82,6 +82,40 @@ pub fn bare_from_quoted(code: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// A reference as Terraform's JSON syntax reads one back: its traversal parser takes no
+/// legacy index, so `triggers.0.x` (which native syntax allows) is written `triggers[0].x`.
+pub fn traversal(src: &str) -> Cow<'_, str> {
+    let toks = scan::scan(src.as_bytes(), Mode::Normal);
+    let legacy = |w: &[Token]| w[0].kind == Kind::Dot && w[1].kind == Kind::NumberLit;
+    if !toks.windows(2).any(legacy) {
+        return Cow::Borrowed(src);
+    }
+    let mut out = String::with_capacity(src.len() + 4);
+    let mut pos = 0;
+    let mut i = 0;
+    while i < toks.len() {
+        let t = toks[i];
+        out.push_str(src.get(pos..t.start).unwrap_or(""));
+        match toks.get(i + 1) {
+            Some(n) if legacy(&[t, *n]) => {
+                // `.0.1` scans as one number: two indexes (an error in native syntax too).
+                for k in text_of(src, n).split('.') {
+                    out.push_str(&format!("[{k}]"));
+                }
+                pos = n.end;
+                i += 2;
+            }
+            _ => {
+                out.push_str(text_of(src, &t));
+                pos = t.end;
+                i += 1;
+            }
+        }
+    }
+    out.push_str(src.get(pos..).unwrap_or(""));
+    Cow::Owned(out)
+}
+
 /// CRLF as LF.
 fn lf(s: &str) -> Cow<'_, str> {
     if s.contains("\r\n") { Cow::Owned(s.replace("\r\n", "\n")) } else { Cow::Borrowed(s) }
@@ -287,6 +321,14 @@ mod tests {
             "%{ if a }x\\r\\n\\\"y\\\"%{ endif }${\"q\"}"
         );
         assert!(matches!(quoted_template("${a} b"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn legacy_indexes_are_written_in_brackets() {
+        assert_eq!(traversal("triggers.0.x"), "triggers[0].x");
+        assert_eq!(traversal("aws_instance.a.1.id"), "aws_instance.a[1].id");
+        assert_eq!(traversal("tags[\"a.0\"].b"), "tags[\"a.0\"].b");
+        assert!(matches!(traversal("a[0].b"), Cow::Borrowed(_)));
     }
 
     /// JSON syntax reads no backslash escapes: a quoted string's directive loses them.
