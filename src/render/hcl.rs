@@ -1,6 +1,7 @@
 //! The effective configuration as one native-syntax file that Terraform accepts as
 //! `main.tf`, with a `# ← file:line` comment on every value an override file supplied.
 
+use super::{JsonForm, Shape, Shapes};
 use crate::merge::Module;
 use crate::terraform::expr::{hcl_quote, is_ident};
 use crate::terraform::{Attr, Block, Item, Span, json};
@@ -13,6 +14,7 @@ pub fn render(m: &Module) -> String {
 
 /// The rendering before `terraform fmt`'s layout: every expression exactly as written.
 pub fn layout(m: &Module) -> String {
+    let shapes = Shapes::of(m);
     let mut p = Printer { m: Some(m), out: String::new() };
     let names: Vec<&str> = m.files.files.iter().map(|f| f.name()).collect();
     p.out.push_str(&format!(
@@ -44,10 +46,10 @@ pub fn layout(m: &Module) -> String {
             p.out.push_str("  }\n");
         }
         for b in [&s.backend, &s.cloud, &s.state_store, &s.encryption].into_iter().flatten() {
-            p.block(b, 1);
+            p.block(b, 1, None);
         }
         for item in &s.other {
-            p.item(item, 1);
+            p.item(item, 1, None, "terraform");
         }
         p.out.push_str("}\n");
         // Several constraints all apply; one block may set the argument only once.
@@ -75,7 +77,7 @@ pub fn layout(m: &Module) -> String {
         if !overrides.is_empty() && !m.from_override(b.span) {
             p.out.push_str(&format!("# overridden by {}\n", overrides.join(", ")));
         }
-        p.block(b, 0);
+        p.block(b, 0, shapes.top(b));
     }
     p.out
 }
@@ -84,7 +86,7 @@ pub fn layout(m: &Module) -> String {
 /// (`fold` writes a JSON override's block into a native file with it).
 pub fn block_text(b: &Block, level: usize) -> String {
     let mut p = Printer { m: None, out: String::new() };
-    p.block(b, level);
+    p.block(b, level, None);
     p.out
 }
 
@@ -106,11 +108,29 @@ impl Printer<'_> {
         }
     }
 
-    fn item(&mut self, item: &Item, level: usize) {
+    /// `shape`: how native-syntax files write the body this item is in (`parent`: its
+    /// block kind), which decides whether a JSON property prints as an argument or blocks.
+    fn item(&mut self, item: &Item, level: usize, shape: Option<&Shape>, parent: &str) {
         match item {
             Item::Attr(a) => self.attr(a, level),
-            Item::Block(b) => self.block(b, level),
+            Item::Block(b) => self.block(b, level, Shape::child(shape, parent, b)),
             Item::Json(j) => {
+                let guess = match JsonForm::of(shape, j) {
+                    JsonForm::Blocks(blocks) => {
+                        for b in &blocks {
+                            self.block(b, level, Shape::child(shape, parent, b));
+                        }
+                        return;
+                    }
+                    JsonForm::Argument { guess } => guess,
+                };
+                if guess && self.m.is_some() {
+                    self.indent(level);
+                    self.out.push_str(&format!(
+                        "# NOTE: {} is printed as an argument, a guess: no native-syntax file here says whether it is one or nested blocks\n",
+                        j.name
+                    ));
+                }
                 let a = Attr {
                     name: j.name.clone(),
                     name_span: j.name_span,
@@ -153,7 +173,7 @@ impl Printer<'_> {
         }
     }
 
-    fn block(&mut self, b: &Block, level: usize) {
+    fn block(&mut self, b: &Block, level: usize, shape: Option<&Shape>) {
         self.indent(level);
         self.out.push_str(&b.kind);
         for l in &b.labels {
@@ -167,7 +187,7 @@ impl Printer<'_> {
         }
         self.out.push('\n');
         for item in &b.body.items {
-            self.item(item, level + 1);
+            self.item(item, level + 1, shape, &b.kind);
         }
         self.indent(level);
         self.out.push_str("}\n");
@@ -192,5 +212,32 @@ mod tests {
         let json = crate::render::tfjson::render(&m);
         assert!(json.contains(r#""c": "x\r\n""#), "{json}");
         assert!(json.contains(r#""d": "${max(\n    1,\n  2)}""#), "{json}");
+    }
+
+    /// A JSON property prints as nested blocks where a native file writes that name as a
+    /// block for the resource type, at any depth and in a dynamic block's content; else it
+    /// prints as an argument, with a note that this is a guess.
+    #[test]
+    fn json_nested_blocks_print_as_blocks_where_native_files_say_so() {
+        let main = "resource \"t\" \"a\" {\n  r {\n    f {\n      p = 1\n    }\n  }\n  dynamic \"s\" {\n    for_each = []\n    content {\n      r {\n        f {}\n      }\n    }\n  }\n}\nresource \"t\" \"b\" {\n  x = 1\n}\n";
+        let over = r#"{"resource": {"t": {"b": {"r": [{"f": {"p": 2}, "o": {"q": 3}}],
+            "dynamic": {"s": {"for_each": [1], "content": {"r": [{"f": [{"p": 4}]}]}}}}}}}"#;
+        let m = load_texts("", &[("main.tf", main), ("override.tf.json", over)], None);
+        let out: String = super::render(&m)
+            .lines()
+            .map(|l| l.split(" # ←").next().unwrap_or(l).trim_end().to_string() + "\n")
+            .collect();
+        assert!(out.contains("  r {\n    f {\n      p = 2"), "{out}");
+        assert!(out.contains("    content {\n      r {\n        f {\n          p = 4"), "{out}");
+        assert!(
+            out.contains("    # NOTE: o is printed as an argument, a guess: no native-syntax file here says whether it is one or nested blocks\n    o = { q = 3 }"),
+            "{out}"
+        );
+        assert_eq!(out.matches("# NOTE").count(), 1, "{out}");
+        let d = crate::render::tfjson::document(&m);
+        let b = &d["resource"][1]["t"]["b"];
+        assert_eq!(b["r"][0]["f"], serde_json::json!([{"p": 2}]));
+        assert_eq!(b["r"][0]["o"], serde_json::json!({"q": 3}));
+        assert_eq!(b["dynamic"][0]["s"]["content"][0]["r"][0]["f"], serde_json::json!([{"p": 4}]));
     }
 }

@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::{JsonForm, Shape, Shapes};
 use crate::merge::Module;
 use crate::terraform::schema::Schema;
 use crate::terraform::{Block, Body, Item};
@@ -18,6 +19,7 @@ pub fn render(m: &Module) -> String {
 /// The document as a value.
 pub fn document(m: &Module) -> Value {
     let mut top = Map::new();
+    let shapes = Shapes::of(m);
     let st = &m.settings;
     if !st.is_empty() {
         let mut t = Map::new();
@@ -44,7 +46,7 @@ pub fn document(m: &Module) -> Value {
             body.items.push(Item::Block(b.clone()));
         }
         body.items.extend(st.other.iter().cloned());
-        for (k, v) in body_map(&body, Schema::Terraform) {
+        for (k, v) in body_map(&body, Schema::Terraform, None, "terraform") {
             t.insert(k, v);
         }
         top.insert("terraform".into(), Value::Object(t));
@@ -60,7 +62,7 @@ pub fn document(m: &Module) -> Value {
         let schema = Schema::top_block(&b.kind).map_or(Schema::Unknown, |(_, s)| s);
         let entry = top.entry(b.kind.clone()).or_insert_with(|| Value::Array(Vec::new()));
         if let Value::Array(list) = entry {
-            list.push(labelled(b, schema));
+            list.push(labelled_shaped(b, schema, shapes.top(b)));
         }
     }
     Value::Object(top)
@@ -68,7 +70,13 @@ pub fn document(m: &Module) -> Value {
 
 /// A block as Terraform's JSON syntax writes it: its labels as nested object keys.
 pub(crate) fn labelled(b: &Block, schema: Schema) -> Value {
-    let mut v = Value::Object(body_map(&b.body, schema));
+    labelled_shaped(b, schema, None)
+}
+
+/// [`labelled`], with how native-syntax files write the block's body ([`Shape`]): a JSON
+/// property they write as nested blocks is printed as the list of blocks it is.
+fn labelled_shaped(b: &Block, schema: Schema, shape: Option<&Shape>) -> Value {
+    let mut v = Value::Object(body_map(&b.body, schema, shape, &b.kind));
     for l in b.labels.iter().rev() {
         let mut o = Map::new();
         o.insert(l.clone(), v);
@@ -77,23 +85,33 @@ pub(crate) fn labelled(b: &Block, schema: Schema) -> Value {
     v
 }
 
-fn body_map(body: &Body, schema: Schema) -> Map<String, Value> {
+fn body_map(body: &Body, schema: Schema, shape: Option<&Shape>, kind: &str) -> Map<String, Value> {
     let mut out = Map::new();
+    let block = |out: &mut Map<String, Value>, b: &Block| {
+        let child = schema.child(&b.kind);
+        let entry = out.entry(b.kind.clone()).or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(list) = entry {
+            list.push(labelled_shaped(b, child, Shape::child(shape, kind, b)));
+        }
+    };
     for item in &body.items {
         match item {
             Item::Attr(a) => {
                 out.insert(a.name.clone(), a.to_json(schema));
             }
-            Item::Json(j) => {
-                out.insert(j.name.clone(), j.value.to_json());
-            }
-            Item::Block(b) => {
-                let child = schema.child(&b.kind);
-                let entry = out.entry(b.kind.clone()).or_insert_with(|| Value::Array(Vec::new()));
-                if let Value::Array(list) = entry {
-                    list.push(labelled(b, child));
+            Item::Json(j) => match JsonForm::of(shape, j) {
+                JsonForm::Blocks(blocks) => {
+                    // An empty list: no blocks, as the JSON said.
+                    out.entry(j.name.clone()).or_insert_with(|| Value::Array(Vec::new()));
+                    for b in &blocks {
+                        block(&mut out, b);
+                    }
                 }
-            }
+                JsonForm::Argument { .. } => {
+                    out.insert(j.name.clone(), j.value.to_json());
+                }
+            },
+            Item::Block(b) => block(&mut out, b),
         }
     }
     out
