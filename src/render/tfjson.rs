@@ -139,6 +139,25 @@ mod tests {
         assert_eq!(d["locals"]["t"], json!("e $${z}"));
     }
 
+    /// Terraform 1.15 evaluates a module call's source and version: in JSON syntax they
+    /// are templates, so `"${var.path}"` prints as the expression and `$${` stays text.
+    #[test]
+    fn json_module_source_and_version_are_expressions() {
+        let main = "module \"m\" {\n  source = \"./a\"\n}\nmodule \"n\" {\n  source = \"./a\"\n}\n";
+        let over = r#"{"module": {"m": {"source": "${var.path}", "version": "${var.v}"}, "n": {"source": "./$${x}"}}}"#;
+        let m = load_texts("", &[("main.tf", main), ("override.tf.json", over)], None);
+        let hcl = crate::render::hcl::render(&m);
+        assert!(
+            hcl.contains("  source  = var.path ") && hcl.contains("  version = var.v "),
+            "{hcl}"
+        );
+        assert!(hcl.contains("  source = \"./$${x}\" "), "{hcl}");
+        let d = super::document(&m);
+        assert_eq!(d["module"][0]["m"]["source"], json!("${var.path}"));
+        assert_eq!(d["module"][0]["m"]["version"], json!("${var.v}"));
+        assert_eq!(d["module"][1]["n"]["source"], json!("./$${x}"));
+    }
+
     /// Terraform reads a JSON reference with a traversal parser that takes no legacy
     /// index (`Invalid expression` on `"triggers.0.x"`), so `.0` is written `[0]`.
     #[test]
