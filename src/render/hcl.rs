@@ -1,7 +1,7 @@
 //! The effective configuration as one native-syntax file that Terraform accepts as
 //! `main.tf`, with a `# ← file:line` comment on every value an override file supplied.
 
-use super::{JsonForm, Shape, Shapes};
+use super::{JsonForm, LeftOut, Shape, Shapes, left_out};
 use crate::merge::Module;
 use crate::terraform::expr::{hcl_quote, is_ident};
 use crate::terraform::{Attr, Block, Item, Span, json};
@@ -15,7 +15,7 @@ pub fn render(m: &Module) -> String {
 /// The rendering before `terraform fmt`'s layout: every expression exactly as written.
 pub fn layout(m: &Module) -> String {
     let shapes = Shapes::of(m);
-    let mut p = Printer { m: Some(m), out: String::new() };
+    let mut p = Printer { m: Some(m), out: String::new(), left: left_out(m) };
     let names: Vec<&str> = m.files.files.iter().map(|f| f.name()).collect();
     p.out.push_str(&format!(
         "# Effective configuration ({}) merged from: {}\n",
@@ -85,7 +85,7 @@ pub fn layout(m: &Module) -> String {
 /// One block in native syntax, without provenance, indented `level` steps of two spaces
 /// (`fold` writes a JSON override's block into a native file with it).
 pub fn block_text(b: &Block, level: usize) -> String {
-    let mut p = Printer { m: None, out: String::new() };
+    let mut p = Printer { m: None, out: String::new(), left: Vec::new() };
     p.block(b, level, None);
     p.out
 }
@@ -94,6 +94,8 @@ struct Printer<'a> {
     /// `None`: print without provenance comments.
     m: Option<&'a Module>,
     out: String,
+    /// Arguments printed as a note instead (see [`left_out`]).
+    left: Vec<LeftOut>,
 }
 
 impl Printer<'_> {
@@ -112,7 +114,14 @@ impl Printer<'_> {
     /// block kind), which decides whether a JSON property prints as an argument or blocks.
     fn item(&mut self, item: &Item, level: usize, shape: Option<&Shape>, parent: &str) {
         match item {
-            Item::Attr(a) => self.attr(a, level),
+            Item::Attr(a) => match self.left.iter().find(|l| l.span == a.span) {
+                Some(l) => {
+                    let note = format!("# NOTE: {}\n", l.why);
+                    self.indent(level);
+                    self.out.push_str(&note);
+                }
+                None => self.attr(a, level),
+            },
             Item::Block(b) => self.block(b, level, Shape::child(shape, parent, b)),
             Item::Json(j) => {
                 let guess = match JsonForm::of(shape, j) {
@@ -212,6 +221,31 @@ mod tests {
         let json = crate::render::tfjson::render(&m);
         assert!(json.contains(r#""c": "x\r\n""#), "{json}");
         assert!(json.contains(r#""d": "${max(\n    1,\n  2)}""#), "{json}");
+    }
+
+    /// Terraform merges count onto for_each (and const onto sensitive), which no block may
+    /// say together: the printed module keeps what Terraform uses, and says what it left out.
+    #[test]
+    fn what_one_block_cannot_say_is_left_out_with_a_note() {
+        let main =
+            "resource \"a\" \"b\" {\n  count = 2\n}\nvariable \"v\" {\n  sensitive = true\n}\n";
+        let over =
+            "resource \"a\" \"b\" {\n  for_each = {}\n}\nvariable \"v\" {\n  const = true\n}\n";
+        let m = load_texts("", &[("main.tf", main), ("override.tf", over)], None);
+        assert!(!m.has_errors(), "{:?}", m.diagnostics);
+        let out = super::render(&m);
+        assert!(out.contains("  count = 2\n  # NOTE: for_each (override.tf:2) left out: Terraform merges it, but with count also set it uses count\n}"), "{out}");
+        assert!(
+            out.contains("  sensitive = true\n  # NOTE: const = true (override.tf:5) left out:"),
+            "{out}"
+        );
+        let code: Vec<&str> = out.lines().filter(|l| !l.trim_start().starts_with('#')).collect();
+        assert!(!code.iter().any(|l| l.contains("for_each") || l.contains("const")), "{out}");
+        let d = crate::render::tfjson::document(&m);
+        assert_eq!(d["resource"][0]["a"]["b"], serde_json::json!({"count": 2}));
+        assert_eq!(d["variable"][0]["v"], serde_json::json!({"sensitive": true}));
+        // The merged configuration itself keeps both, as Terraform's does.
+        assert!(m.blocks[0].attr("for_each").is_some() && m.blocks[1].attr("const").is_some());
     }
 
     /// A JSON property prints as nested blocks where a native file writes that name as a

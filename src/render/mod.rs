@@ -135,3 +135,51 @@ impl JsonForm {
         }
     }
 }
+
+/// An argument of the merged configuration that the printed module leaves out. Terraform
+/// merges some pairs of arguments that no single block may say together (it rejects such a
+/// block while decoding it); the printed module keeps the one Terraform uses, so that it
+/// loads, and `--format hcl` says in one line what it left out and why.
+#[derive(Debug)]
+pub(crate) struct LeftOut {
+    pub span: Span,
+    pub why: String,
+}
+
+/// The arguments the printed module leaves out. Checked on Terraform 1.15.5; OpenTofu's
+/// choices are not, so its merged blocks print whole.
+pub(crate) fn left_out(m: &Module) -> Vec<LeftOut> {
+    let mut out = Vec::new();
+    if m.engine != crate::terraform::discover::Engine::Terraform {
+        return out;
+    }
+    for b in &m.blocks {
+        match b.kind.as_str() {
+            "resource" | "data" | "ephemeral" | "action" | "module" => {
+                if let (Some(_), Some(fe)) = (b.attr("count"), b.attr("for_each")) {
+                    out.push(LeftOut {
+                        span: fe.span,
+                        why: format!(
+                            "for_each ({}) left out: Terraform merges it, but with count also set it uses count",
+                            m.files.short(fe.span)
+                        ),
+                    });
+                }
+            }
+            "variable" => {
+                let on = |n: &str| b.attr(n).and_then(|a| a.expr.as_bool()) == Some(true);
+                if let Some(c) = b.attr("const").filter(|_| on("const") && on("sensitive")) {
+                    out.push(LeftOut {
+                        span: c.span,
+                        why: format!(
+                            "const = true ({}) left out: Terraform merges const and sensitive, which one block may not say (\"Const variable cannot be sensitive\"), and keeps the value sensitive",
+                            m.files.short(c.span)
+                        ),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}

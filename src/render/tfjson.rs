@@ -4,8 +4,9 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{JsonForm, Shape, Shapes};
+use super::{JsonForm, Shape, Shapes, left_out};
 use crate::merge::Module;
+use crate::terraform::Span;
 use crate::terraform::schema::Schema;
 use crate::terraform::{Block, Body, Item};
 
@@ -58,11 +59,20 @@ pub fn document(m: &Module) -> Value {
         }
         top.insert("locals".into(), Value::Object(l));
     }
+    // What one block cannot say as Terraform merged it: the printed module keeps what
+    // Terraform uses (see `left_out`).
+    let left: Vec<Span> = left_out(m).into_iter().map(|l| l.span).collect();
     for b in &m.blocks {
         let schema = Schema::top_block(&b.kind).map_or(Schema::Unknown, |(_, s)| s);
         let entry = top.entry(b.kind.clone()).or_insert_with(|| Value::Array(Vec::new()));
         if let Value::Array(list) = entry {
-            list.push(labelled_shaped(b, schema, shapes.top(b)));
+            let mut v = labelled_shaped(b, schema, shapes.top(b));
+            if left.iter().any(|s| b.body.attrs().any(|a| a.span == *s)) {
+                let mut b = b.clone();
+                b.body.items.retain(|i| !matches!(i, Item::Attr(a) if left.contains(&a.span)));
+                v = labelled_shaped(&b, schema, shapes.top(&b));
+            }
+            list.push(v);
         }
     }
     Value::Object(top)
