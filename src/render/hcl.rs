@@ -253,8 +253,8 @@ mod tests {
     /// prints as an argument, with a note that this is a guess.
     #[test]
     fn json_nested_blocks_print_as_blocks_where_native_files_say_so() {
-        let main = "resource \"t\" \"a\" {\n  r {\n    f {\n      p = 1\n    }\n  }\n  dynamic \"s\" {\n    for_each = []\n    content {\n      r {\n        f {}\n      }\n    }\n  }\n}\nresource \"t\" \"b\" {\n  x = 1\n}\n";
-        let over = r#"{"resource": {"t": {"b": {"r": [{"f": {"p": 2}, "o": {"q": 3}}],
+        let main = "resource \"t\" \"a\" {\n  r {\n    f {\n      p = 1\n    }\n    z {}\n  }\n  dynamic \"s\" {\n    for_each = []\n    content {\n      r {\n        f {}\n      }\n    }\n  }\n}\nresource \"t\" \"b\" {\n  x = 1\n}\n";
+        let over = r#"{"resource": {"t": {"b": {"r": [{"f": {"p": 2}, "o": {"q": 3}, "z": []}],
             "dynamic": {"s": {"for_each": [1], "content": {"r": [{"f": [{"p": 4}]}]}}}}}}}"#;
         let m = load_texts("", &[("main.tf", main), ("override.tf.json", over)], None);
         let out: String = super::render(&m)
@@ -273,5 +273,13 @@ mod tests {
         assert_eq!(b["r"][0]["f"], serde_json::json!([{"p": 2}]));
         assert_eq!(b["r"][0]["o"], serde_json::json!({"q": 3}));
         assert_eq!(b["dynamic"][0]["s"]["content"][0]["r"][0]["f"], serde_json::json!([{"p": 4}]));
+        // `"z": []` is no blocks: printed as none. Both renderings load to the same.
+        assert_eq!(b["r"][0].get("z"), None);
+        for (name, text) in
+            [("main.tf", super::render(&m)), ("main.tf.json", crate::render::tfjson::render(&m))]
+        {
+            let again = load_texts("", &[(name, text.as_str())], None);
+            assert_eq!(crate::render::tfjson::document(&again), d, "{name}: {text}");
+        }
     }
 }

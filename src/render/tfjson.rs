@@ -110,9 +110,8 @@ fn body_map(body: &Body, schema: Schema, shape: Option<&Shape>, kind: &str) -> M
                 out.insert(a.name.clone(), a.to_json(schema));
             }
             Item::Json(j) => match JsonForm::of(shape, j) {
+                // No blocks (`[]`) print as nothing, as in native syntax.
                 JsonForm::Blocks(blocks) => {
-                    // An empty list: no blocks, as the JSON said.
-                    out.entry(j.name.clone()).or_insert_with(|| Value::Array(Vec::new()));
                     for b in &blocks {
                         block(&mut out, b);
                     }
