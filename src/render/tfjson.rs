@@ -8,7 +8,7 @@ use super::{JsonForm, Shape, Shapes, left_out};
 use crate::merge::Module;
 use crate::terraform::Span;
 use crate::terraform::schema::Schema;
-use crate::terraform::{Block, Body, Item};
+use crate::terraform::{Block, Body, Item, json};
 
 /// Renders the module as a JSON document (pretty-printed, trailing newline).
 pub fn render(m: &Module) -> String {
@@ -116,8 +116,10 @@ fn body_map(body: &Body, schema: Schema, shape: Option<&Shape>, kind: &str) -> M
                         block(&mut out, b);
                     }
                 }
+                // As read (strings as templates), so that it prints as the same argument
+                // written in either syntax does.
                 JsonForm::Argument { .. } => {
-                    out.insert(j.name.clone(), j.value.to_json());
+                    out.insert(j.name.clone(), json::expr_from_value(&j.value).to_json());
                 }
             },
             Item::Block(b) => block(&mut out, b),
@@ -165,6 +167,19 @@ mod tests {
         assert_eq!(d["module"][0]["m"]["source"], json!("${var.path}"));
         assert_eq!(d["module"][0]["m"]["version"], json!("${var.v}"));
         assert_eq!(d["module"][1]["n"]["source"], json!("./$${x}"));
+    }
+
+    /// JSON syntax reads a directive as it is: no `<<-` indentation to remove, no strip
+    /// markers left to apply, no backslash escapes. Each is printed as its value needs.
+    #[test]
+    fn template_directives_print_as_json_syntax_reads_them() {
+        let main = "locals {\n  b = <<-EOT\n    %{~ if true ~}\n      yes\n    %{~ else ~}\n    no\n    %{~ endif ~}\n    ${ \"z\" }\n  EOT\n  d = \"%{ if true }a\\\"b\\\\c $${y}%{ endif }\"\n}\n";
+        let d = super::document(&load_texts("", &[("main.tf", main)], None));
+        assert_eq!(
+            d["locals"]["b"],
+            json!("%{if true}      yes\n%{else}    no\n%{endif}    ${\"z\"}\n")
+        );
+        assert_eq!(d["locals"]["d"], json!("%{if true}a\"b\\c $${y}%{endif}"));
     }
 
     /// Terraform reads a JSON reference with a traversal parser that takes no legacy

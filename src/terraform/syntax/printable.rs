@@ -43,45 +43,6 @@ pub fn quoted_template(src: &str) -> Cow<'_, str> {
     Cow::Owned(rewrite(src, Mode::Template, true))
 }
 
-/// A directive of a quoted string (`%{if a}x\"y%{endif}`) as a template without
-/// delimiters spells it, as JSON syntax and a heredoc do: literal text without backslash
-/// escapes (`x"y`), `$${` and `%%{` kept. Code is unchanged.
-pub fn bare_from_quoted(code: &str) -> Cow<'_, str> {
-    if !code.contains('\\') {
-        return Cow::Borrowed(code);
-    }
-    let text = format!("\"{code}\"");
-    let toks = scan::scan(text.as_bytes(), Mode::Normal);
-    let mut out = String::with_capacity(code.len());
-    let mut depth = 0usize;
-    let mut pos = 1;
-    for t in &toks {
-        if t.start < 1 || t.end > text.len() - 1 {
-            continue;
-        }
-        out.push_str(text.get(pos..t.start).unwrap_or(""));
-        let tok = text_of(&text, t);
-        match t.kind {
-            Kind::QuotedLit if depth == 0 => {
-                let (value, _) = super::parse::unescape(tok, 0, true);
-                out.push_str(&value.replace("${", "$${").replace("%{", "%%{"));
-            }
-            Kind::OQuote | Kind::OHeredoc | Kind::TemplateInterp | Kind::TemplateControl => {
-                out.push_str(tok);
-                depth += 1;
-            }
-            Kind::CQuote | Kind::CHeredoc | Kind::TemplateSeqEnd => {
-                out.push_str(tok);
-                depth = depth.saturating_sub(1);
-            }
-            _ => out.push_str(tok),
-        }
-        pos = t.end;
-    }
-    out.push_str(text.get(pos..text.len() - 1).unwrap_or(""));
-    Cow::Owned(out)
-}
-
 /// A reference as Terraform's JSON syntax reads one back: its traversal parser takes no
 /// legacy index, so `triggers.0.x` (which native syntax allows) is written `triggers[0].x`.
 pub fn traversal(src: &str) -> Cow<'_, str> {
@@ -329,19 +290,5 @@ mod tests {
         assert_eq!(traversal("aws_instance.a.1.id"), "aws_instance.a[1].id");
         assert_eq!(traversal("tags[\"a.0\"].b"), "tags[\"a.0\"].b");
         assert!(matches!(traversal("a[0].b"), Cow::Borrowed(_)));
-    }
-
-    /// JSON syntax reads no backslash escapes: a quoted string's directive loses them.
-    #[test]
-    fn a_quoted_directive_spelled_without_backslash_escapes() {
-        assert_eq!(
-            bare_from_quoted(r#"%{if a}x\"y\r\n$${z}%{endif}"#),
-            "%{if a}x\"y\r\n$${z}%{endif}"
-        );
-        assert_eq!(
-            bare_from_quoted(r#"%{if a}${f("q\"")}%{endif}"#),
-            r#"%{if a}${f("q\"")}%{endif}"#
-        );
-        assert!(matches!(bare_from_quoted("%{if a}x%{endif}"), Cow::Borrowed(_)));
     }
 }
