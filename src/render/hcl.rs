@@ -223,7 +223,7 @@ mod tests {
         assert!(json.contains(r#""d": "${max(\n    1,\n  2)}""#), "{json}");
     }
 
-    /// Terraform merges count onto for_each (and const onto sensitive), which no block may
+    /// Terraform merges count onto for_each (and const onto sensitive or ephemeral), which no block may
     /// say together: the printed module keeps what Terraform uses, and says what it left out.
     #[test]
     fn what_one_block_cannot_say_is_left_out_with_a_note() {
@@ -244,6 +244,12 @@ mod tests {
         let d = crate::render::tfjson::document(&m);
         assert_eq!(d["resource"][0]["a"]["b"], serde_json::json!({"count": 2}));
         assert_eq!(d["variable"][0]["v"], serde_json::json!({"sensitive": true}));
+        // const with ephemeral: ephemeral stays.
+        let main = "variable \"e\" {\n  ephemeral = true\n}\n";
+        let over = "variable \"e\" {\n  const = true\n}\n";
+        let e = load_texts("", &[("main.tf", main), ("override.tf", over)], None);
+        let out = super::render(&e);
+        assert!(out.contains("  ephemeral = true\n  # NOTE: const = true (override.tf:2) left out: Terraform merges const and ephemeral, which one block may not say (\"Const variable cannot be ephemeral\"), and keeps the value ephemeral\n"), "{out}");
         // The merged configuration itself keeps both, as Terraform's does.
         assert!(m.blocks[0].attr("for_each").is_some() && m.blocks[1].attr("const").is_some());
     }

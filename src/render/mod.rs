@@ -168,11 +168,13 @@ pub(crate) fn left_out(m: &Module) -> Vec<LeftOut> {
             }
             "variable" => {
                 let on = |n: &str| b.attr(n).and_then(|a| a.expr.as_bool()) == Some(true);
-                if let Some(c) = b.attr("const").filter(|_| on("const") && on("sensitive")) {
+                // The first flag set is named: either keeps its effect on the value.
+                let with = ["sensitive", "ephemeral"].into_iter().find(|f| on(f));
+                if let (Some(c), Some(with)) = (b.attr("const").filter(|_| on("const")), with) {
                     out.push(LeftOut {
                         span: c.span,
                         why: format!(
-                            "const = true ({}) left out: Terraform merges const and sensitive, which one block may not say (\"Const variable cannot be sensitive\"), and keeps the value sensitive",
+                            "const = true ({}) left out: Terraform merges const and {with}, which one block may not say (\"Const variable cannot be {with}\"), and keeps the value {with}",
                             m.files.short(c.span)
                         ),
                     });
