@@ -4,9 +4,11 @@
 
 use serde_json::{Map, Value, json};
 
+use super::{JsonForm, Shape, Shapes, left_out};
 use crate::merge::Module;
+use crate::terraform::Span;
 use crate::terraform::schema::Schema;
-use crate::terraform::{Block, Body, Item};
+use crate::terraform::{Block, Body, Item, json};
 
 /// Renders the module as a JSON document (pretty-printed, trailing newline).
 pub fn render(m: &Module) -> String {
@@ -18,6 +20,7 @@ pub fn render(m: &Module) -> String {
 /// The document as a value.
 pub fn document(m: &Module) -> Value {
     let mut top = Map::new();
+    let shapes = Shapes::of(m);
     let st = &m.settings;
     if !st.is_empty() {
         let mut t = Map::new();
@@ -44,7 +47,7 @@ pub fn document(m: &Module) -> Value {
             body.items.push(Item::Block(b.clone()));
         }
         body.items.extend(st.other.iter().cloned());
-        for (k, v) in body_map(&body, Schema::Terraform) {
+        for (k, v) in body_map(&body, Schema::Terraform, None, "terraform") {
             t.insert(k, v);
         }
         top.insert("terraform".into(), Value::Object(t));
@@ -56,11 +59,20 @@ pub fn document(m: &Module) -> Value {
         }
         top.insert("locals".into(), Value::Object(l));
     }
+    // What one block cannot say as Terraform merged it: the printed module keeps what
+    // Terraform uses (see `left_out`).
+    let left: Vec<Span> = left_out(m).into_iter().map(|l| l.span).collect();
     for b in &m.blocks {
         let schema = Schema::top_block(&b.kind).map_or(Schema::Unknown, |(_, s)| s);
         let entry = top.entry(b.kind.clone()).or_insert_with(|| Value::Array(Vec::new()));
         if let Value::Array(list) = entry {
-            list.push(labelled(b, schema));
+            let mut v = labelled_shaped(b, schema, shapes.top(b));
+            if left.iter().any(|s| b.body.attrs().any(|a| a.span == *s)) {
+                let mut b = b.clone();
+                b.body.items.retain(|i| !matches!(i, Item::Attr(a) if left.contains(&a.span)));
+                v = labelled_shaped(&b, schema, shapes.top(&b));
+            }
+            list.push(v);
         }
     }
     Value::Object(top)
@@ -68,7 +80,13 @@ pub fn document(m: &Module) -> Value {
 
 /// A block as Terraform's JSON syntax writes it: its labels as nested object keys.
 pub(crate) fn labelled(b: &Block, schema: Schema) -> Value {
-    let mut v = Value::Object(body_map(&b.body, schema));
+    labelled_shaped(b, schema, None)
+}
+
+/// [`labelled`], with how native-syntax files write the block's body ([`Shape`]): a JSON
+/// property they write as nested blocks is printed as the list of blocks it is.
+fn labelled_shaped(b: &Block, schema: Schema, shape: Option<&Shape>) -> Value {
+    let mut v = Value::Object(body_map(&b.body, schema, shape, &b.kind));
     for l in b.labels.iter().rev() {
         let mut o = Map::new();
         o.insert(l.clone(), v);
@@ -77,23 +95,34 @@ pub(crate) fn labelled(b: &Block, schema: Schema) -> Value {
     v
 }
 
-fn body_map(body: &Body, schema: Schema) -> Map<String, Value> {
+fn body_map(body: &Body, schema: Schema, shape: Option<&Shape>, kind: &str) -> Map<String, Value> {
     let mut out = Map::new();
+    let block = |out: &mut Map<String, Value>, b: &Block| {
+        let child = schema.child(&b.kind);
+        let entry = out.entry(b.kind.clone()).or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(list) = entry {
+            list.push(labelled_shaped(b, child, Shape::child(shape, kind, b)));
+        }
+    };
     for item in &body.items {
         match item {
             Item::Attr(a) => {
                 out.insert(a.name.clone(), a.to_json(schema));
             }
-            Item::Json(j) => {
-                out.insert(j.name.clone(), j.value.to_json());
-            }
-            Item::Block(b) => {
-                let child = schema.child(&b.kind);
-                let entry = out.entry(b.kind.clone()).or_insert_with(|| Value::Array(Vec::new()));
-                if let Value::Array(list) = entry {
-                    list.push(labelled(b, child));
+            Item::Json(j) => match JsonForm::of(shape, j) {
+                // No blocks (`[]`) print as nothing, as in native syntax.
+                JsonForm::Blocks(blocks) => {
+                    for b in &blocks {
+                        block(&mut out, b);
+                    }
                 }
-            }
+                // As read (strings as templates), so that it prints as the same argument
+                // written in either syntax does.
+                JsonForm::Argument { .. } => {
+                    out.insert(j.name.clone(), json::expr_from_value(&j.value).to_json());
+                }
+            },
+            Item::Block(b) => block(&mut out, b),
         }
     }
     out
@@ -119,5 +148,49 @@ mod tests {
         assert_eq!(v["default"], json!("d ${y}"));
         // A local value is a template: its literal `${` stays escaped.
         assert_eq!(d["locals"]["t"], json!("e $${z}"));
+    }
+
+    /// Terraform 1.15 evaluates a module call's source and version: in JSON syntax they
+    /// are templates, so `"${var.path}"` prints as the expression and `$${` stays text.
+    #[test]
+    fn json_module_source_and_version_are_expressions() {
+        let main = "module \"m\" {\n  source = \"./a\"\n}\nmodule \"n\" {\n  source = \"./a\"\n}\n";
+        let over = r#"{"module": {"m": {"source": "${var.path}", "version": "${var.v}"}, "n": {"source": "./$${x}"}}}"#;
+        let m = load_texts("", &[("main.tf", main), ("override.tf.json", over)], None);
+        let hcl = crate::render::hcl::render(&m);
+        assert!(
+            hcl.contains("  source  = var.path ") && hcl.contains("  version = var.v "),
+            "{hcl}"
+        );
+        assert!(hcl.contains("  source = \"./$${x}\" "), "{hcl}");
+        let d = super::document(&m);
+        assert_eq!(d["module"][0]["m"]["source"], json!("${var.path}"));
+        assert_eq!(d["module"][0]["m"]["version"], json!("${var.v}"));
+        assert_eq!(d["module"][1]["n"]["source"], json!("./$${x}"));
+    }
+
+    /// JSON syntax reads a directive as it is: no `<<-` indentation to remove, no strip
+    /// markers left to apply, no backslash escapes. Each is printed as its value needs.
+    #[test]
+    fn template_directives_print_as_json_syntax_reads_them() {
+        let main = "locals {\n  b = <<-EOT\n    %{~ if true ~}\n      yes\n    %{~ else ~}\n    no\n    %{~ endif ~}\n    ${ \"z\" }\n  EOT\n  d = \"%{ if true }a\\\"b\\\\c $${y}%{ endif }\"\n}\n";
+        let d = super::document(&load_texts("", &[("main.tf", main)], None));
+        assert_eq!(
+            d["locals"]["b"],
+            json!("%{if true}      yes\n%{else}    no\n%{endif}    ${\"z\"}\n")
+        );
+        assert_eq!(d["locals"]["d"], json!("%{if true}a\"b\\c $${y}%{endif}"));
+    }
+
+    /// Terraform reads a JSON reference with a traversal parser that takes no legacy
+    /// index (`Invalid expression` on `"triggers.0.x"`), so `.0` is written `[0]`.
+    #[test]
+    fn legacy_indexes_in_references_are_written_in_brackets() {
+        let main = "resource \"null_resource\" \"r\" {\n  depends_on = [null_resource.s.0]\n  lifecycle {\n    ignore_changes       = [triggers.0.x]\n    replace_triggered_by = [null_resource.s.1.id]\n  }\n}\n";
+        let d = super::document(&load_texts("", &[("main.tf", main)], None));
+        let r = &d["resource"][0]["null_resource"]["r"];
+        assert_eq!(r["depends_on"], json!(["null_resource.s[0]"]));
+        assert_eq!(r["lifecycle"][0]["ignore_changes"], json!(["triggers[0].x"]));
+        assert_eq!(r["lifecycle"][0]["replace_triggered_by"], json!(["null_resource.s[1].id"]));
     }
 }

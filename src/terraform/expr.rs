@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use super::Span;
+use super::syntax::printable;
 
 /// A piece of a file's text, shared with the file instead of copied: every expression
 /// keeps its source, so a copy per node (and per clone of a merged block) was a
@@ -183,7 +184,7 @@ impl Expr {
     /// This expression as native-syntax source.
     pub fn to_hcl(&self) -> String {
         if let Some(src) = &self.source {
-            return src.to_string();
+            return printable::expression(src).into_owned();
         }
         let mut out = String::new();
         write_hcl(&self.kind, &mut out);
@@ -215,7 +216,7 @@ impl Expr {
                 }
                 J::Object(map)
             }
-            ExprKind::Raw(src) => J::String(format!("${{{}}}", src.trim())),
+            ExprKind::Raw(src) => J::String(format!("${{{}}}", printable::expression(src).trim())),
         }
     }
 
@@ -268,8 +269,8 @@ impl Expr {
             ExprKind::Null => J::Null,
             // A legacy quoted reference (`provider = "aws.west"`) is the reference itself.
             _ => match self.as_str() {
-                Some(s) => J::String(s.trim().to_string()),
-                None => J::String(self.to_hcl().trim().to_string()),
+                Some(s) => J::String(printable::traversal(s.trim()).into_owned()),
+                None => J::String(printable::traversal(self.to_hcl().trim()).into_owned()),
             },
         }
     }
@@ -281,7 +282,7 @@ pub fn template_text(parts: &[TplPart]) -> String {
     for p in parts {
         match p {
             TplPart::Lit(l) => s.push_str(&escape_template_literal(l)),
-            TplPart::Code(c) => s.push_str(c),
+            TplPart::Code(c) => s.push_str(&printable::template(c)),
         }
     }
     s
@@ -340,7 +341,7 @@ fn write_hcl(kind: &ExprKind, out: &mut String) {
             for p in parts {
                 match p {
                     TplPart::Lit(l) => push_hcl_literal(l, out),
-                    TplPart::Code(c) => out.push_str(c),
+                    TplPart::Code(c) => out.push_str(&printable::quoted_template(c)),
                 }
             }
             out.push('"');
@@ -379,7 +380,7 @@ fn write_hcl(kind: &ExprKind, out: &mut String) {
             }
             out.push_str(" }");
         }
-        ExprKind::Raw(src) => out.push_str(src),
+        ExprKind::Raw(src) => out.push_str(&printable::expression(src)),
     }
 }
 

@@ -182,6 +182,11 @@ impl Cx<'_> {
         Expr { kind, span: self.span(&e.range), source: Some(self.src(&e.range)) }
     }
 
+    /// A template's parts: literal text (escapes resolved, `<<-` indentation and strip
+    /// markers applied), interpolations as their code, and each directive as a template
+    /// without delimiters spells it, rebuilt from its parts: the same text whether it was
+    /// written in a quoted string (with backslash escapes), a heredoc (indented, with
+    /// strip markers) or JSON, so that JSON syntax reads it back as the same value.
     fn template(&self, parts: &[ast::Part]) -> Vec<TplPart> {
         let mut out: Vec<TplPart> = Vec::new();
         for p in parts {
@@ -190,10 +195,52 @@ impl Cx<'_> {
                     Some(TplPart::Lit(prev)) => prev.push_str(s),
                     _ => out.push(TplPart::Lit(s.clone())),
                 },
-                other => out.push(TplPart::Code(self.code(&other.range()))),
+                ast::Part::Interp(e, r) => out.push(TplPart::Code(self.interp(e, r))),
+                directive => {
+                    let mut code = String::new();
+                    self.directive(directive, &mut code);
+                    out.push(TplPart::Code(code));
+                }
             }
         }
         out
+    }
+
+    /// `${expr}`, spaced as `terraform fmt` spaces it (its strip markers are applied to the
+    /// text around it). An expression ending in a heredoc keeps its source, whose closing
+    /// marker needs the line break after it.
+    fn interp(&self, e: &ast::Expr, whole: &ast::Range) -> String {
+        let code = self.code(&e.range);
+        if code.contains("<<") {
+            return self.code(whole);
+        }
+        format!("${{{code}}}")
+    }
+
+    /// Template text for parts, directives spaced as `terraform fmt` spaces them.
+    fn directive(&self, p: &ast::Part, out: &mut String) {
+        match p {
+            ast::Part::Lit(s, _) => out.push_str(&super::expr::escape_template_literal(s)),
+            ast::Part::Interp(e, r) => out.push_str(&self.interp(e, r)),
+            ast::Part::If { cond, yes, no, .. } => {
+                out.push_str(&format!("%{{if {}}}", self.code(&cond.range)));
+                yes.iter().for_each(|p| self.directive(p, out));
+                if !no.is_empty() {
+                    out.push_str("%{else}");
+                    no.iter().for_each(|p| self.directive(p, out));
+                }
+                out.push_str("%{endif}");
+            }
+            ast::Part::For { key_var, value_var, collection, body, .. } => {
+                let vars = match key_var {
+                    Some(k) => format!("{k}, {value_var}"),
+                    None => value_var.clone(),
+                };
+                out.push_str(&format!("%{{for {vars} in {}}}", self.code(&collection.range)));
+                body.iter().for_each(|p| self.directive(p, out));
+                out.push_str("%{endfor}");
+            }
+        }
     }
 }
 

@@ -112,7 +112,9 @@ impl Schema {
                 "description" | "default" | "sensitive" | "nullable" | "ephemeral" | "const",
             ) => Literal,
             (S::Output, "description" | "sensitive" | "ephemeral") => Literal,
-            (S::Module, "source" | "version") => Literal,
+            // Terraform 1.15 evaluates both (the source may be an expression of constant
+            // variables): JSON strings are templates, `"${var.x}"` is `var.x`.
+            (S::Module, "source" | "version") => Attr,
             (S::Terraform, "required_version") => Literal,
             (S::Variable, "validation") => Block(0, S::JustAttrs),
             (S::Output, "depends_on") => RefList,

@@ -472,6 +472,26 @@ fn show_snapshot(case: &Path) {
     });
 }
 
+/// A CRLF file's line ends stay behind: the printed HCL holds no CR (the terminal guard
+/// would print one as `\u000d`, which Terraform rejects), and neither does any expression
+/// of the JSON view. (A CR in a value prints as an escape, `\r`.)
+fn no_line_ends_of_the_source(case: &Path, hcl: &str, view: &Value) {
+    assert!(!hcl.contains('\r'), "{}: a CR in the HCL rendering:\n{hcl}", case.display());
+    fn walk(v: &Value, case: &Path) {
+        match v {
+            Value::Object(o) => {
+                if let Some(Value::String(h)) = o.get("hcl") {
+                    assert!(!h.contains('\r'), "{}: a CR in the JSON view: {h:?}", case.display());
+                }
+                o.values().for_each(|x| walk(x, case));
+            }
+            Value::Array(a) => a.iter().for_each(|x| walk(x, case)),
+            _ => {}
+        }
+    }
+    walk(view, case);
+}
+
 /// The tf-json and HCL renderings, loaded again as a single-file module, give the same
 /// effective configuration.
 fn fixed_point(case: &Path) {
@@ -480,11 +500,15 @@ fn fixed_point(case: &Path) {
         return;
     }
     // An override may leave a block with both count and for_each, which no single
-    // block may say (Terraform refuses it while decoding): that rendering cannot load.
-    let both = m.blocks.iter().any(|b| b.attr("count").is_some() && b.attr("for_each").is_some());
+    // block may say (the engine refuses it while decoding). Under Terraform the rendering
+    // keeps count, which Terraform uses; OpenTofu's choice is unconfirmed, and that
+    // rendering keeps both and cannot load.
+    let both = m.engine == override_guard::terraform::discover::Engine::OpenTofu
+        && m.blocks.iter().any(|b| b.attr("count").is_some() && b.attr("for_each").is_some());
     let want = render::tfjson::document(&m);
     let hcl = render::hcl::render(&m);
     let tfjson = render::tfjson::render(&m);
+    no_line_ends_of_the_source(case, &hcl, &render::json::view(&m));
     for (file, text) in [("main.tf", hcl.as_str()), ("main.tf.json", tfjson.as_str())] {
         let again = load_texts("", &[(file, text)], Some(m.engine));
         let got = render::tfjson::document(&again);

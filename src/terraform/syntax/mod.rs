@@ -6,6 +6,7 @@
 pub mod ast;
 pub mod fmt;
 pub mod parse;
+pub mod printable;
 pub mod scan;
 
 pub use parse::{SyntaxError, parse_config, parse_expression, parse_template};
