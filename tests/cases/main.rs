@@ -54,6 +54,32 @@ pub fn whole(suite: &str, check: &str, run: fn()) -> Trial {
     })
 }
 
+/// The README's count of each fixture suite (`tests/fixtures/<suite>/… (N cases`) is the
+/// number of cases the suite has: the docs cannot drift from the tests.
+fn readme_counts() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let mut checked = 0;
+    for suite in ["merge", "vars", "policy", "fix", "fold", "syntax"] {
+        let mention = format!("tests/fixtures/{suite}/");
+        for (at, _) in readme.match_indices(&mention) {
+            let rest = &readme[at..];
+            let Some(open) = rest.find(" (").filter(|&i| i < 40) else { continue };
+            let after = &rest[open + 2..];
+            let raw: String =
+                after.chars().take_while(|c| c.is_ascii_digit() || *c == ',').collect();
+            let Ok(said) = raw.replace(',', "").parse::<usize>() else { continue };
+            if !after[raw.len()..].starts_with(" cases") {
+                continue;
+            }
+            let has = fixture::fixtures(suite).len();
+            assert_eq!(said, has, "README.md says {suite} has {said} cases; it has {has}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 6, "the README's fixture counts were not found ({checked})");
+}
+
 fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
@@ -65,5 +91,6 @@ fn main() {
     trials.extend(policy::trials());
     trials.extend(fix::trials());
     trials.extend(fold::trials());
+    trials.push(whole("readme", "fixture-counts", readme_counts));
     libtest_mimic::run(&args, trials).exit();
 }
