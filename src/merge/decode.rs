@@ -307,6 +307,14 @@ pub(crate) fn decode_file(
     cx.out
 }
 
+/// Does a data block nested in a check decode without errors? Terraform keeps only such a
+/// block (`decodeCheckBlock`), so only it can be a duplicate.
+pub(crate) fn nested_data_decodes(files: &Files, engine: Engine, d: &Block) -> bool {
+    let json = files.files.get(d.span.file).is_some_and(|s| s.syntax == Syntax::Json);
+    let mut cx = Cx { files, json, over: false, tofu: engine == Engine::OpenTofu, out: Vec::new() };
+    !cx.data(d, true)
+}
+
 struct Cx<'a> {
     files: &'a Files,
     json: bool,
@@ -430,20 +438,19 @@ fn span_at(e: &Expr, off: Option<usize>, r: &std::ops::Range<usize>) -> Span {
 /// The static traversal an expression is, if it is one.
 pub(crate) fn abs_traversal(e: &Expr) -> Option<Trav> {
     let (tree, off) = syntax_of(e)?;
-    let mut inner = &tree;
-    while let Node::Parens(x) = &inner.node {
-        inner = x;
-    }
-    trav_of(e, off, inner)
+    // Parentheses make an expression of the reference: `(aws.west)` is not a traversal.
+    trav_of(e, off, &tree)
 }
 
 fn trav_of(e: &Expr, off: Option<usize>, node: &ast::Expr) -> Option<Trav> {
+    let bare =
+        |root: String| Trav { root, root_span: span_at(e, off, &node.range), steps: Vec::new() };
     match &node.node {
-        Node::Variable(name) => Some(Trav {
-            root: name.clone(),
-            root_span: span_at(e, off, &node.range),
-            steps: Vec::new(),
-        }),
+        Node::Variable(name) => Some(bare(name.clone())),
+        // HCL reads the keywords as the names they are spelt with
+        // (`LiteralValueExpr.AsTraversal`): `provider = null` is the `null` provider.
+        Node::Null => Some(bare("null".to_string())),
+        Node::Bool(b) => Some(bare(b.to_string())),
         Node::Traversal { source, steps } => {
             // `null.foo` is the `null` provider's `foo` configuration: HCL's traversal
             // reading takes any name for the root, keywords included.
@@ -643,6 +650,116 @@ fn walk_parts(
             }
         }
     }
+}
+
+const QUOTED_REFERENCE: &str = "In this context, references are expected literally rather than in quotes. Terraform 0.11 and earlier required quotes, but quoted references are now deprecated and will be removed in a future version of Terraform. Remove the quotes surrounding this reference to silence this warning.";
+
+/// `hcl.AbsTraversalForExpr`'s error.
+const NOT_A_REFERENCE: &str = "A single static variable reference is required: only attribute access and indexing with constant keys. No calculations, function calls, template expressions, etc are allowed here.";
+
+/// A string read as a reference (`hclsyntax.ParseTraversalAbs`), its text starting at
+/// byte `origin` of `file`: what it read (nothing when it read no name), and its errors.
+fn string_traversal(s: &str, file: usize, origin: usize) -> (Option<Trav>, Vec<Diagnostic>) {
+    let (steps, errors) = crate::terraform::syntax::parse_traversal_abs(s);
+    let at = |r: &std::ops::Range<usize>| Span::new(file, origin + r.start, origin + r.end);
+    let diags =
+        errors.iter().map(|e| Diagnostic::error(&e.summary, &e.detail, at(&e.range))).collect();
+    let mut steps = steps.into_iter();
+    let t = steps.next().map(|(root, r)| Trav {
+        root: root.unwrap_or_default(),
+        root_span: at(&r),
+        steps: steps.map(|(n, r)| (n, at(&r))).collect(),
+    });
+    (t, diags)
+}
+
+/// A JSON string read as a reference (`json.expression.AsTraversal`): nothing when it is
+/// not a string or not all of it is a reference. Read from the file, as written: a
+/// template such as `"${aws_instance.a}"` is no reference.
+fn json_traversal(files: &Files, e: &Expr) -> Option<Trav> {
+    let s: String = serde_json::from_str(files.text(e.span)).ok()?;
+    match string_traversal(&s, e.span.file, e.span.start) {
+        (Some(t), errors) if errors.is_empty() => Some(t),
+        _ => None,
+    }
+}
+
+/// `DecodeDependsOn`: where each reference Terraform keeps is (its traversal's range: in a
+/// quoted string, the text inside the quotes), and what it says about the list, in its
+/// order. An action cannot be depended on, and what is no reference is dropped.
+pub(crate) fn depends_on(files: &Files, a: &Attr) -> (Vec<Span>, Vec<Diagnostic>) {
+    let mut out = Vec::new();
+    let Some(items) = a.expr.as_tuple() else {
+        let d = Diagnostic::error(
+            "Invalid expression",
+            "A static list expression is required.",
+            start_range(&a.expr),
+        );
+        return (Vec::new(), vec![d]);
+    };
+    let json = files.get(a.span.file).syntax == Syntax::Json;
+    let mut kept = Vec::new();
+    for e in items {
+        let t = match e.as_str() {
+            Some(s) if native_quoted(e) => {
+                let (t, errors) = string_traversal(&s, e.span.file, e.span.start + 1);
+                out.extend(errors);
+                out.push(Diagnostic::warning(
+                    "Quoted references are deprecated",
+                    QUOTED_REFERENCE,
+                    e.span,
+                ));
+                t
+            }
+            _ if json => json_traversal(files, e),
+            _ => abs_traversal(e),
+        };
+        match t {
+            None => out.push(Diagnostic::error("Invalid expression", NOT_A_REFERENCE, e.span)),
+            Some(t) if t.root == "action" => out.push(Diagnostic::error(
+                "Invalid depends_on Action Reference",
+                "The depends_on attribute cannot reference action blocks directly. You must reference a resource or data source instead.",
+                e.span,
+            )),
+            Some(t) => {
+                let end = t.steps.last().map_or(t.root_span.end, |(_, s)| s.end);
+                kept.push(Span { end, ..t.root_span });
+            }
+        }
+    }
+    (kept, out)
+}
+
+/// HCL's `StartRange` of an expression: where an error about the whole of it points
+/// (a collection's opening bracket, a call's name and parenthesis, a string's first part).
+fn start_range(e: &Expr) -> Span {
+    let Some((tree, Some(off))) = syntax_of(e) else {
+        // JSON: an array or object starts at its bracket, anything else is itself.
+        return match e.kind {
+            ExprKind::Tuple(_) | ExprKind::Object(_) => {
+                Span::new(e.span.file, e.span.start, e.span.start + 1)
+            }
+            _ => e.span,
+        };
+    };
+    fn first(n: &ast::Expr) -> std::ops::Range<usize> {
+        match &n.node {
+            Node::Tuple(_) | Node::Object(_) | Node::For(_) | Node::Unary { .. } => {
+                n.range.start..n.range.start + 1
+            }
+            Node::Call { name_range, .. } => name_range.start..name_range.end + 1,
+            Node::Binary { first: x, .. } => first(x),
+            Node::Conditional { cond, .. } => first(cond),
+            Node::Template { parts, wrap: false, .. } => match parts.first() {
+                Some(Part::Interp(x, _)) => first(x),
+                Some(p) => p.range(),
+                None => n.range.clone(),
+            },
+            _ => n.range.clone(),
+        }
+    }
+    let r = first(&tree);
+    Span::new(e.span.file, off + r.start, off + r.end)
 }
 
 /// Is this a quoted string in native syntax (`exprIsNativeQuotedString`)?
@@ -1798,12 +1915,10 @@ impl Cx<'_> {
         }
     }
 
-    /// `DecodeDependsOn`'s quoted references.
+    /// `DecodeDependsOn` of a block's `depends_on`.
     fn depends_on(&mut self, b: &Block) {
         if let Some(a) = b.attr("depends_on") {
-            for e in a.expr.as_tuple().unwrap_or_default() {
-                self.quoted_reference(e);
-            }
+            self.out.extend(depends_on(self.files, a).1);
         }
     }
 

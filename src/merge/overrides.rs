@@ -8,7 +8,7 @@ use super::tofu_file;
 use super::{Ignored, Module, variables};
 use crate::diag::Diagnostic;
 use crate::terraform::discover::Engine;
-use crate::terraform::{Attr, Block, ExprKind, Item, JsonValue, ParsedFile};
+use crate::terraform::{Attr, Block, Item, JsonValue, ParsedFile};
 
 const TF_ORDER: [&str; 14] = [
     "provider",
@@ -347,20 +347,20 @@ fn missing_base(o: &Block) -> Diagnostic {
     Diagnostic::error(summary, detail, o.def_span)
 }
 
-/// `depends_on` may not be overridden, unless it is empty (spec §5.2).
+/// `depends_on` may not be overridden, unless it holds no reference Terraform keeps
+/// (spec §5.2): the error points at the first it keeps.
 fn check_depends_on(m: &mut Module, o: &Block) {
     if let Some(d) = o.attr("depends_on") {
-        let first = match &d.expr.kind {
-            ExprKind::Tuple(items) => items.first().map(|e| e.span),
-            _ => Some(d.expr.span),
-        };
-        match first {
-            Some(span) => m.diagnostics.push(Diagnostic::error(
+        match super::decode::depends_on(&m.files, d).0.first() {
+            Some(&span) => m.diagnostics.push(Diagnostic::error(
                 "Unsupported override",
                 "The depends_on argument may not be overridden.",
                 span,
             )),
-            None => ignore(m, d.span, "depends_on = [] in an override changes nothing"),
+            None if d.expr.as_tuple().is_some_and(<[_]>::is_empty) => {
+                ignore(m, d.span, "depends_on = [] in an override changes nothing")
+            }
+            None => {}
         }
     }
 }

@@ -110,6 +110,7 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
                     if let Item::Block(d) = inner
                         && d.kind == "data"
                         && d.labels.len() == 2
+                        && super::decode::nested_data_decodes(&m.files, m.engine, d)
                     {
                         let key = format!("data.{}.{}", d.labels[0], d.labels[1]);
                         if let Some(prev) = data_span(m, st, &key) {

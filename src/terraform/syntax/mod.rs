@@ -8,4 +8,4 @@ pub mod fmt;
 pub mod parse;
 pub mod scan;
 
-pub use parse::{SyntaxError, parse_config, parse_expression, parse_template};
+pub use parse::{SyntaxError, parse_config, parse_expression, parse_template, parse_traversal_abs};
