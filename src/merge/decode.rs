@@ -361,6 +361,84 @@ pub(crate) fn provider_part(name: &str) -> Result<String, &'static str> {
     Ok(name.to_lowercase())
 }
 
+/// Go's `%q` of a string.
+fn go_quote(s: &str) -> String {
+    format!("\"{}\"", crate::terraform::syntax::parse::go_quote_inner(s))
+}
+
+/// `addrs.ParseProviderSourceString` (`tfaddr.ParseProviderSource`): the provider a
+/// `source` names, as `hostname/namespace/type` (the namespace empty when not given), or
+/// Terraform's summary and detail of why it names none. Hostnames are only lowercased.
+pub(crate) fn provider_source(
+    src: &str,
+) -> Result<(String, String, String), (&'static str, String)> {
+    const FORMAT: &str =
+        "The \"source\" attribute must be in the format \"[hostname/][namespace/]name\"";
+    const REGISTRY: &str = "registry.terraform.io";
+    let parts: Vec<&str> = src.split('/').collect();
+    if parts.len() > 3 || parts.iter().any(|p| p.is_empty()) {
+        return Err(("Invalid provider source string", FORMAT.to_string()));
+    }
+    let given = parts[parts.len() - 1];
+    // The details end in a stray quote, as Terraform's do.
+    let ty = provider_part(given).map_err(|e| {
+        (
+            "Invalid provider type",
+            format!("Invalid provider type {} in source {}: {e}\"", go_quote(given), go_quote(src)),
+        )
+    })?;
+    // A bare type takes the default namespace later, unchecked for prefixes.
+    if parts.len() == 1 {
+        return Ok((REGISTRY.to_string(), String::new(), ty));
+    }
+    let namespace = match parts.len() {
+        n if parts[n - 2] == "-" => "-".to_string(),
+        n => provider_part(parts[n - 2]).map_err(|e| {
+            (
+                "Invalid provider namespace",
+                format!("Invalid provider namespace \"\" in source {}: {e}\"", go_quote(src)),
+            )
+        })?,
+    };
+    let host = if parts.len() == 3 { parts[0].to_lowercase() } else { REGISTRY.to_string() };
+    if namespace == "-" && host != REGISTRY {
+        return Err((
+            "Invalid provider namespace",
+            format!(
+                "The legacy provider namespace \"-\" can be used only with hostname {REGISTRY}."
+            ),
+        ));
+    }
+    if let Some(rest) = ty.strip_prefix("terraform-") {
+        let display = |t: &str| {
+            if host == REGISTRY {
+                format!("{namespace}/{t}")
+            } else {
+                format!("{host}/{namespace}/{t}")
+            }
+        };
+        if let Some(suggested) = rest.strip_prefix("provider-")
+            && provider_part(suggested).is_ok()
+        {
+            return Err((
+                "Invalid provider type",
+                format!(
+                    "Provider source {} has a type with the prefix \"terraform-provider-\", which isn't valid. Although that prefix is often used in the names of version control repositories for Terraform providers, provider source strings should not include it.\n\nDid you mean {}?",
+                    go_quote(&display(&ty)),
+                    go_quote(&display(suggested))
+                ),
+            ));
+        }
+        return Err((
+            "Invalid provider type",
+            format!(
+                "Provider source \"{host}/{namespace}/{ty}\" has a type with the prefix \"terraform-\", which isn't allowed because it would be redundant to name a Terraform provider with that prefix. If you are the author of this provider, rename it to not include the prefix."
+            ),
+        ));
+    }
+    Ok((host, namespace, ty))
+}
+
 /// go-version's constraint syntax (`NewConstraint`): comma-separated operator and version.
 pub(crate) fn valid_constraint(s: &str) -> bool {
     static SINGLE: LazyLock<Option<regex::Regex>> = LazyLock::new(|| {
@@ -730,6 +808,40 @@ pub(crate) fn depends_on(files: &Files, a: &Attr) -> (Vec<Span>, Vec<Diagnostic>
     (kept, out)
 }
 
+/// The outermost function calls in an expression (where HCL reports that none may be
+/// made), in source order.
+fn calls(e: &Expr) -> Vec<Span> {
+    fn find(n: &ast::Expr, out: &mut Vec<std::ops::Range<usize>>) {
+        match &n.node {
+            Node::Call { .. } => out.push(n.range.clone()),
+            Node::Template { parts, .. } => {
+                for p in parts {
+                    if let Part::Interp(x, _) = p {
+                        find(x, out);
+                    }
+                }
+            }
+            Node::Tuple(xs) => xs.iter().for_each(|x| find(x, out)),
+            Node::Object(kvs) => kvs.iter().for_each(|(_, v)| find(v, out)),
+            Node::Parens(x) | Node::Unary { operand: x, .. } => find(x, out),
+            Node::Binary { first, rest } => {
+                find(first, out);
+                rest.iter().for_each(|(_, x)| find(x, out));
+            }
+            Node::Conditional { cond, yes, no } => {
+                find(cond, out);
+                find(yes, out);
+                find(no, out);
+            }
+            _ => {}
+        }
+    }
+    let Some((tree, off)) = syntax_of(e) else { return Vec::new() };
+    let mut out = Vec::new();
+    find(&tree, &mut out);
+    out.iter().map(|r| span_at(e, off, r)).collect()
+}
+
 /// HCL's `StartRange` of an expression: where an error about the whole of it points
 /// (a collection's opening bracket, a call's name and parenthesis, a string's first part).
 fn start_range(e: &Expr) -> Span {
@@ -773,31 +885,76 @@ impl Cx<'_> {
     }
 
     /// The arguments Terraform decodes as a constant bool (`gohcl.DecodeExpression` with no
-    /// variables): what does not evaluate is reported, then that the value is unsuitable,
-    /// at the start of the expression. One with a syntax error was reported when read.
+    /// variables), in the order it decodes them.
     fn static_bools(&mut self, body: &Body, names: &[&str]) {
-        for a in body.attrs().filter(|a| names.contains(&a.name.as_str())) {
-            if !super::variables::parses(&a.expr) {
-                continue;
-            }
-            let at = Span { end: a.expr.span.start, ..a.expr.span };
-            // Without variables a JSON string is not a template: `"${true}"` is text.
-            let json_template = a.expr.source.is_none()
-                && matches!(&a.expr.kind, ExprKind::Template(p) if p.iter().any(|x| matches!(x, TplPart::Code(_))));
-            let why = match super::variables::value_of(&a.expr) {
-                _ if json_template => "a bool is required".to_string(),
-                Err(e) => {
-                    self.err(e.summary, e.detail, a.expr.span);
-                    "value must be known".to_string()
+        for a in names.iter().filter_map(|n| body.attr(n)) {
+            self.static_value(a, &cty::Type::Bool);
+        }
+    }
+
+    /// An argument Terraform decodes as a constant string (a variable's or an output's
+    /// `description`).
+    fn static_string(&mut self, body: &Body, name: &str) {
+        if let Some(a) = body.attr(name) {
+            self.static_value(a, &cty::Type::String);
+        }
+    }
+
+    /// `gohcl.DecodeExpression` of a constant into a value of type `want`: what does not
+    /// evaluate is reported, then that the value is unsuitable, at HCL's `StartRange` of
+    /// the value (a tuple's `[`, a quoted string's text). One with a syntax error was
+    /// reported when read.
+    fn static_value(&mut self, a: &Attr, want: &cty::Type) {
+        let at = start_range(&a.expr);
+        if !super::variables::parses(&a.expr) {
+            return;
+        }
+        // Without variables a JSON string is not a template: `"${true}"` is text.
+        let json_template = a.expr.source.is_none()
+            && matches!(&a.expr.kind, ExprKind::Template(p) if p.iter().any(|x| matches!(x, TplPart::Code(_))));
+        let why = match super::variables::value_of(&a.expr) {
+            _ if json_template && *want == cty::Type::String => return,
+            _ if json_template => "a bool is required".to_string(),
+            Err(e) => {
+                self.eval_error(e, &a.expr);
+                // A collection built of unknown values still has a type.
+                match &a.expr.kind {
+                    ExprKind::Tuple(_) => format!("{} required, but have tuple", want.friendly()),
+                    ExprKind::Object(_) => format!("{} required, but have object", want.friendly()),
+                    _ => "value must be known".to_string(),
                 }
+            }
+            Ok(cty::Value::Null(_)) => "null value is not allowed".to_string(),
+            Ok(v) => match cty::convert(&v, want) {
                 Ok(cty::Value::Null(_)) => "null value is not allowed".to_string(),
-                Ok(v) => match cty::convert(&v, &cty::Type::Bool) {
-                    Ok(cty::Value::Null(_)) => "null value is not allowed".to_string(),
-                    Ok(_) => continue,
-                    Err(e) => e,
-                },
-            };
-            self.err("Unsuitable value type", format!("Unsuitable value: {why}"), at);
+                Ok(_) => return,
+                Err(e) => e,
+            },
+        };
+        self.err("Unsuitable value type", format!("Unsuitable value: {why}"), at);
+    }
+
+    /// Why an expression has no value without variables. References and calls are each
+    /// reported, in source order, as HCL evaluates every part: a reference at its root
+    /// name (`var` of `var.x`), a call as a whole (its arguments are not evaluated).
+    fn eval_error(&mut self, e: cty::EvalError, expr: &Expr) {
+        if !matches!(e.summary.as_str(), "Variables not allowed" | "Function calls not allowed") {
+            return self.err(e.summary, e.detail, expr.span);
+        }
+        let calls = calls(expr);
+        let mut found: Vec<(Span, bool)> = calls.iter().map(|c| (*c, true)).collect();
+        for t in variables(expr) {
+            if !calls.iter().any(|c| c.start <= t.root_span.start && t.root_span.end <= c.end) {
+                found.push((t.root_span, false));
+            }
+        }
+        found.sort_by_key(|(s, _)| s.start);
+        for (at, call) in found {
+            if call {
+                self.err("Function calls not allowed", "Functions may not be called here.", at);
+            } else {
+                self.err("Variables not allowed", "Variables may not be used here.", at);
+            }
         }
     }
 
@@ -1114,6 +1271,16 @@ impl Cx<'_> {
                 ),
                 "required_providers" => self.required_providers(b),
                 "provider_meta" if !self.just_attributes(&b.body) => {
+                    // `decodeProviderMetaBlock`: the values must be constants (JSON's
+                    // strings are text without variables, so all of JSON's are).
+                    let json = self.json;
+                    for a in b.body.attrs().filter(|_| !json) {
+                        if super::variables::parses(&a.expr)
+                            && let Err(e) = super::variables::value_of(&a.expr)
+                        {
+                            self.eval_error(e, &a.expr);
+                        }
+                    }
                     let name = b.labels.first().map_or("", String::as_str);
                     self.provider_name(name, b.def_span);
                 }
@@ -1186,15 +1353,18 @@ impl Cx<'_> {
                         ),
                         Some(_) => {}
                     },
-                    "source" => {
-                        if v.as_str().is_none() {
-                            self.err(
-                                "Invalid source",
-                                "Source must be specified as a string.",
-                                v.span,
-                            );
+                    "source" => match v.as_str() {
+                        None => self.err(
+                            "Invalid source",
+                            "Source must be specified as a string.",
+                            v.span,
+                        ),
+                        Some(src) => {
+                            if let Err((summary, detail)) = provider_source(&src) {
+                                self.err(summary, detail, v.span);
+                            }
                         }
-                    }
+                    },
                     "configuration_aliases" => {
                         for e in v.as_tuple().unwrap_or_default() {
                             if let Some(t) = abs_traversal(e)
@@ -1341,6 +1511,7 @@ impl Cx<'_> {
                 at,
             );
         }
+        self.static_string(&b.body, "description");
         let flag = |n: &str| b.attr(n).and_then(|a| a.expr.as_bool()) == Some(true);
         // OpenTofu has no such rule (its const variables feed early evaluation only).
         if flag("const") && !self.tofu {
@@ -1359,7 +1530,7 @@ impl Cx<'_> {
                 );
             }
         }
-        self.static_bools(&b.body, &["sensitive", "ephemeral", "nullable", "const"]);
+        self.static_bools(&b.body, &["sensitive", "ephemeral", "const", "nullable"]);
         self.out.extend(super::variables::variable_errors(b, self.over));
         for v in inner {
             if let (Some(cond), _) = self.check_rule(v) {
@@ -1415,12 +1586,13 @@ impl Cx<'_> {
     fn output(&mut self, b: &Block) {
         let s = if self.tofu { &TOFU_OUTPUT } else { &TF_OUTPUT };
         let inner = self.content(&b.body, self.missing(b), s, self.over, true);
-        self.static_bools(&b.body, &["sensitive", "ephemeral"]);
-        self.depends_on(b);
         if !valid_identifier(b.labels.first().map_or("", String::as_str)) {
             let at = b.label_spans.first().copied().unwrap_or(b.def_span);
             self.err("Invalid output name", BAD_IDENTIFIER, at);
         }
+        self.static_string(&b.body, "description");
+        self.static_bools(&b.body, &["sensitive", "ephemeral"]);
+        self.depends_on(b);
         for c in inner {
             match c.kind.as_str() {
                 "precondition" => {
