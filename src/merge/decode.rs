@@ -842,6 +842,88 @@ fn calls(e: &Expr) -> Vec<Span> {
     out.iter().map(|r| span_at(e, off, r)).collect()
 }
 
+/// What a `removed` block's `from` names (`addrs.ParseRemoveTarget`).
+enum RemoveTarget {
+    Module,
+    Resource { data: bool },
+}
+
+/// `addrs.ParseRemoveTarget`: a module (`module.a.module.b`) or a resource in one, never an
+/// instance of either; or Terraform's summary, detail and range of what is wrong.
+fn remove_target(t: &Trav) -> Result<RemoveTarget, (&'static str, &'static str, Span)> {
+    let mut all: Vec<(Option<&str>, Span)> = vec![(Some(t.root.as_str()), t.root_span)];
+    all.extend(t.steps.iter().map(|(n, s)| (n.as_deref(), *s)));
+    let mut rest = all.as_slice();
+    const MODULE_NAME: &str = "Prefix \"module.\" must be followed by a module name.";
+    // parseModulePrefix
+    loop {
+        match rest.first() {
+            None => break,
+            Some((None, at)) => {
+                return Err((
+                    "Invalid address operator",
+                    "Module address prefix must be followed by dot and then a name.",
+                    *at,
+                ));
+            }
+            Some((Some(name), _)) if *name != "module" => break,
+            Some((Some(_), kw)) => {
+                rest = &rest[1..];
+                match rest.first() {
+                    None => return Err(("Invalid address operator", MODULE_NAME, *kw)),
+                    Some((None, at)) => return Err(("Invalid address operator", MODULE_NAME, *at)),
+                    Some((Some(_), _)) => rest = &rest[1..],
+                }
+                if let Some((None, at)) = rest.first() {
+                    return Err((
+                        "Module instance keys not allowed",
+                        "Module address must be a module (e.g. \"module.foo\"), not a module instance (e.g. \"module.foo[1]\").",
+                        *at,
+                    ));
+                }
+            }
+        }
+    }
+    if rest.is_empty() {
+        return Ok(RemoveTarget::Module);
+    }
+    // parseConfigResourceUnderModule
+    let data = rest.first().is_some_and(|(n, _)| *n == Some("data"));
+    if data {
+        rest = &rest[1..];
+    }
+    if rest.len() < 2 {
+        let at = match (rest.first(), rest.last()) {
+            (Some((_, a)), Some((_, b))) => Span { end: b.end, ..*a },
+            _ => t.root_span,
+        };
+        return Err((
+            "Invalid address",
+            "Resource specification must include a resource type and name.",
+            at,
+        ));
+    }
+    if rest[0].0.is_none() {
+        let detail = if data {
+            "A data source name is required."
+        } else {
+            "A resource type name is required."
+        };
+        return Err(("Invalid address", detail, rest[0].1));
+    }
+    if rest[1].0.is_none() {
+        return Err(("Invalid address", "A resource name is required.", rest[1].1));
+    }
+    if let Some((_, at)) = rest.get(2) {
+        return Err((
+            "Resource instance keys not allowed",
+            "Resource address must be a resource (e.g. \"test_instance.foo\"), not a resource instance (e.g. \"test_instance.foo[1]\").",
+            *at,
+        ));
+    }
+    Ok(RemoveTarget::Resource { data })
+}
+
 /// HCL's `StartRange` of an expression: where an error about the whole of it points
 /// (a collection's opening bracket, a call's name and parenthesis, a string's first part).
 fn start_range(e: &Expr) -> Span {
@@ -955,6 +1037,15 @@ impl Cx<'_> {
             } else {
                 self.err("Variables not allowed", "Variables may not be used here.", at);
             }
+        }
+    }
+
+    /// `hcl.AbsTraversalForExpr`: in JSON, the string as written is read as a reference.
+    fn traversal(&self, e: &Expr) -> Option<Trav> {
+        if self.json && e.source.is_none() {
+            json_traversal(self.files, e)
+        } else {
+            abs_traversal(e)
         }
     }
 
@@ -1194,6 +1285,11 @@ impl Cx<'_> {
                 "ephemeral" => self.ephemeral(b),
                 "moved" => {
                     self.content(&b.body, self.missing(b), &MOVED, false, true);
+                    for a in ["from", "to"].iter().filter_map(|n| b.attr(n)) {
+                        if self.traversal(&a.expr).is_none() && super::variables::parses(&a.expr) {
+                            self.err("Invalid expression", NOT_A_REFERENCE, a.expr.span);
+                        }
+                    }
                 }
                 "removed" => self.removed(b),
                 "import" => self.import(b),
@@ -1367,7 +1463,7 @@ impl Cx<'_> {
                     },
                     "configuration_aliases" => {
                         for e in v.as_tuple().unwrap_or_default() {
-                            if let Some(t) = abs_traversal(e)
+                            if let Some(t) = self.traversal(e)
                                 && t.root != a.name
                             {
                                 self.err(
@@ -1708,7 +1804,7 @@ impl Cx<'_> {
                 None => None,
             }
         } else {
-            abs_traversal(e)
+            self.traversal(e)
         };
         let Some(t) = t.filter(|t| t.steps.len() < 2) else {
             let detail = if quoted && e.as_str().is_none() {
@@ -2105,7 +2201,7 @@ impl Cx<'_> {
             ));
             return Some(s);
         }
-        let t = abs_traversal(e)?;
+        let t = self.traversal(e)?;
         t.steps.is_empty().then_some(t.root)
     }
 
@@ -2240,36 +2336,51 @@ impl Cx<'_> {
     fn removed(&mut self, b: &Block) {
         let s = if self.tofu { &TOFU_REMOVED } else { &TF_REMOVED };
         let inner = self.content(&b.body, self.missing(b), s, false, true);
-        if let Some(a) = b.attr("from")
-            && let Some(t) = abs_traversal(&a.expr)
-        {
-            let mut names: Vec<&str> = vec![t.root.as_str()];
-            names.extend(t.steps.iter().filter_map(|(n, _)| n.as_deref()));
-            while names.first() == Some(&"module") && names.len() >= 2 {
-                names.drain(..2);
+        let target = b.attr("from").map(|a| (a, self.traversal(&a.expr)));
+        let managed = match target {
+            // OpenTofu reads the address its own way.
+            Some((_, Some(t))) if self.tofu => {
+                let mut names: Vec<&str> = vec![t.root.as_str()];
+                names.extend(t.steps.iter().filter_map(|(n, _)| n.as_deref()));
+                while names.first() == Some(&"module") && names.len() >= 2 {
+                    names.drain(..2);
+                }
+                names.len() == 2 && !matches!(names[0], "data" | "ephemeral" | "module")
             }
-            if names.first() == Some(&"data") && !self.tofu {
-                self.err(
-                    "Data source address not allowed",
-                    "Data sources are never destroyed, so they are not valid targets of removed blocks. To remove the data source from state, remove the data source block from configuration.",
-                    a.expr.span,
-                );
+            Some((a, None)) => {
+                if super::variables::parses(&a.expr) {
+                    self.err("Invalid expression", NOT_A_REFERENCE, a.expr.span);
+                }
+                false
             }
-        }
+            Some((_, Some(t))) => match remove_target(&t) {
+                Ok(RemoveTarget::Module) => false,
+                Ok(RemoveTarget::Resource { data: false }) => true,
+                Ok(RemoveTarget::Resource { data: true }) => {
+                    let end = t.steps.last().map_or(t.root_span.end, |(_, s)| s.end);
+                    self.err(
+                        "Data source address not allowed",
+                        "Data sources are never destroyed, so they are not valid targets of removed blocks. To remove the data source from state, remove the data source block from configuration.",
+                        Span { end, ..t.root_span },
+                    );
+                    false
+                }
+                Err((summary, detail, at)) => {
+                    self.err(summary, detail, at);
+                    false
+                }
+            },
+            None => false,
+        };
         // Connections and provisioners need a managed resource to act on.
-        let managed = b.attr("from").and_then(|a| abs_traversal(&a.expr)).is_some_and(|t| {
-            let mut names: Vec<&str> = vec![t.root.as_str()];
-            names.extend(t.steps.iter().filter_map(|(n, _)| n.as_deref()));
-            while names.first() == Some(&"module") && names.len() >= 2 {
-                names.drain(..2);
-            }
-            names.len() == 2 && !matches!(names[0], "data" | "ephemeral" | "module")
-        });
         let mut connection: Option<Span> = None;
         for c in inner {
             match c.kind.as_str() {
                 "lifecycle" => {
                     self.content(&c.body, self.missing(c), &REMOVED_LIFECYCLE, false, true);
+                    if !self.tofu {
+                        self.static_bools(&c.body, &["destroy"]);
+                    }
                 }
                 "connection" => {
                     if !managed {
@@ -2322,7 +2433,7 @@ impl Cx<'_> {
         }
         let mut in_module = false;
         if let Some(a) = b.attr("to")
-            && let Some(t) = abs_traversal(&a.expr)
+            && let Some(t) = self.traversal(&a.expr)
         {
             let mut names: Vec<&str> = vec![t.root.as_str()];
             names.extend(t.steps.iter().filter_map(|(n, _)| n.as_deref()));
