@@ -170,8 +170,9 @@ pub fn load<E: std::fmt::Display>(
         m.files.files.push(SourceText::new(path, c.class, c.syntax, Arc::from(text)));
         let src = &m.files.files[id];
         let result = match (c.syntax, &bytes) {
-            (Syntax::Hcl, Some(e)) => Ok(hcl::parse_bytes(id, &src.path, e.as_bytes(), &src.text)),
-            (Syntax::Hcl, None) => Ok(hcl::parse_shared(id, &src.path, &src.text)),
+            // Messages naming another place in the file name it as `range_string` does.
+            (Syntax::Hcl, Some(e)) => Ok(hcl::parse_bytes(id, src.name(), e.as_bytes(), &src.text)),
+            (Syntax::Hcl, None) => Ok(hcl::parse_shared(id, src.name(), &src.text)),
             (Syntax::Json, _) => json::parse(id, src),
         };
         parsed.push(match result {

@@ -122,14 +122,17 @@ impl SourceText {
         (line + 1, col + 1)
     }
 
-    /// Terraform's `hcl.Range.String()` form of a byte range of this file.
+    /// Terraform's `hcl.Range.String()` form of a byte range of this file, named as
+    /// Terraform names it when run in the module: relative to the module's directory,
+    /// wherever the audit started.
     pub fn range_string(&self, start: usize, end: usize) -> String {
         let (l1, c1) = self.line_col(start);
         let (l2, c2) = self.line_col(end);
+        let name = self.name();
         if l1 == l2 {
-            format!("{}:{},{}-{}", self.path, l1, c1, c2)
+            format!("{name}:{l1},{c1}-{c2}")
         } else {
-            format!("{}:{},{}-{},{}", self.path, l1, c1, l2, c2)
+            format!("{name}:{l1},{c1}-{l2},{c2}")
         }
     }
 }
