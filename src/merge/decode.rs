@@ -842,6 +842,96 @@ fn calls(e: &Expr) -> Vec<Span> {
     out.iter().map(|r| span_at(e, off, r)).collect()
 }
 
+/// `addrs.ParseMoveEndpoint` (and `ParseTarget`): a module instance (`None`), or a
+/// resource instance in one, with its mode (`managed`, `data`, `ephemeral`, `list`); or
+/// Terraform's summary, detail and range of what is wrong.
+fn move_endpoint(t: &Trav) -> Result<Option<&'static str>, (&'static str, String, Span)> {
+    let mut all: Vec<(Option<&str>, Span)> = vec![(Some(t.root.as_str()), t.root_span)];
+    all.extend(t.steps.iter().map(|(n, s)| (n.as_deref(), *s)));
+    let mut rest = all.as_slice();
+    let module_name = || "Prefix \"module.\" must be followed by a module name.".to_string();
+    let invalid = |detail: &str, at: Span| Err(("Invalid address", detail.to_string(), at));
+    // parseModuleInstancePrefix: module.NAME, each with an optional instance key.
+    loop {
+        match rest.first() {
+            None => break,
+            Some((None, at)) => {
+                let detail = "Module address prefix must be followed by dot and then a name.";
+                return Err(("Invalid address operator", detail.to_string(), *at));
+            }
+            Some((Some(name), _)) if *name != "module" => break,
+            Some((Some(_), kw)) => {
+                rest = &rest[1..];
+                match rest.first() {
+                    None => return Err(("Invalid address operator", module_name(), *kw)),
+                    Some((None, at)) => {
+                        return Err(("Invalid address operator", module_name(), *at));
+                    }
+                    Some((Some(_), _)) => rest = &rest[1..],
+                }
+                if let Some((None, _)) = rest.first() {
+                    rest = &rest[1..];
+                }
+            }
+        }
+    }
+    if rest.is_empty() {
+        return Ok(None);
+    }
+    let whole = |r: &[(Option<&str>, Span)]| match (r.first(), r.last()) {
+        (Some((_, a)), Some((_, b))) => Span { end: b.end, ..*a },
+        _ => t.root_span,
+    };
+    // parseResourceInstanceUnderModule
+    let mode = match rest[0].0 {
+        Some(
+            kw @ ("count" | "each" | "local" | "module" | "path" | "self" | "terraform" | "var"
+            | "template" | "lazy" | "arg"),
+        ) => {
+            return Err((
+                "Invalid address",
+                format!(
+                    "The keyword \"{kw}\" is reserved and cannot be used to target a resource address. If you are targeting a resource type that uses a reserved keyword, please prefix your address with \"resource.\"."
+                ),
+                whole(rest),
+            ));
+        }
+        Some(m @ ("data" | "ephemeral" | "list" | "resource")) => {
+            rest = &rest[1..];
+            match m {
+                "data" => "data",
+                "ephemeral" => "ephemeral",
+                "list" => "list",
+                _ => "managed",
+            }
+        }
+        _ => "managed",
+    };
+    if rest.len() < 2 {
+        return invalid(
+            "Resource specification must include a resource type and name.",
+            whole(rest),
+        );
+    }
+    if rest[0].0.is_none() {
+        let detail = match mode {
+            "data" => "A data source name is required.",
+            "ephemeral" => "An ephemeral resource type name is required.",
+            "list" => "A list resource type name is required.",
+            _ => "A resource type name is required.",
+        };
+        return invalid(detail, rest[0].1);
+    }
+    if rest[1].0.is_none() {
+        return invalid("A resource name is required.", rest[1].1);
+    }
+    match &rest[2..] {
+        [] | [(None, _)] => Ok(Some(mode)),
+        [(Some(_), at)] => invalid("Resource instance key must be given in square brackets.", *at),
+        [_, (_, at), ..] => invalid("Unexpected extra operators after address.", *at),
+    }
+}
+
 /// What a `removed` block's `from` names (`addrs.ParseRemoveTarget`).
 enum RemoveTarget {
     Module,
@@ -1046,6 +1136,50 @@ impl Cx<'_> {
             json_traversal(self.files, e)
         } else {
             abs_traversal(e)
+        }
+    }
+
+    /// Where HCL stopped reading an expression with a syntax error, as the file's parser
+    /// met it: inside the expression, or at the first token after it (`}` after `list(`).
+    fn broken_at(&self, e: &Expr) -> Option<Span> {
+        let src = e.source.as_ref()?;
+        let (_, errors) = crate::terraform::syntax::parse_expression(src);
+        let first = errors.first()?;
+        let (file, o) = (e.span.file, e.span.start);
+        let end = src.trim_end().len();
+        if first.range.start < end {
+            return Some(Span::new(file, o + first.range.start, o + first.range.end));
+        }
+        let text = &self.files.get(file).text;
+        let rest = text.get(o + end..)?;
+        // Inside an open bracket HCL reads past newlines; outside, a newline ends it.
+        let open = src.chars().filter(|c| matches!(c, '(' | '[' | '{')).count()
+            > src.chars().filter(|c| matches!(c, ')' | ']' | '}')).count();
+        let skip = if open {
+            rest.len() - rest.trim_start().len()
+        } else {
+            rest.len() - rest.trim_start_matches([' ', '\t']).len()
+        };
+        let at = o + end + skip;
+        let width = text.get(at..).and_then(|t| t.chars().next()).map_or(0, char::len_utf8);
+        Some(Span::new(file, at, at + width))
+    }
+
+    /// `hcl.ExprList`: the elements of a static list, or an error at the start of what
+    /// is none.
+    fn expr_list<'e>(&mut self, e: &'e Expr) -> &'e [Expr] {
+        match e.as_tuple() {
+            Some(items) => items,
+            None => {
+                if super::variables::parses(e) {
+                    self.err(
+                        "Invalid expression",
+                        "A static list expression is required.",
+                        start_range(e),
+                    );
+                }
+                &[]
+            }
         }
     }
 
@@ -1283,14 +1417,7 @@ impl Cx<'_> {
                     self.data(b, false);
                 }
                 "ephemeral" => self.ephemeral(b),
-                "moved" => {
-                    self.content(&b.body, self.missing(b), &MOVED, false, true);
-                    for a in ["from", "to"].iter().filter_map(|n| b.attr(n)) {
-                        if self.traversal(&a.expr).is_none() && super::variables::parses(&a.expr) {
-                            self.err("Invalid expression", NOT_A_REFERENCE, a.expr.span);
-                        }
-                    }
-                }
+                "moved" => self.moved(b),
                 "removed" => self.removed(b),
                 "import" => self.import(b),
                 "check" => self.check(b),
@@ -1627,7 +1754,16 @@ impl Cx<'_> {
             }
         }
         self.static_bools(&b.body, &["sensitive", "ephemeral", "const", "nullable"]);
-        self.out.extend(super::variables::variable_errors(b, self.over));
+        let mut found = super::variables::variable_errors(b, self.over);
+        // A type with a syntax error is no type where HCL stopped reading it.
+        if let Some(t) = b.attr("type")
+            && let Some(at) = self.broken_at(&t.expr)
+        {
+            for d in found.iter_mut().filter(|d| d.subject == Some(t.expr.span)) {
+                d.subject = Some(at);
+            }
+        }
+        self.out.extend(found);
         for v in inner {
             if let (Some(cond), _) = self.check_rule(v) {
                 let refers = variables(&cond.expr).iter().any(|t| {
@@ -1687,6 +1823,16 @@ impl Cx<'_> {
             self.err("Invalid output name", BAD_IDENTIFIER, at);
         }
         self.static_string(&b.body, "description");
+        // Terraform's outputs may declare a type (`TypeConstraintWithDefaults`); its errors
+        // carry no range of their own here, so they point at the whole type (or where a
+        // syntax error stopped its parsing).
+        if let Some(a) = b.attr("type").filter(|_| !self.tofu && !self.json)
+            && let Some(src) = &a.expr.source
+            && let Err((e, broken)) = cty::type_constraint_source(src)
+        {
+            let at = broken.and_then(|_| self.broken_at(&a.expr)).unwrap_or(a.expr.span);
+            self.err(e.summary, e.detail, at);
+        }
         self.static_bools(&b.body, &["sensitive", "ephemeral"]);
         self.depends_on(b);
         for c in inner {
@@ -1743,12 +1889,8 @@ impl Cx<'_> {
         if !self.tofu {
             self.count_and_for_each(b, COUNT_FOR_EACH);
         }
-        if let Some(p) = b.attr("providers")
-            && let Some(pairs) = p.expr.as_object()
-        {
-            for (_, v) in pairs {
-                self.provider_ref(v, "providers");
-            }
+        if let Some(p) = b.attr("providers") {
+            self.passed_providers(p);
         }
         if let Some(a) = b.attr("ignore_nested_deprecations")
             && !self.tofu
@@ -1787,7 +1929,65 @@ impl Cx<'_> {
     }
 
     /// `decodeProviderConfigRef`: `provider = aws.west` and the values of `providers`.
-    fn provider_ref(&mut self, e: &Expr, arg: &str) {
+    /// `decodePassedProviderConfigs`: a static map whose keys and values are both provider
+    /// references (a quoted key is deprecated like a quoted value), each key given once.
+    fn passed_providers(&mut self, p: &Attr) {
+        let Some(pairs) = p.expr.as_object() else {
+            if super::variables::parses(&p.expr) {
+                self.err(
+                    "Invalid expression",
+                    "A static map expression is required.",
+                    start_range(&p.expr),
+                );
+            }
+            return;
+        };
+        // The keys as written (native syntax): their text and range.
+        let tree = syntax_of(&p.expr);
+        let keys: Vec<Option<Expr>> = match &tree {
+            Some((ast::Expr { node: Node::Object(items), .. }, Some(off))) => items
+                .iter()
+                .map(|(k, _)| {
+                    let r = match k {
+                        ast::Key::Name(_, r) => r.clone(),
+                        ast::Key::Expr(x) => x.range.clone(),
+                    };
+                    let span = Span::new(p.expr.span.file, off + r.start, off + r.end);
+                    let text = self.files.text(span).to_string();
+                    let kind = match k {
+                        ast::Key::Expr(x) if matches!(x.node, Node::Template { .. }) => {
+                            match x.as_literal_str() {
+                                Some(s) => ExprKind::Template(vec![TplPart::Lit(s)]),
+                                None => ExprKind::Template(vec![TplPart::Code(text.clone())]),
+                            }
+                        }
+                        _ => ExprKind::Raw(text.as_str().into()),
+                    };
+                    Some(Expr { source: Some(text.as_str().into()), ..Expr::new(kind, span) })
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let mut seen: Vec<(String, Span)> = Vec::new();
+        for (i, (_, v)) in pairs.iter().enumerate() {
+            let key = keys.get(i).cloned().flatten();
+            let k = key.as_ref().map(|k| self.provider_ref(k, "providers"));
+            let value = self.provider_ref(v, "providers");
+            let (Some(Some(k)), Some(_), Some(key)) = (k, value, key) else { continue };
+            if let Some((_, prev)) = seen.iter().find(|(n, _)| *n == k) {
+                self.err(
+                    "Duplicate provider address",
+                    format!("A provider configuration was already passed to {k} at {}. Each child provider configuration can be assigned only once.", self.range(*prev)),
+                    v.span,
+                );
+                continue;
+            }
+            seen.push((k, Span { end: v.span.end, ..key.span }));
+        }
+    }
+
+    /// Returns the reference (`aws` or `aws.west`) when it is a valid one.
+    fn provider_ref(&mut self, e: &Expr, arg: &str) -> Option<String> {
         let quoted = native_quoted(e);
         let t = if quoted {
             match e.as_str() {
@@ -1814,19 +2014,25 @@ impl Cx<'_> {
                     "The {arg} argument requires a provider type name, optionally followed by a period and then a configuration alias."
                 )
             };
-            return self.err("Invalid provider configuration reference", detail, e.span);
+            self.err("Invalid provider configuration reference", detail, e.span);
+            return None;
         };
         let root_at = if quoted { e.span } else { t.root_span };
         if !self.provider_name(&t.root, root_at) {
-            return;
+            return None;
         }
-        if let Some((None, at)) = t.steps.first() {
-            let at = if quoted { e.span } else { *at };
-            self.err(
-                "Invalid provider configuration reference",
-                "Provider name must either stand alone or be followed by a period and then a configuration alias.",
-                at,
-            );
+        match t.steps.first() {
+            Some((None, at)) => {
+                let at = if quoted { e.span } else { *at };
+                self.err(
+                    "Invalid provider configuration reference",
+                    "Provider name must either stand alone or be followed by a period and then a configuration alias.",
+                    at,
+                );
+                None
+            }
+            Some((Some(alias), _)) => Some(format!("{}.{alias}", t.root)),
+            None => Some(t.root.clone()),
         }
     }
 
@@ -1848,7 +2054,7 @@ impl Cx<'_> {
             self.count_and_for_each(b, COUNT_FOR_EACH);
         }
         if let Some(p) = b.attr("provider") {
-            self.provider_ref(&p.expr, "provider");
+            let _ = self.provider_ref(&p.expr, "provider");
         }
         self.depends_on(b);
         let (mut lifecycle, mut connection, mut escape): (
@@ -1950,12 +2156,104 @@ impl Cx<'_> {
         }
     }
 
+    /// `unwrapJSONRefExpr`: the references of a list entry and its range. In JSON the
+    /// entry is a string parsed as an expression (at the string's quote, as Terraform
+    /// places it); what is no string, or does not parse, is reported and has none.
+    fn json_ref_expr(&mut self, e: &Expr) -> Option<(Vec<Trav>, Span)> {
+        if !self.json || e.source.is_some() {
+            return Some((variables(e), e.span));
+        }
+        let Ok(text) = serde_json::from_str::<String>(self.files.text(e.span)) else {
+            self.err(
+                "Invalid reference expression",
+                "A single reference string is required.",
+                e.span,
+            );
+            return None;
+        };
+        let (tree, errors) = crate::terraform::syntax::parse_expression(&text);
+        let (file, o) = (e.span.file, e.span.start);
+        if !errors.is_empty() {
+            for x in errors {
+                self.err(x.summary, x.detail, Span::new(file, o + x.range.start, o + x.range.end));
+            }
+            return None;
+        }
+        let at = Span::new(file, o + tree.range.start, o + tree.range.end);
+        let parsed = Expr {
+            source: Some(text.as_str().into()),
+            ..Expr::new(ExprKind::Raw(text.as_str().into()), at)
+        };
+        Some((variables(&parsed), at))
+    }
+
+    /// `decodeReplaceTriggeredBy`: a static list whose every entry refers to exactly one
+    /// resource, and otherwise only to `count.index` and `each.key`. Once an entry has an
+    /// error Terraform judges the references of no further entry.
+    fn replace_triggered_by(&mut self, a: &Attr) {
+        let mark = self.out.len();
+        for e in self.expr_list(&a.expr) {
+            // A JSON entry that does not parse is reported even after an error.
+            let entry = self.json_ref_expr(e);
+            if self.has_errors_since(mark) {
+                continue;
+            }
+            let Some((refs, at)) = entry else { continue };
+            let mut resources = 0;
+            for t in refs {
+                let first = t.steps.first().map(|(n, _)| n.as_deref());
+                let problem = match t.root.as_str() {
+                    "count" if first != Some(Some("index")) => Some((
+                        "Invalid count reference in replace_triggered_by expression",
+                        "Only count.index may be used in replace_triggered_by.",
+                    )),
+                    "each" if first != Some(Some("key")) => Some((
+                        "Invalid each reference in replace_triggered_by expression",
+                        "Only each.key may be used in replace_triggered_by.",
+                    )),
+                    "count" | "each" => None,
+                    "var" | "local" | "path" | "terraform" | "self" | "module" | "action" => {
+                        Some((
+                            "Invalid reference in replace_triggered_by expression",
+                            "Only resources, count.index, and each.key may be used in replace_triggered_by.",
+                        ))
+                    }
+                    _ => {
+                        resources += 1;
+                        None
+                    }
+                };
+                if let Some((summary, detail)) = problem {
+                    self.err(summary, detail, at);
+                }
+            }
+            match resources {
+                0 => self.err(
+                    "Invalid replace_triggered_by expression",
+                    "Missing resource reference in replace_triggered_by expression.",
+                    at,
+                ),
+                1 => {}
+                _ => self.err(
+                    "Invalid replace_triggered_by expression",
+                    "Multiple resource references in replace_triggered_by expression.",
+                    at,
+                ),
+            }
+        }
+    }
+
     /// A lifecycle block of a resource, data or ephemeral block (`kind` says which).
     fn lifecycle(&mut self, r: &Block, lc: &Block, kind: &str) {
         let s = if self.tofu { &TOFU_LIFECYCLE } else { &TF_LIFECYCLE };
         let inner = self.content(&lc.body, self.missing(lc), s, false, true);
         if kind == "resource" {
             self.static_bools(&lc.body, &["create_before_destroy", "prevent_destroy"]);
+            if let Some(a) = lc.attr("replace_triggered_by")
+                && !self.tofu
+            {
+                self.replace_triggered_by(a);
+            }
         }
         if kind != "resource" {
             let (summary, noun) = if kind == "data" {
@@ -1973,7 +2271,7 @@ impl Cx<'_> {
         } else if let Some(a) = lc.attr("ignore_changes")
             && a.expr.as_keyword() != Some("all")
         {
-            let items = a.expr.as_tuple().unwrap_or_default();
+            let items = self.expr_list(&a.expr);
             let mut star = None;
             let mut others = false;
             for e in items {
@@ -2043,7 +2341,7 @@ impl Cx<'_> {
         let mut events = 0;
         if let Some(a) = b.attr("events") {
             let mut seen: Vec<String> = Vec::new();
-            for e in a.expr.as_tuple().unwrap_or_default() {
+            for e in self.expr_list(&a.expr) {
                 let kw = e.as_keyword().unwrap_or_default().to_string();
                 if !["before_create", "after_create", "before_update", "after_update"]
                     .contains(&kw.as_str())
@@ -2067,7 +2365,7 @@ impl Cx<'_> {
                 events += 1;
             }
         }
-        let actions = b.attr("actions").and_then(|a| a.expr.as_tuple()).map_or(0, <[_]>::len);
+        let actions = b.attr("actions").map_or(0, |a| self.expr_list(&a.expr).len());
         if actions == 0 {
             self.err(
                 "No actions specified",
@@ -2249,7 +2547,7 @@ impl Cx<'_> {
             }
         }
         if let Some(p) = b.attr("provider") {
-            self.provider_ref(&p.expr, "provider");
+            let _ = self.provider_ref(&p.expr, "provider");
         }
         self.depends_on(b);
         self.data_like_blocks(b, &inner, "data", nested);
@@ -2271,7 +2569,7 @@ impl Cx<'_> {
             self.count_and_for_each(b, COUNT_FOR_EACH);
         }
         if let Some(p) = b.attr("provider") {
-            self.provider_ref(&p.expr, "provider");
+            let _ = self.provider_ref(&p.expr, "provider");
         }
         self.data_like_blocks(b, &inner, "ephemeral", false);
         if self.tofu {
@@ -2330,6 +2628,99 @@ impl Cx<'_> {
                     c.type_span,
                 ),
             }
+        }
+    }
+
+    /// `exprToResourceTraversal` of an import block's `to` (after `unwrapJSONRefExpr`): the
+    /// reference with its non-constant indexes dropped, `Some(None)` (reported) when it is
+    /// none; `None` when a JSON string did not parse, which ends the block's decoding.
+    fn import_to(&mut self, e: &Expr) -> Option<Option<Trav>> {
+        let (tree, off, at) = if self.json && e.source.is_none() {
+            let Ok(text) = serde_json::from_str::<String>(self.files.text(e.span)) else {
+                self.err(
+                    "Invalid reference expression",
+                    "A single reference string is required.",
+                    e.span,
+                );
+                return None;
+            };
+            let (tree, errors) = crate::terraform::syntax::parse_expression(&text);
+            let (file, o) = (e.span.file, e.span.start);
+            if !errors.is_empty() {
+                for x in errors {
+                    self.err(
+                        x.summary,
+                        x.detail,
+                        Span::new(file, o + x.range.start, o + x.range.end),
+                    );
+                }
+                return None;
+            }
+            let at = Span::new(file, o + tree.range.start, o + tree.range.end);
+            (tree, o, at)
+        } else {
+            let Some((tree, Some(off))) = syntax_of(e) else { return Some(None) };
+            (tree, off, e.span)
+        };
+        let span = |r: &std::ops::Range<usize>| Span::new(e.span.file, off + r.start, off + r.end);
+        let (root, steps) = match &tree.node {
+            Node::Variable(name) => (name.clone(), &[][..]),
+            Node::Traversal { source, steps } => match &source.node {
+                Node::Variable(name) => (name.clone(), steps.as_slice()),
+                _ => (String::new(), &[][..]),
+            },
+            _ => (String::new(), &[][..]),
+        };
+        if root.is_empty() {
+            self.err("Invalid expression", NOT_A_REFERENCE, at);
+            return Some(None);
+        }
+        let root_span = match &tree.node {
+            Node::Traversal { source, .. } => span(&source.range),
+            _ => span(&tree.range),
+        };
+        let mut out = Vec::new();
+        for st in steps {
+            match st {
+                Step::Attr(n, r) => out.push((Some(n.clone()), span(r))),
+                Step::Index(x, r)
+                    if matches!(x.node, Node::Number(_)) || x.as_literal_str().is_some() =>
+                {
+                    out.push((None, span(r)))
+                }
+                // An index computed from for_each is no part of the configuration address.
+                Step::Index(..) => {}
+            }
+        }
+        Some(Some(Trav { root, root_span, steps: out }))
+    }
+
+    /// `decodeMovedBlock`: both addresses are references (`addrs.ParseMoveEndpoint`), and
+    /// both name modules or both resources.
+    fn moved(&mut self, b: &Block) {
+        let mark = self.out.len();
+        self.content(&b.body, self.missing(b), &MOVED, false, true);
+        let mut kinds = Vec::new();
+        for a in ["from", "to"].iter().filter_map(|n| b.attr(n)) {
+            match self.traversal(&a.expr) {
+                None => {
+                    if super::variables::parses(&a.expr) {
+                        self.err("Invalid expression", NOT_A_REFERENCE, a.expr.span);
+                    }
+                }
+                Some(t) if self.tofu => kinds.push(t.root == "module"),
+                Some(t) => match move_endpoint(&t) {
+                    Ok(kind) => kinds.push(kind.is_none()),
+                    Err((summary, detail, at)) => self.err(summary, detail, at),
+                },
+            }
+        }
+        if !self.tofu && !self.has_errors_since(mark) && kinds.len() == 2 && kinds[0] != kinds[1] {
+            self.err(
+                "Invalid \"moved\" addresses",
+                "The \"from\" and \"to\" addresses must either both refer to resources or both refer to modules.",
+                b.def_span,
+            );
         }
     }
 
@@ -2432,16 +2823,28 @@ impl Cx<'_> {
             return;
         }
         let mut in_module = false;
-        if let Some(a) = b.attr("to")
-            && let Some(t) = self.traversal(&a.expr)
-        {
-            let mut names: Vec<&str> = vec![t.root.as_str()];
-            names.extend(t.steps.iter().filter_map(|(n, _)| n.as_deref()));
-            in_module = names.first() == Some(&"module");
-            while names.first() == Some(&"module") && names.len() >= 2 {
-                names.drain(..2);
-            }
-            if names.first() == Some(&"data") {
+        if let Some(a) = b.attr("to") {
+            let mark = self.out.len();
+            let Some(t) = self.import_to(&a.expr) else { return };
+            in_module = t.as_ref().is_some_and(|t| t.root == "module");
+            let mode = match t.map(|t| (move_endpoint(&t), t)) {
+                Some((Ok(None), t)) => {
+                    let end = t.steps.last().map_or(t.root_span.end, |(_, s)| s.end);
+                    self.err(
+                        "Invalid address",
+                        "A resource instance address is required here. The module path must be followed by a resource instance specification.",
+                        Span { end, ..t.root_span },
+                    );
+                    None
+                }
+                Some((Ok(Some(mode)), _)) => Some(mode),
+                Some((Err((summary, detail, at)), _)) => {
+                    self.err(summary, detail, at);
+                    None
+                }
+                None => None,
+            };
+            if mode != Some("managed") && (mode.is_some() || self.has_errors_since(mark)) {
                 self.err(
                     "Invalid import address",
                     "Only managed resources can be imported.",
@@ -2457,7 +2860,7 @@ impl Cx<'_> {
                     a.span,
                 );
             }
-            self.provider_ref(&a.expr, "provider");
+            let _ = self.provider_ref(&a.expr, "provider");
         }
         match (b.attr("id"), b.attr("identity")) {
             (None, None) => self.err(
@@ -2543,7 +2946,7 @@ impl Cx<'_> {
             config = true;
         }
         if let Some(p) = b.attr("provider") {
-            self.provider_ref(&p.expr, "provider");
+            let _ = self.provider_ref(&p.expr, "provider");
         }
     }
 }
