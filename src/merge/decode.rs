@@ -1183,6 +1183,11 @@ impl Cx<'_> {
         }
     }
 
+    /// Where Terraform's diagnostics about a block point (see [`Block::decl_span`]).
+    fn decl(&self, b: &Block) -> Span {
+        b.decl_span(self.files)
+    }
+
     fn engine_name(&self) -> &'static str {
         if self.tofu { "OpenTofu" } else { "Terraform" }
     }
@@ -1210,7 +1215,7 @@ impl Cx<'_> {
     fn labels_ok(&mut self, b: &Block, names: &[&str]) -> bool {
         let (kind, n, want) = (&b.kind, b.labels.len(), names.len());
         if n > want {
-            let at = b.label_spans.get(want).copied().unwrap_or(b.def_span);
+            let at = b.label_spans.get(want).copied().unwrap_or(self.decl(b));
             let detail = if want == 0 {
                 format!("No labels are expected for {kind} blocks.")
             } else {
@@ -1505,7 +1510,7 @@ impl Cx<'_> {
                         }
                     }
                     let name = b.labels.first().map_or("", String::as_str);
-                    self.provider_name(name, b.def_span);
+                    self.provider_name(name, self.decl(b));
                 }
                 _ => {}
             }
@@ -1642,7 +1647,7 @@ impl Cx<'_> {
 
     fn provider(&mut self, b: &Block) {
         let inner = self.content(&b.body, self.missing(b), &TF_PROVIDER, false, false);
-        if !self.provider_name(b.labels.first().map_or("", String::as_str), b.def_span) {
+        if !self.provider_name(b.labels.first().map_or("", String::as_str), self.decl(b)) {
             return;
         }
         if let Some(a) = b.attr("alias")
@@ -1697,9 +1702,9 @@ impl Cx<'_> {
                             "The special block type \"_\" can be used to force particular arguments to be interpreted as {escape} rather than as meta-arguments, but each {what} block can have only one such block. The first escaping block was at {}.",
                             self.range(first)
                         ),
-                        b.def_span,
+                        self.decl(b),
                     ),
-                    None => seen = Some(b.def_span),
+                    None => seen = Some(self.decl(b)),
                 }
             } else {
                 self.err(
@@ -1720,7 +1725,7 @@ impl Cx<'_> {
         let inner = self.content(&b.body, self.missing(b), s, false, true);
         let name = b.labels.first().cloned().unwrap_or_default();
         let name = &name;
-        let at = b.label_spans.first().copied().unwrap_or(b.def_span);
+        let at = b.label_spans.first().copied().unwrap_or(self.decl(b));
         if !valid_identifier(name) {
             self.err("Invalid variable name", BAD_IDENTIFIER, at);
         }
@@ -1742,14 +1747,14 @@ impl Cx<'_> {
                 self.err(
                     "Const variable cannot be sensitive",
                     "A variable that is marked as \"const\" cannot also be marked as \"sensitive\".",
-                    b.def_span,
+                    self.decl(b),
                 );
             }
             if flag("ephemeral") {
                 self.err(
                     "Const variable cannot be ephemeral",
                     "A variable that is marked as \"const\" cannot also be marked as \"ephemeral\".",
-                    b.def_span,
+                    self.decl(b),
                 );
             }
         }
@@ -1788,7 +1793,7 @@ impl Cx<'_> {
             self.err(
                 format!("Can't override {} blocks", b.kind),
                 format!("Override files cannot override \"{}\" blocks.", b.kind),
-                b.def_span,
+                self.decl(b),
             );
             return (None, None);
         }
@@ -1819,7 +1824,7 @@ impl Cx<'_> {
         let s = if self.tofu { &TOFU_OUTPUT } else { &TF_OUTPUT };
         let inner = self.content(&b.body, self.missing(b), s, self.over, true);
         if !valid_identifier(b.labels.first().map_or("", String::as_str)) {
-            let at = b.label_spans.first().copied().unwrap_or(b.def_span);
+            let at = b.label_spans.first().copied().unwrap_or(self.decl(b));
             self.err("Invalid output name", BAD_IDENTIFIER, at);
         }
         self.static_string(&b.body, "description");
@@ -1883,7 +1888,7 @@ impl Cx<'_> {
         let inner = self.content(&b.body, self.missing(b), s, self.over, false);
         self.depends_on(b);
         if !valid_identifier(b.labels.first().map_or("", String::as_str)) {
-            let at = b.label_spans.first().copied().unwrap_or(b.def_span);
+            let at = b.label_spans.first().copied().unwrap_or(self.decl(b));
             self.err("Invalid module instance name", BAD_IDENTIFIER, at);
         }
         if !self.tofu {
@@ -2041,7 +2046,7 @@ impl Cx<'_> {
             if let Some(l) = b.labels.get(i)
                 && !valid_identifier(l)
             {
-                let at = b.label_spans.get(i).copied().unwrap_or(b.def_span);
+                let at = b.label_spans.get(i).copied().unwrap_or(self.decl(b));
                 self.err(summary, BAD_IDENTIFIER, at);
             }
         }
@@ -2073,11 +2078,11 @@ impl Cx<'_> {
                                 "This resource already has a lifecycle block at {}.",
                                 self.range(first)
                             ),
-                            c.def_span,
+                            self.decl(c),
                         );
                         continue;
                     }
-                    lifecycle = Some(c.def_span);
+                    lifecycle = Some(self.decl(c));
                     self.lifecycle(b, c, "resource");
                 }
                 "connection" => {
@@ -2086,9 +2091,9 @@ impl Cx<'_> {
                             "Duplicate connection block",
                             format!(
                                 "This resource already has a connection block at {}.",
-                                self.range(first.def_span)
+                                self.range(self.decl(first))
                             ),
-                            c.def_span,
+                            self.decl(c),
                         );
                         continue;
                     }
@@ -2107,11 +2112,11 @@ impl Cx<'_> {
                                 "The special block type \"_\" can be used to force particular arguments to be interpreted as resource-type-specific rather than as meta-arguments, but each resource block can have only one such block. The first escaping block was at {}.",
                                 self.range(first)
                             ),
-                            c.def_span,
+                            self.decl(c),
                         );
                         continue;
                     }
-                    escape = Some(c.def_span);
+                    escape = Some(self.decl(c));
                 }
                 _ => self.err(
                     "Reserved block type name in resource block",
@@ -2370,14 +2375,14 @@ impl Cx<'_> {
             self.err(
                 "No actions specified",
                 "At least one action must be specified for an action_trigger.",
-                b.def_span,
+                self.decl(b),
             );
         }
         if events == 0 {
             self.err(
                 "No events specified",
                 "At least one event must be specified for an action_trigger.",
-                b.def_span,
+                self.decl(b),
             );
         }
     }
@@ -2388,7 +2393,7 @@ impl Cx<'_> {
         let inner = self.content(&b.body, self.missing(b), &PROVISIONER, false, false);
         let ty = b.labels.first().map_or("", String::as_str);
         if matches!(ty, "chef" | "habitat" | "puppet" | "salt-masterless") {
-            let at = b.label_spans.first().copied().unwrap_or(b.def_span);
+            let at = b.label_spans.first().copied().unwrap_or(self.decl(b));
             self.err(
                 format!("The \"{ty}\" provisioner has been removed"),
                 format!("The \"{ty}\" provisioner was deprecated in Terraform 0.13.4 has been removed from Terraform. Visit https://learn.hashicorp.com/collections/terraform/provision for alternatives to using provisioners that are a better fit for the Terraform workflow."),
@@ -2432,11 +2437,11 @@ impl Cx<'_> {
                                 "The special block type \"_\" can be used to force particular arguments to be interpreted as provisioner-typpe-specific rather than as meta-arguments, but each provisioner block can have only one such block. The first escaping block was at {}.",
                                 self.range(first)
                             ),
-                            c.def_span,
+                            self.decl(c),
                         );
                         continue;
                     }
-                    escape = Some(c.def_span);
+                    escape = Some(self.decl(c));
                 }
                 "connection" => {
                     if let Some(first) = connection {
@@ -2446,11 +2451,11 @@ impl Cx<'_> {
                                 "This provisioner already has a connection block at {}.",
                                 self.range(first)
                             ),
-                            c.def_span,
+                            self.decl(c),
                         );
                         continue;
                     }
-                    connection = Some(c.def_span);
+                    connection = Some(self.decl(c));
                     if destroy {
                         self.only_self_refs(&c.body, &[]);
                     }
@@ -2590,18 +2595,18 @@ impl Cx<'_> {
                                 "The special block type \"_\" can be used to force particular arguments to be interpreted as resource-type-specific rather than as meta-arguments, but each data block can have only one such block. The first escaping block was at {}.",
                                 self.range(first)
                             ),
-                            c.def_span,
+                            self.decl(c),
                         );
                         continue;
                     }
-                    escape = Some(c.def_span);
+                    escape = Some(self.decl(c));
                 }
                 "lifecycle" => {
                     if nested {
                         self.err(
                             "Invalid lifecycle block",
                             "Nested data blocks do not support \"lifecycle\" blocks as the lifecycle is managed by the containing block.",
-                            c.def_span,
+                            self.decl(c),
                         );
                     }
                     if let Some(first) = lifecycle {
@@ -2611,11 +2616,11 @@ impl Cx<'_> {
                                 "This resource already has a lifecycle block at {}.",
                                 self.range(first)
                             ),
-                            c.def_span,
+                            self.decl(c),
                         );
                         continue;
                     }
-                    lifecycle = Some(c.def_span);
+                    lifecycle = Some(self.decl(c));
                     self.lifecycle(b, c, kind);
                 }
                 _ => self.err(
@@ -2719,7 +2724,7 @@ impl Cx<'_> {
             self.err(
                 "Invalid \"moved\" addresses",
                 "The \"from\" and \"to\" addresses must either both refer to resources or both refer to modules.",
-                b.def_span,
+                self.decl(b),
             );
         }
     }
@@ -2778,7 +2783,7 @@ impl Cx<'_> {
                         self.err(
                             "Invalid connection block",
                             "Provisioner connection configuration is valid only when a removed block targets a managed resource.",
-                            c.def_span,
+                            self.decl(c),
                         );
                         continue;
                     }
@@ -2789,18 +2794,18 @@ impl Cx<'_> {
                                 "This \"removed\" block already has a connection block at {}.",
                                 self.range(first)
                             ),
-                            c.def_span,
+                            self.decl(c),
                         );
                         continue;
                     }
-                    connection = Some(c.def_span);
+                    connection = Some(self.decl(c));
                 }
                 _ => {
                     if !managed {
                         self.err(
                             "Invalid provisioner block",
                             "Provisioners are valid only when a removed block targets a managed resource.",
-                            c.def_span,
+                            self.decl(c),
                         );
                         continue;
                     }
@@ -2808,7 +2813,7 @@ impl Cx<'_> {
                         self.err(
                             "Invalid provisioner block",
                             "Only destroy-time provisioners are valid in \"removed\" blocks. To declare a destroy-time provisioner, use:\n    when = destroy",
-                            c.def_span,
+                            self.decl(c),
                         );
                     }
                 }
@@ -2866,12 +2871,12 @@ impl Cx<'_> {
             (None, None) => self.err(
                 "Invalid import block",
                 "At least one of 'id' or 'identity' must be specified.",
-                b.def_span,
+                self.decl(b),
             ),
             (Some(_), Some(_)) => self.err(
                 "Invalid import block",
                 "Only one of 'id' or 'identity' can be specified.",
-                b.def_span,
+                self.decl(b),
             ),
             _ => {}
         }
@@ -2882,13 +2887,13 @@ impl Cx<'_> {
             self.err(
                 "Can't override check blocks",
                 "Override files cannot override check blocks.",
-                b.def_span,
+                self.decl(b),
             );
             return;
         }
         let inner = self.content(&b.body, self.missing(b), &CHECK, false, true);
         if !valid_identifier(b.labels.first().map_or("", String::as_str)) {
-            let at = b.label_spans.first().copied().unwrap_or(b.def_span);
+            let at = b.label_spans.first().copied().unwrap_or(self.decl(b));
             self.err("Invalid check block name", BAD_IDENTIFIER, at);
         }
         let mut data: Option<Span> = None;
@@ -2902,12 +2907,12 @@ impl Cx<'_> {
                             "This check block already has a data resource defined at {}.",
                             self.range(first)
                         ),
-                        c.def_span,
+                        self.decl(c),
                     );
                     continue;
                 }
                 if !self.data(c, true) {
-                    data = Some(c.def_span);
+                    data = Some(self.decl(c));
                 }
             } else {
                 let mark = self.out.len();
@@ -2921,7 +2926,7 @@ impl Cx<'_> {
             self.err(
                 "Zero assert blocks",
                 "Check blocks must have at least one assert block.",
-                b.def_span,
+                self.decl(b),
             );
         }
     }
@@ -2939,7 +2944,7 @@ impl Cx<'_> {
                 self.err(
                     "Duplicate config block",
                     "An action must contain only one nested \"config\" block.",
-                    c.def_span,
+                    self.decl(c),
                 );
                 return;
             }

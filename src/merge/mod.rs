@@ -296,7 +296,7 @@ fn implied_provider_names(m: &mut Module) {
             found.push(Diagnostic::error(
                 "Invalid provider local name",
                 format!("\"{implied}\" is an invalid implied provider local name: {e}"),
-                b.def_span,
+                b.decl_span(&m.files),
             ));
         }
     }

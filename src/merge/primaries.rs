@@ -35,17 +35,20 @@ pub(super) fn required_providers(
                     m.settings.required_providers_span = Some(rp.def_span);
                     m.settings.required_providers = rp.body.attrs().cloned().collect();
                 }
-                Some(first) => m.diagnostics.push(
+                Some(first) => {
+                    let first = m.files.decl_span(first);
+                    m.diagnostics.push(
                     Diagnostic::error(
                         "Duplicate required providers configuration",
                         format!(
                             "A module may have only one required providers configuration. The required providers were previously configured at {}.",
                             m.files.range_string(first)
                         ),
-                        rp.def_span,
+                        rp.decl_span(&m.files),
                     )
                     .with_related(first, "first configured here"),
-                ),
+                    )
+                }
             }
         }
     }
@@ -116,7 +119,7 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
                         if let Some(prev) = data_span(m, st, &key) {
                             m.diagnostics.push(duplicate(&format!("Duplicate data \"{}\" configuration", d.labels[0]),
                                     format!("A {} data resource named \"{}\" was already declared at {}. Resource names must be unique per type in each module, including within check blocks.", d.labels[0], d.labels[1], m.files.range_string(prev)),
-                                    d.def_span,
+                                    d.decl_span(&m.files),
                                     prev,
                                 ));
                         } else {
@@ -128,7 +131,7 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
             let existing = if b.kind == "data" {
                 data_span(m, st, &addr)
             } else {
-                st.index.get(&addr).map(|&i| m.blocks[i].def_span)
+                st.index.get(&addr).map(|&i| m.blocks[i].decl_span(&m.files))
             };
             let stored = match existing {
                 None => {
@@ -138,7 +141,7 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
                 }
                 Some(prev) => {
                     let (summary, detail, last_wins) = duplicate_text(m, b, prev, tofu);
-                    m.diagnostics.push(duplicate(&summary, detail, b.def_span, prev));
+                    m.diagnostics.push(duplicate(&summary, detail, b.decl_span(&m.files), prev));
                     match st.index.get(&addr) {
                         Some(&i) if last_wins => {
                             m.blocks[i] = b.clone();
@@ -169,11 +172,11 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
 /// Where a data block of this address was declared, at top level or inside a check.
 fn data_span(m: &Module, st: &State, key: &str) -> Option<Span> {
     if let Some(&i) = st.index.get(key) {
-        return Some(m.blocks[i].def_span);
+        return Some(m.blocks[i].decl_span(&m.files));
     }
     st.nested_data.get(key).and_then(|&(c, j)| {
         match m.blocks.get(c).and_then(|b| b.body.items.get(j)) {
-            Some(Item::Block(d)) => Some(d.def_span),
+            Some(Item::Block(d)) => Some(d.decl_span(&m.files)),
             _ => None,
         }
     })
@@ -286,14 +289,14 @@ fn append_terraform(m: &mut Module, t: &Block) {
             Item::Block(b) if b.kind == "encryption" && tofu => match &m.settings.encryption {
                 None => m.settings.encryption = Some(b.clone()),
                 Some(prev) => {
-                    let at = m.files.range_string(prev.def_span);
+                    let at = m.files.range_string(prev.decl_span(&m.files));
                     m.diagnostics.push(
                         Diagnostic::error(
                             "Duplicate encryption configuration",
                             format!("A module may have only one encryption configuration. Encryption was previously configured at {at}."),
-                            b.def_span,
+                            b.decl_span(&m.files),
                         )
-                        .with_related(prev.def_span, "previously configured here"),
+                        .with_related(prev.decl_span(&m.files), "previously configured here"),
                     );
                 }
             },
@@ -313,7 +316,7 @@ fn append_terraform(m: &mut Module, t: &Block) {
                         }
                     }
                     Some(prev) => {
-                        let at = m.files.range_string(prev.def_span);
+                        let at = m.files.range_string(prev.decl_span(&m.files));
                         let (summary, detail) = match (b.kind.as_str(), tofu) {
                             ("backend", false) => (
                                 "Duplicate 'backend' configuration block".to_string(),
@@ -335,8 +338,8 @@ fn append_terraform(m: &mut Module, t: &Block) {
                                 ),
                             ),
                         };
-                        let d = Diagnostic::error(summary, detail, b.def_span)
-                            .with_related(prev.def_span, "previously configured here");
+                        let d = Diagnostic::error(summary, detail, b.decl_span(&m.files))
+                            .with_related(prev.decl_span(&m.files), "previously configured here");
                         m.diagnostics.push(d);
                     }
                 }
@@ -374,42 +377,42 @@ fn storage_conflicts(m: &mut Module) {
             "Both a backend and a cloud configuration are present",
             format!(
                 "A module may declare either one 'cloud' block configuring a cloud backend OR one 'backend' block configuring a state backend. A cloud backend is configured at {}; a backend is configured at {}. Remove the backend block to configure a cloud backend.",
-                m.files.range_string(c.def_span),
-                m.files.range_string(b.def_span)
+                m.files.range_string(c.decl_span(&m.files)),
+                m.files.range_string(b.decl_span(&m.files))
             ),
-            b.def_span,
+            b.decl_span(&m.files),
         ),
         (Some(b), Some(c), None) => Diagnostic::error(
             "Conflicting 'cloud' and 'backend' configuration blocks are present",
             format!(
                 "A module may declare either one 'cloud' block OR one 'backend' block for configuring state storage. The 'cloud' block is configured at {}; a 'backend' is configured at {}. Remove the 'backend' block to configure HCP Terraform or Terraform Enterprise.",
-                m.files.range_string(c.def_span),
-                m.files.range_string(b.def_span)
+                m.files.range_string(c.decl_span(&m.files)),
+                m.files.range_string(b.decl_span(&m.files))
             ),
-            b.def_span,
+            b.decl_span(&m.files),
         ),
         (None, Some(c), Some(ss)) => Diagnostic::error(
             "Conflicting 'cloud' and 'state_store' configuration blocks are present",
             format!(
                 "When using HCP Terraform, only one 'cloud' block is allowed. The 'cloud' block is configured at {}, and a 'state_store' block is also configured at {}. Remove the state_store block to configure HCP Terraform.",
-                m.files.range_string(c.def_span),
-                m.files.range_string(ss.def_span)
+                m.files.range_string(c.decl_span(&m.files)),
+                m.files.range_string(ss.decl_span(&m.files))
             ),
-            ss.def_span,
+            ss.decl_span(&m.files),
         ),
         (Some(b), None, Some(ss)) => Diagnostic::error(
             "Conflicting 'state_store' and 'backend' configuration blocks are present",
             format!(
                 "A module may declare either one 'state_store' block or one 'backend' block. The 'state_store' block is configured at {}, and a 'backend' block is also configured at {}.",
-                m.files.range_string(ss.def_span),
-                m.files.range_string(b.def_span)
+                m.files.range_string(ss.decl_span(&m.files)),
+                m.files.range_string(b.decl_span(&m.files))
             ),
-            b.def_span,
+            b.decl_span(&m.files),
         ),
         (Some(b), Some(_), Some(_)) => Diagnostic::error(
             "Only one of 'cloud', 'state_store', or 'backend' configuration blocks are allowed",
             "A module may declare only one of a 'cloud' block, a 'state_store' block, or a 'backend' block.",
-            b.def_span,
+            b.decl_span(&m.files),
         ),
         _ => return,
     };
@@ -430,7 +433,7 @@ fn duplicate_import(m: &mut Module, b: &Block) {
                 .and_then(|t| super::decode::static_resource_instance(&t.expr))
                 .is_some_and(|(other, _)| other == mine)
         })
-        .map(|o| o.def_span)
+        .map(|o| o.decl_span(&m.files))
         .collect();
     for prev in earlier {
         m.diagnostics.push(Diagnostic::error(

@@ -147,7 +147,7 @@ pub(super) fn check_variable(m: &mut Module, merged: &Block, o: &Block, base: &B
             m.diagnostics.push(Diagnostic::error(
                 "Invalid default value for variable",
                 detail,
-                o.def_span,
+                o.decl_span(&m.files),
             ));
             return;
         }
@@ -156,7 +156,7 @@ pub(super) fn check_variable(m: &mut Module, merged: &Block, o: &Block, base: &B
         m.diagnostics.push(Diagnostic::error(
             "Invalid default value for variable",
             "A null default value is not valid when nullable=false.",
-            o.def_span,
+            o.decl_span(&m.files),
         ));
     }
 }
