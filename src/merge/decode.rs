@@ -1171,7 +1171,7 @@ impl Cx<'_> {
         match e.as_tuple() {
             Some(items) => items,
             None => {
-                if super::variables::parses(e) {
+                if self.unbroken(e) {
                     self.err(
                         "Invalid expression",
                         "A static list expression is required.",
@@ -1181,6 +1181,12 @@ impl Cx<'_> {
                 &[]
             }
         }
+    }
+
+    /// Was no syntax error reported for this expression? One written in JSON was never
+    /// parsed as native syntax when its file was read.
+    fn unbroken(&self, e: &Expr) -> bool {
+        e.source.is_none() || super::variables::parses(e)
     }
 
     /// Where Terraform's diagnostics about a block point (see [`Block::decl_span`]).
@@ -1938,7 +1944,7 @@ impl Cx<'_> {
     /// references (a quoted key is deprecated like a quoted value), each key given once.
     fn passed_providers(&mut self, p: &Attr) {
         let Some(pairs) = p.expr.as_object() else {
-            if super::variables::parses(&p.expr) {
+            if self.unbroken(&p.expr) {
                 self.err(
                     "Invalid expression",
                     "A static map expression is required.",
@@ -1994,22 +2000,11 @@ impl Cx<'_> {
     /// Returns the reference (`aws` or `aws.west`) when it is a valid one.
     fn provider_ref(&mut self, e: &Expr, arg: &str) -> Option<String> {
         let quoted = native_quoted(e);
-        let t = if quoted {
-            match e.as_str() {
-                // A quoted reference still works, with a warning.
-                Some(s) => {
-                    self.out.push(Diagnostic::warning(
-                        "Quoted references are deprecated",
-                        "In this context, references are expected literally rather than in quotes. Terraform 0.11 and earlier required quotes, but quoted references are now deprecated and will be removed in a future version of Terraform. Remove the quotes surrounding this reference to silence this warning.",
-                        e.span,
-                    ));
-                    let raw = Expr::new(ExprKind::Raw(s.into()), e.span);
-                    abs_traversal(&raw)
-                }
-                None => None,
-            }
-        } else {
-            self.traversal(e)
+        // A quoted reference still works, with a warning.
+        let t = match self.shim(e, false) {
+            Some(t) => t,
+            None if quoted => None,
+            None => self.traversal(e),
         };
         let Some(t) = t.filter(|t| t.steps.len() < 2) else {
             let detail = if quoted && e.as_str().is_none() {
@@ -2022,13 +2017,12 @@ impl Cx<'_> {
             self.err("Invalid provider configuration reference", detail, e.span);
             return None;
         };
-        let root_at = if quoted { e.span } else { t.root_span };
-        if !self.provider_name(&t.root, root_at) {
+        if !self.provider_name(&t.root, t.root_span) {
             return None;
         }
         match t.steps.first() {
             Some((None, at)) => {
-                let at = if quoted { e.span } else { *at };
+                let at = *at;
                 self.err(
                     "Invalid provider configuration reference",
                     "Provider name must either stand alone or be followed by a period and then a configuration alias.",
@@ -2289,7 +2283,14 @@ impl Cx<'_> {
                     );
                 } else {
                     others = true;
-                    self.quoted_reference(e);
+                    // `hcl.RelTraversalForExpr`: each entry is a reference.
+                    let t = match self.shim(e, false) {
+                        Some(t) => t,
+                        None => self.traversal(e),
+                    };
+                    if t.is_none() && self.unbroken(e) {
+                        self.err("Invalid expression", NOT_A_REFERENCE, e.span);
+                    }
                 }
             }
             if let Some(at) = star
@@ -2474,16 +2475,24 @@ impl Cx<'_> {
         Some(destroy)
     }
 
-    /// `shimTraversalInString`: a reference written in quotes (Terraform 0.11's form)
-    /// still works in native syntax, with a warning. (In JSON quotes are the only way.)
-    fn quoted_reference(&mut self, e: &Expr) {
-        if native_quoted(e) && e.as_str().is_some() {
-            self.out.push(Diagnostic::warning(
-                "Quoted references are deprecated",
-                "In this context, references are expected literally rather than in quotes. Terraform 0.11 and earlier required quotes, but quoted references are now deprecated and will be removed in a future version of Terraform. Remove the quotes surrounding this reference to silence this warning.",
-                e.span,
-            ));
-        }
+    /// `shimTraversalInString`: a reference (or keyword) written in quotes, Terraform 0.11's
+    /// form, still works in native syntax: the text is read as a reference (its errors
+    /// first, what was read before one kept), with a deprecation warning. `None` when the
+    /// expression is no quoted string (in JSON quotes are the only way).
+    fn shim(&mut self, e: &Expr, keyword: bool) -> Option<Option<Trav>> {
+        let text = e.as_str().filter(|_| native_quoted(e))?;
+        let (t, errors) = string_traversal(&text, e.span.file, e.span.start + 1);
+        self.out.extend(errors);
+        let (summary, detail) = if keyword {
+            (
+                "Quoted keywords are deprecated",
+                "In this context, keywords are expected literally rather than in quotes. Terraform 0.11 and earlier required quotes, but quoted keywords are now deprecated and will be removed in a future version of Terraform. Remove the quotes surrounding this keyword to silence this warning.",
+            )
+        } else {
+            ("Quoted references are deprecated", QUOTED_REFERENCE)
+        };
+        self.out.push(Diagnostic::warning(summary, detail, e.span));
+        Some(t)
     }
 
     /// `DecodeDependsOn` of a block's `depends_on`.
@@ -2495,16 +2504,10 @@ impl Cx<'_> {
 
     /// A keyword argument (`when`, `on_failure`): a bare name, or (with a warning) a quoted one.
     fn keyword(&mut self, e: &Expr) -> Option<String> {
-        if native_quoted(e) {
-            let s = e.as_str()?;
-            self.out.push(Diagnostic::warning(
-                "Quoted keywords are deprecated",
-                "In this context, keywords are expected literally rather than in quotes. Terraform 0.11 and earlier required quotes, but quoted keywords are now deprecated and will be removed in a future version of Terraform. Remove the quotes surrounding this keyword to silence this warning.",
-                e.span,
-            ));
-            return Some(s);
-        }
-        let t = self.traversal(e)?;
+        let t = match self.shim(e, true) {
+            Some(t) => t?,
+            None => self.traversal(e)?,
+        };
         t.steps.is_empty().then_some(t.root)
     }
 
@@ -2709,7 +2712,7 @@ impl Cx<'_> {
         for a in ["from", "to"].iter().filter_map(|n| b.attr(n)) {
             match self.traversal(&a.expr) {
                 None => {
-                    if super::variables::parses(&a.expr) {
+                    if self.unbroken(&a.expr) {
                         self.err("Invalid expression", NOT_A_REFERENCE, a.expr.span);
                     }
                 }
@@ -2744,7 +2747,7 @@ impl Cx<'_> {
                 names.len() == 2 && !matches!(names[0], "data" | "ephemeral" | "module")
             }
             Some((a, None)) => {
-                if super::variables::parses(&a.expr) {
+                if self.unbroken(&a.expr) {
                     self.err("Invalid expression", NOT_A_REFERENCE, a.expr.span);
                 }
                 false
