@@ -845,7 +845,24 @@ fn calls(e: &Expr) -> Vec<Span> {
 /// `addrs.ParseMoveEndpoint` (and `ParseTarget`): a module instance (`None`), or a
 /// resource instance in one, with its mode (`managed`, `data`, `ephemeral`, `list`); or
 /// Terraform's summary, detail and range of what is wrong.
-fn move_endpoint(t: &Trav) -> Result<Option<&'static str>, (&'static str, String, Span)> {
+fn move_endpoint(
+    files: &Files,
+    t: &Trav,
+) -> Result<Option<&'static str>, (&'static str, String, Span)> {
+    // An instance key must be a string or a whole number that fits in 64 bits.
+    const WHOLE: &str =
+        "value must be a whole number, between -9223372036854775808 and 9223372036854775807";
+    // (Read from the file: inside a JSON string with escapes the range may not cover the
+    // key's brackets, and then it is not judged.)
+    let whole_key = |at: Span| {
+        let text = files.text(at);
+        let Some(inner) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) else {
+            return true;
+        };
+        let inner = inner.trim();
+        inner.starts_with('"')
+            || inner.parse::<f64>().is_ok_and(|n| n.fract() == 0.0 && n.abs() < 9.2e18)
+    };
     let mut all: Vec<(Option<&str>, Span)> = vec![(Some(t.root.as_str()), t.root_span)];
     all.extend(t.steps.iter().map(|(n, s)| (n.as_deref(), *s)));
     let mut rest = all.as_slice();
@@ -869,7 +886,14 @@ fn move_endpoint(t: &Trav) -> Result<Option<&'static str>, (&'static str, String
                     }
                     Some((Some(_), _)) => rest = &rest[1..],
                 }
-                if let Some((None, _)) = rest.first() {
+                if let Some((None, at)) = rest.first() {
+                    if !whole_key(*at) {
+                        return Err((
+                            "Invalid address operator",
+                            format!("Invalid module index: {WHOLE}."),
+                            *at,
+                        ));
+                    }
                     rest = &rest[1..];
                 }
             }
@@ -926,7 +950,11 @@ fn move_endpoint(t: &Trav) -> Result<Option<&'static str>, (&'static str, String
         return invalid("A resource name is required.", rest[1].1);
     }
     match &rest[2..] {
-        [] | [(None, _)] => Ok(Some(mode)),
+        [] => Ok(Some(mode)),
+        [(None, at)] if !whole_key(*at) => {
+            Err(("Invalid address", format!("Invalid resource instance key: {WHOLE}."), *at))
+        }
+        [(None, _)] => Ok(Some(mode)),
         [(Some(_), at)] => invalid("Resource instance key must be given in square brackets.", *at),
         [_, (_, at), ..] => invalid("Unexpected extra operators after address.", *at),
     }
@@ -1600,10 +1628,22 @@ impl Cx<'_> {
                         }
                     },
                     "configuration_aliases" => {
-                        for e in v.as_tuple().unwrap_or_default() {
-                            if let Some(t) = self.traversal(e)
-                                && t.root != a.name
-                            {
+                        for e in self.expr_list(v) {
+                            let Some(t) = self.traversal(e) else {
+                                self.err("Invalid expression", NOT_A_REFERENCE, e.span);
+                                continue;
+                            };
+                            // `ParseProviderConfigCompact`: a name, then an alias (what
+                            // follows the alias is not looked at).
+                            if let Some((None, _)) = t.steps.first() {
+                                self.err(
+                                    "Invalid configuration_aliases value",
+                                    "Configuration aliases can only contain references to local provider configuration names in the format of provider.alias",
+                                    v.span,
+                                );
+                                continue;
+                            }
+                            if t.root != a.name {
                                 self.err(
                                     "Invalid configuration_aliases value",
                                     format!(
@@ -2717,7 +2757,7 @@ impl Cx<'_> {
                     }
                 }
                 Some(t) if self.tofu => kinds.push(t.root == "module"),
-                Some(t) => match move_endpoint(&t) {
+                Some(t) => match move_endpoint(self.files, &t) {
                     Ok(kind) => kinds.push(kind.is_none()),
                     Err((summary, detail, at)) => self.err(summary, detail, at),
                 },
@@ -2835,7 +2875,7 @@ impl Cx<'_> {
             let mark = self.out.len();
             let Some(t) = self.import_to(&a.expr) else { return };
             in_module = t.as_ref().is_some_and(|t| t.root == "module");
-            let mode = match t.map(|t| (move_endpoint(&t), t)) {
+            let mode = match t.map(|t| (move_endpoint(self.files, &t), t)) {
                 Some((Ok(None), t)) => {
                     let end = t.steps.last().map_or(t.root_span.end, |(_, s)| s.end);
                     self.err(

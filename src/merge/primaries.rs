@@ -20,6 +20,8 @@ pub(super) struct State {
     /// Override variable blocks Terraform already rejected while decoding (by header span):
     /// the merge does not judge them again.
     pub rejected_variables: std::collections::HashSet<crate::terraform::Span>,
+    /// Provider address → the local name and place of its provider_meta block.
+    pub provider_metas: HashMap<String, (String, Span)>,
 }
 
 /// Spec §2 steps 1–3: the primary `required_providers` block, then every override entry.
@@ -84,7 +86,7 @@ pub(super) fn append_file(m: &mut Module, st: &mut State, f: &ParsedFile) {
 fn append_block(m: &mut Module, st: &mut State, b: &Block) {
     let tofu = m.engine == Engine::OpenTofu;
     match b.kind.as_str() {
-        "terraform" => append_terraform(m, b),
+        "terraform" => append_terraform(m, st, b),
         "locals" => {
             for a in b.body.attrs() {
                 if let Some(&i) = st.locals.get(&a.name) {
@@ -275,7 +277,7 @@ fn duplicate_text(m: &Module, b: &Block, prev: Span, tofu: bool) -> (String, Str
     }
 }
 
-fn append_terraform(m: &mut Module, t: &Block) {
+fn append_terraform(m: &mut Module, st: &mut State, t: &Block) {
     let tofu = m.engine == Engine::OpenTofu;
     for item in &t.body.items {
         match item {
@@ -344,9 +346,55 @@ fn append_terraform(m: &mut Module, t: &Block) {
                     }
                 }
             }
+            Item::Block(b) if b.kind == "provider_meta" => {
+                provider_meta(m, st, b);
+                m.settings.other.push(item.clone());
+            }
             other => m.settings.other.push(other.clone()),
         }
     }
+}
+
+/// `appendFile`'s provider_meta rule: one block per provider (by its address, so two local
+/// names of one provider clash), counting only blocks that decoded (`decodeProviderMetaBlock`:
+/// a body of arguments, a normalized name).
+fn provider_meta(m: &mut Module, st: &mut State, b: &Block) {
+    let Some(name) = b.labels.first().filter(|_| b.labels.len() == 1) else { return };
+    let json = m.files.get(b.span.file).syntax == crate::terraform::Syntax::Json;
+    if !json && b.body.blocks().next().is_some() {
+        return;
+    }
+    if super::decode::provider_part(name).ok().as_deref() != Some(name.as_str()) {
+        return;
+    }
+    let source = m.settings.required_providers.iter().find(|a| a.name == *name).and_then(|a| {
+        a.expr.as_object()?.iter().find_map(|(k, v)| match k {
+            crate::terraform::ObjKey::Name(n) if n == "source" => v.as_str(),
+            _ => None,
+        })
+    });
+    let address = match source.as_deref().map(super::decode::provider_source) {
+        Some(Ok((host, ns, ty))) => {
+            let ns = if ns.is_empty() { "hashicorp".to_string() } else { ns };
+            format!("{host}/{ns}/{ty}")
+        }
+        _ => format!("registry.terraform.io/hashicorp/{name}"),
+    };
+    let here = b.decl_span(&m.files);
+    if let Some((first, at)) = st.provider_metas.get(&address) {
+        m.diagnostics.push(
+            Diagnostic::error(
+                "Duplicate provider_meta block",
+                format!(
+                    "A provider_meta block for provider \"{first}\" was already declared at {}. Providers may only have one provider_meta block per module.",
+                    m.files.range_string(*at)
+                ),
+                here,
+            )
+            .with_related(*at, "first declared here"),
+        );
+    }
+    st.provider_metas.insert(address, (name.clone(), here));
 }
 
 /// A second `cloud` block, in primary files or in one override file (same texts).
