@@ -1786,7 +1786,8 @@ impl Cx<'_> {
             );
         }
         self.static_string(&b.body, "description");
-        let flag = |n: &str| b.attr(n).and_then(|a| a.expr.as_bool()) == Some(true);
+        let flag =
+            |n: &str| b.attr(n).and_then(|a| super::variables::static_flag(&a.expr)) == Some(true);
         // OpenTofu has no such rule (its const variables feed early evaluation only).
         if flag("const") && !self.tofu {
             if flag("sensitive") {
@@ -1815,6 +1816,9 @@ impl Cx<'_> {
             }
         }
         self.out.extend(found);
+        if !self.tofu {
+            self.static_string(&b.body, "deprecated");
+        }
         for v in inner {
             if let (Some(cond), _) = self.check_rule(v) {
                 let refers = variables(&cond.expr).iter().any(|t| {
@@ -1885,6 +1889,9 @@ impl Cx<'_> {
             self.err(e.summary, e.detail, at);
         }
         self.static_bools(&b.body, &["sensitive", "ephemeral"]);
+        if !self.tofu {
+            self.static_string(&b.body, "deprecated");
+        }
         self.depends_on(b);
         for c in inner {
             match c.kind.as_str() {
@@ -2226,6 +2233,54 @@ impl Cx<'_> {
         Some((variables(&parsed), at))
     }
 
+    /// `decodeActionTriggerRef`: a static list whose every entry refers to exactly one
+    /// action of this module (no resource, no module's). As for replace_triggered_by,
+    /// once an entry has an error no further entry's references are judged. Returns how
+    /// many entries the list has.
+    fn action_refs(&mut self, a: &Attr) -> usize {
+        let mark = self.out.len();
+        let items = self.expr_list(&a.expr);
+        for e in items {
+            let entry = self.json_ref_expr(e);
+            if self.has_errors_since(mark) {
+                continue;
+            }
+            let Some((refs, at)) = entry else { continue };
+            let mut actions = 0;
+            for t in refs {
+                match t.root.as_str() {
+                    "action" => actions += 1,
+                    "module" => self.err(
+                        "Invalid reference to action outside this module",
+                        "Actions can only be referenced in the module they are declared in.",
+                        at,
+                    ),
+                    "var" | "local" | "count" | "each" | "path" | "terraform" | "self" => {}
+                    _ if t.steps.first().is_some_and(|(n, _)| n.is_some()) => self.err(
+                        "Invalid action argument inside action_triggers",
+                        "action_triggers.actions must only refer to actions in the current module.",
+                        at,
+                    ),
+                    _ => {}
+                }
+            }
+            match actions {
+                0 => self.err(
+                    "No actions specified",
+                    "At least one action must be specified for an action_trigger.",
+                    at,
+                ),
+                1 => {}
+                _ => self.err(
+                    "Invalid action expression",
+                    "Multiple action references in actions expression.",
+                    at,
+                ),
+            }
+        }
+        items.len()
+    }
+
     /// `decodeReplaceTriggeredBy`: a static list whose every entry refers to exactly one
     /// resource, and otherwise only to `count.index` and `each.key`. Once an entry has an
     /// error Terraform judges the references of no further entry.
@@ -2411,7 +2466,7 @@ impl Cx<'_> {
                 events += 1;
             }
         }
-        let actions = b.attr("actions").map_or(0, |a| self.expr_list(&a.expr).len());
+        let actions = b.attr("actions").map_or(0, |a| self.action_refs(a));
         if actions == 0 {
             self.err(
                 "No actions specified",
@@ -2992,6 +3047,22 @@ impl Cx<'_> {
                 return;
             }
             config = true;
+        }
+        // In JSON the config blocks are a property's value: an array of several is more
+        // than one (reported at the array's bracket, their DefRange).
+        for item in &b.body.items {
+            if let Item::Json(j) = item
+                && j.name == "config"
+                && matches!(&j.value.value, crate::terraform::JsonValue::Array(v) if v.len() > 1)
+            {
+                let at = Span::new(j.value.span.file, j.value.span.start, j.value.span.start + 1);
+                self.err(
+                    "Duplicate config block",
+                    "An action must contain only one nested \"config\" block.",
+                    at,
+                );
+                return;
+            }
         }
         if let Some(p) = b.attr("provider") {
             let _ = self.provider_ref(&p.expr, "provider");
