@@ -765,7 +765,9 @@ fn json_traversal(files: &Files, e: &Expr) -> Option<Trav> {
 /// `DecodeDependsOn`: where each reference Terraform keeps is (its traversal's range: in a
 /// quoted string, the text inside the quotes), and what it says about the list, in its
 /// order. An action cannot be depended on, and what is no reference is dropped.
-pub(crate) fn depends_on(files: &Files, a: &Attr) -> (Vec<Span>, Vec<Diagnostic>) {
+///
+/// `actions` is whether the engine knows action blocks (Terraform 1.14+; OpenTofu does not).
+pub(crate) fn depends_on(files: &Files, a: &Attr, actions: bool) -> (Vec<Span>, Vec<Diagnostic>) {
     let mut out = Vec::new();
     let Some(items) = a.expr.as_tuple() else {
         let d = Diagnostic::error(
@@ -794,7 +796,7 @@ pub(crate) fn depends_on(files: &Files, a: &Attr) -> (Vec<Span>, Vec<Diagnostic>
         };
         match t {
             None => out.push(Diagnostic::error("Invalid expression", NOT_A_REFERENCE, e.span)),
-            Some(t) if t.root == "action" => out.push(Diagnostic::error(
+            Some(t) if actions && t.root == "action" => out.push(Diagnostic::error(
                 "Invalid depends_on Action Reference",
                 "The depends_on attribute cannot reference action blocks directly. You must reference a resource or data source instead.",
                 e.span,
@@ -1622,7 +1624,10 @@ impl Cx<'_> {
                             v.span,
                         ),
                         Some(src) => {
-                            if let Err((summary, detail)) = provider_source(&src) {
+                            // (OpenTofu's registry and wording differ.)
+                            if let Err((summary, detail)) = provider_source(&src)
+                                && !self.tofu
+                            {
                                 self.err(summary, detail, v.span);
                             }
                         }
@@ -2593,7 +2598,7 @@ impl Cx<'_> {
     /// `DecodeDependsOn` of a block's `depends_on`.
     fn depends_on(&mut self, b: &Block) {
         if let Some(a) = b.attr("depends_on") {
-            self.out.extend(depends_on(self.files, a).1);
+            self.out.extend(depends_on(self.files, a, !self.tofu).1);
         }
     }
 
@@ -3178,5 +3183,21 @@ mod tests {
         let a = f.body.attr("x").cloned().expect("x");
         let roots: Vec<String> = variables(&a.expr).into_iter().map(|t| t.text()).collect();
         assert_eq!(roots, ["var.l", "local.ok"]);
+    }
+
+    /// Only Terraform knows action blocks: OpenTofu takes `action.x.y` in depends_on as
+    /// any other reference, and its provider sources are not Terraform's.
+    #[test]
+    fn terraform_only_checks_stay_with_terraform() {
+        let text = "resource \"a\" \"b\" {\n  depends_on = [action.x.y]\n}\nterraform {\n  required_providers {\n    c = {\n      source = \"x/terraform-provider-c\"\n    }\n  }\n}\n";
+        let summaries = |engine| {
+            let m = crate::merge::load_texts("", &[("main.tf", text)], Some(engine));
+            m.diagnostics.iter().map(|d| d.summary.clone()).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            summaries(Engine::Terraform),
+            ["Invalid depends_on Action Reference", "Invalid provider type"]
+        );
+        assert!(summaries(Engine::OpenTofu).is_empty());
     }
 }

@@ -269,7 +269,7 @@ fn assemble(m: &mut Module, parsed: &[ParsedFile]) {
     for f in &overrides {
         overrides::merge_file(m, &mut st, f);
     }
-    if !m.has_errors() {
+    if !m.has_errors() && m.engine == Engine::Terraform {
         implied_provider_names(m);
     }
 }

@@ -351,7 +351,8 @@ fn missing_base(m: &Module, o: &Block) -> Diagnostic {
 /// (spec §5.2): the error points at the first it keeps.
 fn check_depends_on(m: &mut Module, o: &Block) {
     if let Some(d) = o.attr("depends_on") {
-        match super::decode::depends_on(&m.files, d).0.first() {
+        let actions = m.engine == Engine::Terraform;
+        match super::decode::depends_on(&m.files, d, actions).0.first() {
             Some(&span) => m.diagnostics.push(Diagnostic::error(
                 "Unsupported override",
                 "The depends_on argument may not be overridden.",
