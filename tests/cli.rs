@@ -133,6 +133,44 @@ fn the_policy_is_found_above_the_audited_directory_and_its_mistakes_point_into_i
     assert!(err.contains("unknown level `denyy`"), "{err}");
 }
 
+/// The places a merge error's detail names are relative to the module, as Terraform run in
+/// the module writes them, however far above it the audit starts; the finding's own path
+/// stays relative to where the audit ran.
+#[test]
+fn a_detail_names_places_relative_to_its_module() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    std::fs::create_dir(d.join(".git")).expect("mkdir");
+    std::fs::create_dir_all(d.join("envs/dev")).expect("mkdir");
+    std::fs::write(
+        d.join("envs/dev/main.tf"),
+        "variable \"a\" {}\nlocals {\n  x = 1\n  x = 2\n}\n",
+    )
+    .expect("write");
+    std::fs::write(d.join("envs/dev/vars.tf"), "variable \"a\" {}\n").expect("write");
+    let (code, out, _) = audit(d, &[".", "--format", "json"]);
+    assert_eq!(code, Some(1), "{out}");
+    let report: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let findings = report["findings"].as_array().expect("findings");
+    let help = |summary: &str| {
+        let f = findings.iter().find(|f| f["message"] == summary);
+        f.map(|f| (f["help"].as_str().unwrap_or("").to_string(), f["location"]["path"].clone()))
+    };
+    assert_eq!(
+        help("Duplicate variable declaration"),
+        Some((
+            "A variable named \"a\" was already declared at main.tf:1,1-13. Variable names must be unique within a module.".to_string(),
+            serde_json::json!("envs/dev/vars.tf")
+        )),
+        "{out}"
+    );
+    assert_eq!(
+        help("Attribute redefined").map(|h| h.0),
+        Some("The argument \"x\" was already set at main.tf:3,3-4. Each argument may be set only once.".to_string()),
+        "{out}"
+    );
+}
+
 #[test]
 fn every_report_format_is_well_formed() {
     let dir = module_with_an_override();

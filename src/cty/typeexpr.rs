@@ -149,6 +149,22 @@ pub fn parse_type_text(src: &str, native: bool) -> Result<TypeSpec, TypeError> {
     parse_type(&expr, native).map_err(|_| err(INVALID, EITHER))
 }
 
+/// `typeexpr.TypeConstraintWithDefaults` of an expression's source: an output's `type`,
+/// which knows no legacy forms (quoted types, bare `list` and `map`).
+/// With a syntax error (reported as the file was read) the type is read from what could be
+/// parsed, and what could not is no type: the error is then where parsing stopped, the
+/// range given with it (relative to `src`).
+pub fn type_constraint_source(
+    src: &str,
+) -> Result<(), (TypeError, Option<std::ops::Range<usize>>)> {
+    let (expr, errors) = crate::terraform::syntax::parse_expression(src);
+    match (get_type(&expr), errors.first()) {
+        (Ok(_), _) => Ok(()),
+        (Err(_), Some(e)) => Err((err(INVALID, EITHER), Some(e.range.clone()))),
+        (Err(e), None) => Err((e, None)),
+    }
+}
+
 /// Parses a `type` argument. `native` is false for JSON syntax, where the expression is the
 /// content of a JSON string and quotes are not a legacy form.
 pub fn parse_type(expr: &Expr, native: bool) -> Result<TypeSpec, TypeError> {

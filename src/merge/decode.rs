@@ -307,6 +307,14 @@ pub(crate) fn decode_file(
     cx.out
 }
 
+/// Does a data block nested in a check decode without errors? Terraform keeps only such a
+/// block (`decodeCheckBlock`), so only it can be a duplicate.
+pub(crate) fn nested_data_decodes(files: &Files, engine: Engine, d: &Block) -> bool {
+    let json = files.files.get(d.span.file).is_some_and(|s| s.syntax == Syntax::Json);
+    let mut cx = Cx { files, json, over: false, tofu: engine == Engine::OpenTofu, out: Vec::new() };
+    !cx.data(d, true)
+}
+
 struct Cx<'a> {
     files: &'a Files,
     json: bool,
@@ -351,6 +359,84 @@ pub(crate) fn provider_part(name: &str) -> Result<String, &'static str> {
         );
     }
     Ok(name.to_lowercase())
+}
+
+/// Go's `%q` of a string.
+fn go_quote(s: &str) -> String {
+    format!("\"{}\"", crate::terraform::syntax::parse::go_quote_inner(s))
+}
+
+/// `addrs.ParseProviderSourceString` (`tfaddr.ParseProviderSource`): the provider a
+/// `source` names, as `hostname/namespace/type` (the namespace empty when not given), or
+/// Terraform's summary and detail of why it names none. Hostnames are only lowercased.
+pub(crate) fn provider_source(
+    src: &str,
+) -> Result<(String, String, String), (&'static str, String)> {
+    const FORMAT: &str =
+        "The \"source\" attribute must be in the format \"[hostname/][namespace/]name\"";
+    const REGISTRY: &str = "registry.terraform.io";
+    let parts: Vec<&str> = src.split('/').collect();
+    if parts.len() > 3 || parts.iter().any(|p| p.is_empty()) {
+        return Err(("Invalid provider source string", FORMAT.to_string()));
+    }
+    let given = parts[parts.len() - 1];
+    // The details end in a stray quote, as Terraform's do.
+    let ty = provider_part(given).map_err(|e| {
+        (
+            "Invalid provider type",
+            format!("Invalid provider type {} in source {}: {e}\"", go_quote(given), go_quote(src)),
+        )
+    })?;
+    // A bare type takes the default namespace later, unchecked for prefixes.
+    if parts.len() == 1 {
+        return Ok((REGISTRY.to_string(), String::new(), ty));
+    }
+    let namespace = match parts.len() {
+        n if parts[n - 2] == "-" => "-".to_string(),
+        n => provider_part(parts[n - 2]).map_err(|e| {
+            (
+                "Invalid provider namespace",
+                format!("Invalid provider namespace \"\" in source {}: {e}\"", go_quote(src)),
+            )
+        })?,
+    };
+    let host = if parts.len() == 3 { parts[0].to_lowercase() } else { REGISTRY.to_string() };
+    if namespace == "-" && host != REGISTRY {
+        return Err((
+            "Invalid provider namespace",
+            format!(
+                "The legacy provider namespace \"-\" can be used only with hostname {REGISTRY}."
+            ),
+        ));
+    }
+    if let Some(rest) = ty.strip_prefix("terraform-") {
+        let display = |t: &str| {
+            if host == REGISTRY {
+                format!("{namespace}/{t}")
+            } else {
+                format!("{host}/{namespace}/{t}")
+            }
+        };
+        if let Some(suggested) = rest.strip_prefix("provider-")
+            && provider_part(suggested).is_ok()
+        {
+            return Err((
+                "Invalid provider type",
+                format!(
+                    "Provider source {} has a type with the prefix \"terraform-provider-\", which isn't valid. Although that prefix is often used in the names of version control repositories for Terraform providers, provider source strings should not include it.\n\nDid you mean {}?",
+                    go_quote(&display(&ty)),
+                    go_quote(&display(suggested))
+                ),
+            ));
+        }
+        return Err((
+            "Invalid provider type",
+            format!(
+                "Provider source \"{host}/{namespace}/{ty}\" has a type with the prefix \"terraform-\", which isn't allowed because it would be redundant to name a Terraform provider with that prefix. If you are the author of this provider, rename it to not include the prefix."
+            ),
+        ));
+    }
+    Ok((host, namespace, ty))
 }
 
 /// go-version's constraint syntax (`NewConstraint`): comma-separated operator and version.
@@ -430,20 +516,19 @@ fn span_at(e: &Expr, off: Option<usize>, r: &std::ops::Range<usize>) -> Span {
 /// The static traversal an expression is, if it is one.
 pub(crate) fn abs_traversal(e: &Expr) -> Option<Trav> {
     let (tree, off) = syntax_of(e)?;
-    let mut inner = &tree;
-    while let Node::Parens(x) = &inner.node {
-        inner = x;
-    }
-    trav_of(e, off, inner)
+    // Parentheses make an expression of the reference: `(aws.west)` is not a traversal.
+    trav_of(e, off, &tree)
 }
 
 fn trav_of(e: &Expr, off: Option<usize>, node: &ast::Expr) -> Option<Trav> {
+    let bare =
+        |root: String| Trav { root, root_span: span_at(e, off, &node.range), steps: Vec::new() };
     match &node.node {
-        Node::Variable(name) => Some(Trav {
-            root: name.clone(),
-            root_span: span_at(e, off, &node.range),
-            steps: Vec::new(),
-        }),
+        Node::Variable(name) => Some(bare(name.clone())),
+        // HCL reads the keywords as the names they are spelt with
+        // (`LiteralValueExpr.AsTraversal`): `provider = null` is the `null` provider.
+        Node::Null => Some(bare("null".to_string())),
+        Node::Bool(b) => Some(bare(b.to_string())),
         Node::Traversal { source, steps } => {
             // `null.foo` is the `null` provider's `foo` configuration: HCL's traversal
             // reading takes any name for the root, keywords included.
@@ -645,6 +730,352 @@ fn walk_parts(
     }
 }
 
+const QUOTED_REFERENCE: &str = "In this context, references are expected literally rather than in quotes. Terraform 0.11 and earlier required quotes, but quoted references are now deprecated and will be removed in a future version of Terraform. Remove the quotes surrounding this reference to silence this warning.";
+
+/// `hcl.AbsTraversalForExpr`'s error.
+const NOT_A_REFERENCE: &str = "A single static variable reference is required: only attribute access and indexing with constant keys. No calculations, function calls, template expressions, etc are allowed here.";
+
+/// A string read as a reference (`hclsyntax.ParseTraversalAbs`), its text starting at
+/// byte `origin` of `file`: what it read (nothing when it read no name), and its errors.
+fn string_traversal(s: &str, file: usize, origin: usize) -> (Option<Trav>, Vec<Diagnostic>) {
+    let (steps, errors) = crate::terraform::syntax::parse_traversal_abs(s);
+    let at = |r: &std::ops::Range<usize>| Span::new(file, origin + r.start, origin + r.end);
+    let diags =
+        errors.iter().map(|e| Diagnostic::error(&e.summary, &e.detail, at(&e.range))).collect();
+    let mut steps = steps.into_iter();
+    let t = steps.next().map(|(root, r)| Trav {
+        root: root.unwrap_or_default(),
+        root_span: at(&r),
+        steps: steps.map(|(n, r)| (n, at(&r))).collect(),
+    });
+    (t, diags)
+}
+
+/// A JSON string read as a reference (`json.expression.AsTraversal`): nothing when it is
+/// not a string or not all of it is a reference. Read from the file, as written: a
+/// template such as `"${aws_instance.a}"` is no reference.
+fn json_traversal(files: &Files, e: &Expr) -> Option<Trav> {
+    let s: String = serde_json::from_str(files.text(e.span)).ok()?;
+    match string_traversal(&s, e.span.file, e.span.start) {
+        (Some(t), errors) if errors.is_empty() => Some(t),
+        _ => None,
+    }
+}
+
+/// `DecodeDependsOn`: where each reference Terraform keeps is (its traversal's range: in a
+/// quoted string, the text inside the quotes), and what it says about the list, in its
+/// order. An action cannot be depended on, and what is no reference is dropped.
+///
+/// `actions` is whether the engine knows action blocks (Terraform 1.14+; OpenTofu does not).
+pub(crate) fn depends_on(files: &Files, a: &Attr, actions: bool) -> (Vec<Span>, Vec<Diagnostic>) {
+    let mut out = Vec::new();
+    let Some(items) = a.expr.as_tuple() else {
+        let d = Diagnostic::error(
+            "Invalid expression",
+            "A static list expression is required.",
+            start_range(&a.expr),
+        );
+        return (Vec::new(), vec![d]);
+    };
+    let json = files.get(a.span.file).syntax == Syntax::Json;
+    let mut kept = Vec::new();
+    for e in items {
+        let t = match e.as_str() {
+            Some(s) if native_quoted(e) => {
+                let (t, errors) = string_traversal(&s, e.span.file, e.span.start + 1);
+                out.extend(errors);
+                out.push(Diagnostic::warning(
+                    "Quoted references are deprecated",
+                    QUOTED_REFERENCE,
+                    e.span,
+                ));
+                t
+            }
+            _ if json => json_traversal(files, e),
+            _ => abs_traversal(e),
+        };
+        match t {
+            None => out.push(Diagnostic::error("Invalid expression", NOT_A_REFERENCE, e.span)),
+            Some(t) if actions && t.root == "action" => out.push(Diagnostic::error(
+                "Invalid depends_on Action Reference",
+                "The depends_on attribute cannot reference action blocks directly. You must reference a resource or data source instead.",
+                e.span,
+            )),
+            Some(t) => {
+                let end = t.steps.last().map_or(t.root_span.end, |(_, s)| s.end);
+                kept.push(Span { end, ..t.root_span });
+            }
+        }
+    }
+    (kept, out)
+}
+
+/// The outermost function calls in an expression (where HCL reports that none may be
+/// made), in source order.
+fn calls(e: &Expr) -> Vec<Span> {
+    fn find(n: &ast::Expr, out: &mut Vec<std::ops::Range<usize>>) {
+        match &n.node {
+            Node::Call { .. } => out.push(n.range.clone()),
+            Node::Template { parts, .. } => {
+                for p in parts {
+                    if let Part::Interp(x, _) = p {
+                        find(x, out);
+                    }
+                }
+            }
+            Node::Tuple(xs) => xs.iter().for_each(|x| find(x, out)),
+            Node::Object(kvs) => kvs.iter().for_each(|(_, v)| find(v, out)),
+            Node::Parens(x) | Node::Unary { operand: x, .. } => find(x, out),
+            Node::Binary { first, rest } => {
+                find(first, out);
+                rest.iter().for_each(|(_, x)| find(x, out));
+            }
+            Node::Conditional { cond, yes, no } => {
+                find(cond, out);
+                find(yes, out);
+                find(no, out);
+            }
+            _ => {}
+        }
+    }
+    let Some((tree, off)) = syntax_of(e) else { return Vec::new() };
+    let mut out = Vec::new();
+    find(&tree, &mut out);
+    out.iter().map(|r| span_at(e, off, r)).collect()
+}
+
+/// `addrs.ParseMoveEndpoint` (and `ParseTarget`): a module instance (`None`), or a
+/// resource instance in one, with its mode (`managed`, `data`, `ephemeral`, `list`); or
+/// Terraform's summary, detail and range of what is wrong.
+fn move_endpoint(
+    files: &Files,
+    t: &Trav,
+) -> Result<Option<&'static str>, (&'static str, String, Span)> {
+    // An instance key must be a string or a whole number that fits in 64 bits.
+    const WHOLE: &str =
+        "value must be a whole number, between -9223372036854775808 and 9223372036854775807";
+    // (Read from the file: inside a JSON string with escapes the range may not cover the
+    // key's brackets, and then it is not judged.)
+    let whole_key = |at: Span| {
+        let text = files.text(at);
+        let Some(inner) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) else {
+            return true;
+        };
+        let inner = inner.trim();
+        inner.starts_with('"')
+            || inner.parse::<f64>().is_ok_and(|n| n.fract() == 0.0 && n.abs() < 9.2e18)
+    };
+    let mut all: Vec<(Option<&str>, Span)> = vec![(Some(t.root.as_str()), t.root_span)];
+    all.extend(t.steps.iter().map(|(n, s)| (n.as_deref(), *s)));
+    let mut rest = all.as_slice();
+    let module_name = || "Prefix \"module.\" must be followed by a module name.".to_string();
+    let invalid = |detail: &str, at: Span| Err(("Invalid address", detail.to_string(), at));
+    // parseModuleInstancePrefix: module.NAME, each with an optional instance key.
+    loop {
+        match rest.first() {
+            None => break,
+            Some((None, at)) => {
+                let detail = "Module address prefix must be followed by dot and then a name.";
+                return Err(("Invalid address operator", detail.to_string(), *at));
+            }
+            Some((Some(name), _)) if *name != "module" => break,
+            Some((Some(_), kw)) => {
+                rest = &rest[1..];
+                match rest.first() {
+                    None => return Err(("Invalid address operator", module_name(), *kw)),
+                    Some((None, at)) => {
+                        return Err(("Invalid address operator", module_name(), *at));
+                    }
+                    Some((Some(_), _)) => rest = &rest[1..],
+                }
+                if let Some((None, at)) = rest.first() {
+                    if !whole_key(*at) {
+                        return Err((
+                            "Invalid address operator",
+                            format!("Invalid module index: {WHOLE}."),
+                            *at,
+                        ));
+                    }
+                    rest = &rest[1..];
+                }
+            }
+        }
+    }
+    if rest.is_empty() {
+        return Ok(None);
+    }
+    let whole = |r: &[(Option<&str>, Span)]| match (r.first(), r.last()) {
+        (Some((_, a)), Some((_, b))) => Span { end: b.end, ..*a },
+        _ => t.root_span,
+    };
+    // parseResourceInstanceUnderModule
+    let mode = match rest[0].0 {
+        Some(
+            kw @ ("count" | "each" | "local" | "module" | "path" | "self" | "terraform" | "var"
+            | "template" | "lazy" | "arg"),
+        ) => {
+            return Err((
+                "Invalid address",
+                format!(
+                    "The keyword \"{kw}\" is reserved and cannot be used to target a resource address. If you are targeting a resource type that uses a reserved keyword, please prefix your address with \"resource.\"."
+                ),
+                whole(rest),
+            ));
+        }
+        Some(m @ ("data" | "ephemeral" | "list" | "resource")) => {
+            rest = &rest[1..];
+            match m {
+                "data" => "data",
+                "ephemeral" => "ephemeral",
+                "list" => "list",
+                _ => "managed",
+            }
+        }
+        _ => "managed",
+    };
+    if rest.len() < 2 {
+        return invalid(
+            "Resource specification must include a resource type and name.",
+            whole(rest),
+        );
+    }
+    if rest[0].0.is_none() {
+        let detail = match mode {
+            "data" => "A data source name is required.",
+            "ephemeral" => "An ephemeral resource type name is required.",
+            "list" => "A list resource type name is required.",
+            _ => "A resource type name is required.",
+        };
+        return invalid(detail, rest[0].1);
+    }
+    if rest[1].0.is_none() {
+        return invalid("A resource name is required.", rest[1].1);
+    }
+    match &rest[2..] {
+        [] => Ok(Some(mode)),
+        [(None, at)] if !whole_key(*at) => {
+            Err(("Invalid address", format!("Invalid resource instance key: {WHOLE}."), *at))
+        }
+        [(None, _)] => Ok(Some(mode)),
+        [(Some(_), at)] => invalid("Resource instance key must be given in square brackets.", *at),
+        [_, (_, at), ..] => invalid("Unexpected extra operators after address.", *at),
+    }
+}
+
+/// What a `removed` block's `from` names (`addrs.ParseRemoveTarget`).
+enum RemoveTarget {
+    Module,
+    Resource { data: bool },
+}
+
+/// `addrs.ParseRemoveTarget`: a module (`module.a.module.b`) or a resource in one, never an
+/// instance of either; or Terraform's summary, detail and range of what is wrong.
+fn remove_target(t: &Trav) -> Result<RemoveTarget, (&'static str, &'static str, Span)> {
+    let mut all: Vec<(Option<&str>, Span)> = vec![(Some(t.root.as_str()), t.root_span)];
+    all.extend(t.steps.iter().map(|(n, s)| (n.as_deref(), *s)));
+    let mut rest = all.as_slice();
+    const MODULE_NAME: &str = "Prefix \"module.\" must be followed by a module name.";
+    // parseModulePrefix
+    loop {
+        match rest.first() {
+            None => break,
+            Some((None, at)) => {
+                return Err((
+                    "Invalid address operator",
+                    "Module address prefix must be followed by dot and then a name.",
+                    *at,
+                ));
+            }
+            Some((Some(name), _)) if *name != "module" => break,
+            Some((Some(_), kw)) => {
+                rest = &rest[1..];
+                match rest.first() {
+                    None => return Err(("Invalid address operator", MODULE_NAME, *kw)),
+                    Some((None, at)) => return Err(("Invalid address operator", MODULE_NAME, *at)),
+                    Some((Some(_), _)) => rest = &rest[1..],
+                }
+                if let Some((None, at)) = rest.first() {
+                    return Err((
+                        "Module instance keys not allowed",
+                        "Module address must be a module (e.g. \"module.foo\"), not a module instance (e.g. \"module.foo[1]\").",
+                        *at,
+                    ));
+                }
+            }
+        }
+    }
+    if rest.is_empty() {
+        return Ok(RemoveTarget::Module);
+    }
+    // parseConfigResourceUnderModule
+    let data = rest.first().is_some_and(|(n, _)| *n == Some("data"));
+    if data {
+        rest = &rest[1..];
+    }
+    if rest.len() < 2 {
+        let at = match (rest.first(), rest.last()) {
+            (Some((_, a)), Some((_, b))) => Span { end: b.end, ..*a },
+            _ => t.root_span,
+        };
+        return Err((
+            "Invalid address",
+            "Resource specification must include a resource type and name.",
+            at,
+        ));
+    }
+    if rest[0].0.is_none() {
+        let detail = if data {
+            "A data source name is required."
+        } else {
+            "A resource type name is required."
+        };
+        return Err(("Invalid address", detail, rest[0].1));
+    }
+    if rest[1].0.is_none() {
+        return Err(("Invalid address", "A resource name is required.", rest[1].1));
+    }
+    if let Some((_, at)) = rest.get(2) {
+        return Err((
+            "Resource instance keys not allowed",
+            "Resource address must be a resource (e.g. \"test_instance.foo\"), not a resource instance (e.g. \"test_instance.foo[1]\").",
+            *at,
+        ));
+    }
+    Ok(RemoveTarget::Resource { data })
+}
+
+/// HCL's `StartRange` of an expression: where an error about the whole of it points
+/// (a collection's opening bracket, a call's name and parenthesis, a string's first part).
+fn start_range(e: &Expr) -> Span {
+    let Some((tree, Some(off))) = syntax_of(e) else {
+        // JSON: an array or object starts at its bracket, anything else is itself.
+        return match e.kind {
+            ExprKind::Tuple(_) | ExprKind::Object(_) => {
+                Span::new(e.span.file, e.span.start, e.span.start + 1)
+            }
+            _ => e.span,
+        };
+    };
+    fn first(n: &ast::Expr) -> std::ops::Range<usize> {
+        match &n.node {
+            Node::Tuple(_) | Node::Object(_) | Node::For(_) | Node::Unary { .. } => {
+                n.range.start..n.range.start + 1
+            }
+            Node::Call { name_range, .. } => name_range.start..name_range.end + 1,
+            Node::Binary { first: x, .. } => first(x),
+            Node::Conditional { cond, .. } => first(cond),
+            Node::Template { parts, wrap: false, .. } => match parts.first() {
+                Some(Part::Interp(x, _)) => first(x),
+                Some(p) => p.range(),
+                None => n.range.clone(),
+            },
+            _ => n.range.clone(),
+        }
+    }
+    let r = first(&tree);
+    Span::new(e.span.file, off + r.start, off + r.end)
+}
+
 /// Is this a quoted string in native syntax (`exprIsNativeQuotedString`)?
 fn native_quoted(e: &Expr) -> bool {
     matches!(e.kind, ExprKind::Template(_)) && e.source.is_some()
@@ -656,32 +1087,141 @@ impl Cx<'_> {
     }
 
     /// The arguments Terraform decodes as a constant bool (`gohcl.DecodeExpression` with no
-    /// variables): what does not evaluate is reported, then that the value is unsuitable,
-    /// at the start of the expression. One with a syntax error was reported when read.
+    /// variables), in the order it decodes them.
     fn static_bools(&mut self, body: &Body, names: &[&str]) {
-        for a in body.attrs().filter(|a| names.contains(&a.name.as_str())) {
-            if !super::variables::parses(&a.expr) {
-                continue;
-            }
-            let at = Span { end: a.expr.span.start, ..a.expr.span };
-            // Without variables a JSON string is not a template: `"${true}"` is text.
-            let json_template = a.expr.source.is_none()
-                && matches!(&a.expr.kind, ExprKind::Template(p) if p.iter().any(|x| matches!(x, TplPart::Code(_))));
-            let why = match super::variables::value_of(&a.expr) {
-                _ if json_template => "a bool is required".to_string(),
-                Err(e) => {
-                    self.err(e.summary, e.detail, a.expr.span);
-                    "value must be known".to_string()
-                }
-                Ok(cty::Value::Null(_)) => "null value is not allowed".to_string(),
-                Ok(v) => match cty::convert(&v, &cty::Type::Bool) {
-                    Ok(cty::Value::Null(_)) => "null value is not allowed".to_string(),
-                    Ok(_) => continue,
-                    Err(e) => e,
-                },
-            };
-            self.err("Unsuitable value type", format!("Unsuitable value: {why}"), at);
+        for a in names.iter().filter_map(|n| body.attr(n)) {
+            self.static_value(a, &cty::Type::Bool);
         }
+    }
+
+    /// An argument Terraform decodes as a constant string (a variable's or an output's
+    /// `description`).
+    fn static_string(&mut self, body: &Body, name: &str) {
+        if let Some(a) = body.attr(name) {
+            self.static_value(a, &cty::Type::String);
+        }
+    }
+
+    /// `gohcl.DecodeExpression` of a constant into a value of type `want`: what does not
+    /// evaluate is reported, then that the value is unsuitable, at HCL's `StartRange` of
+    /// the value (a tuple's `[`, a quoted string's text). One with a syntax error was
+    /// reported when read.
+    fn static_value(&mut self, a: &Attr, want: &cty::Type) {
+        let at = start_range(&a.expr);
+        if !super::variables::parses(&a.expr) {
+            return;
+        }
+        // Without variables a JSON string is not a template: `"${true}"` is text.
+        let json_template = a.expr.source.is_none()
+            && matches!(&a.expr.kind, ExprKind::Template(p) if p.iter().any(|x| matches!(x, TplPart::Code(_))));
+        let why = match super::variables::value_of(&a.expr) {
+            _ if json_template && *want == cty::Type::String => return,
+            _ if json_template => "a bool is required".to_string(),
+            Err(e) => {
+                self.eval_error(e, &a.expr);
+                // A collection built of unknown values still has a type.
+                match &a.expr.kind {
+                    ExprKind::Tuple(_) => format!("{} required, but have tuple", want.friendly()),
+                    ExprKind::Object(_) => format!("{} required, but have object", want.friendly()),
+                    _ => "value must be known".to_string(),
+                }
+            }
+            Ok(cty::Value::Null(_)) => "null value is not allowed".to_string(),
+            Ok(v) => match cty::convert(&v, want) {
+                Ok(cty::Value::Null(_)) => "null value is not allowed".to_string(),
+                Ok(_) => return,
+                Err(e) => e,
+            },
+        };
+        self.err("Unsuitable value type", format!("Unsuitable value: {why}"), at);
+    }
+
+    /// Why an expression has no value without variables. References and calls are each
+    /// reported, in source order, as HCL evaluates every part: a reference at its root
+    /// name (`var` of `var.x`), a call as a whole (its arguments are not evaluated).
+    fn eval_error(&mut self, e: cty::EvalError, expr: &Expr) {
+        if !matches!(e.summary.as_str(), "Variables not allowed" | "Function calls not allowed") {
+            return self.err(e.summary, e.detail, expr.span);
+        }
+        let calls = calls(expr);
+        let mut found: Vec<(Span, bool)> = calls.iter().map(|c| (*c, true)).collect();
+        for t in variables(expr) {
+            if !calls.iter().any(|c| c.start <= t.root_span.start && t.root_span.end <= c.end) {
+                found.push((t.root_span, false));
+            }
+        }
+        found.sort_by_key(|(s, _)| s.start);
+        for (at, call) in found {
+            if call {
+                self.err("Function calls not allowed", "Functions may not be called here.", at);
+            } else {
+                self.err("Variables not allowed", "Variables may not be used here.", at);
+            }
+        }
+    }
+
+    /// `hcl.AbsTraversalForExpr`: in JSON, the string as written is read as a reference.
+    fn traversal(&self, e: &Expr) -> Option<Trav> {
+        if self.json && e.source.is_none() {
+            json_traversal(self.files, e)
+        } else {
+            abs_traversal(e)
+        }
+    }
+
+    /// Where HCL stopped reading an expression with a syntax error, as the file's parser
+    /// met it: inside the expression, or at the first token after it (`}` after `list(`).
+    fn broken_at(&self, e: &Expr) -> Option<Span> {
+        let src = e.source.as_ref()?;
+        let (_, errors) = crate::terraform::syntax::parse_expression(src);
+        let first = errors.first()?;
+        let (file, o) = (e.span.file, e.span.start);
+        let end = src.trim_end().len();
+        if first.range.start < end {
+            return Some(Span::new(file, o + first.range.start, o + first.range.end));
+        }
+        let text = &self.files.get(file).text;
+        let rest = text.get(o + end..)?;
+        // Inside an open bracket HCL reads past newlines; outside, a newline ends it.
+        let open = src.chars().filter(|c| matches!(c, '(' | '[' | '{')).count()
+            > src.chars().filter(|c| matches!(c, ')' | ']' | '}')).count();
+        let skip = if open {
+            rest.len() - rest.trim_start().len()
+        } else {
+            rest.len() - rest.trim_start_matches([' ', '\t']).len()
+        };
+        let at = o + end + skip;
+        let width = text.get(at..).and_then(|t| t.chars().next()).map_or(0, char::len_utf8);
+        Some(Span::new(file, at, at + width))
+    }
+
+    /// `hcl.ExprList`: the elements of a static list, or an error at the start of what
+    /// is none.
+    fn expr_list<'e>(&mut self, e: &'e Expr) -> &'e [Expr] {
+        match e.as_tuple() {
+            Some(items) => items,
+            None => {
+                if self.unbroken(e) {
+                    self.err(
+                        "Invalid expression",
+                        "A static list expression is required.",
+                        start_range(e),
+                    );
+                }
+                &[]
+            }
+        }
+    }
+
+    /// Was no syntax error reported for this expression? One written in JSON was never
+    /// parsed as native syntax when its file was read.
+    fn unbroken(&self, e: &Expr) -> bool {
+        e.source.is_none() || super::variables::parses(e)
+    }
+
+    /// Where Terraform's diagnostics about a block point (see [`Block::decl_span`]).
+    fn decl(&self, b: &Block) -> Span {
+        b.decl_span(self.files)
     }
 
     fn engine_name(&self) -> &'static str {
@@ -711,7 +1251,7 @@ impl Cx<'_> {
     fn labels_ok(&mut self, b: &Block, names: &[&str]) -> bool {
         let (kind, n, want) = (&b.kind, b.labels.len(), names.len());
         if n > want {
-            let at = b.label_spans.get(want).copied().unwrap_or(b.def_span);
+            let at = b.label_spans.get(want).copied().unwrap_or(self.decl(b));
             let detail = if want == 0 {
                 format!("No labels are expected for {kind} blocks.")
             } else {
@@ -918,9 +1458,7 @@ impl Cx<'_> {
                     self.data(b, false);
                 }
                 "ephemeral" => self.ephemeral(b),
-                "moved" => {
-                    self.content(&b.body, self.missing(b), &MOVED, false, true);
-                }
+                "moved" => self.moved(b),
                 "removed" => self.removed(b),
                 "import" => self.import(b),
                 "check" => self.check(b),
@@ -997,8 +1535,18 @@ impl Cx<'_> {
                 ),
                 "required_providers" => self.required_providers(b),
                 "provider_meta" if !self.just_attributes(&b.body) => {
+                    // `decodeProviderMetaBlock`: the values must be constants (JSON's
+                    // strings are text without variables, so all of JSON's are).
+                    let json = self.json;
+                    for a in b.body.attrs().filter(|_| !json) {
+                        if super::variables::parses(&a.expr)
+                            && let Err(e) = super::variables::value_of(&a.expr)
+                        {
+                            self.eval_error(e, &a.expr);
+                        }
+                    }
                     let name = b.labels.first().map_or("", String::as_str);
-                    self.provider_name(name, b.def_span);
+                    self.provider_name(name, self.decl(b));
                 }
                 _ => {}
             }
@@ -1069,20 +1617,38 @@ impl Cx<'_> {
                         ),
                         Some(_) => {}
                     },
-                    "source" => {
-                        if v.as_str().is_none() {
-                            self.err(
-                                "Invalid source",
-                                "Source must be specified as a string.",
-                                v.span,
-                            );
-                        }
-                    }
-                    "configuration_aliases" => {
-                        for e in v.as_tuple().unwrap_or_default() {
-                            if let Some(t) = abs_traversal(e)
-                                && t.root != a.name
+                    "source" => match v.as_str() {
+                        None => self.err(
+                            "Invalid source",
+                            "Source must be specified as a string.",
+                            v.span,
+                        ),
+                        Some(src) => {
+                            // (OpenTofu's registry and wording differ.)
+                            if let Err((summary, detail)) = provider_source(&src)
+                                && !self.tofu
                             {
+                                self.err(summary, detail, v.span);
+                            }
+                        }
+                    },
+                    "configuration_aliases" => {
+                        for e in self.expr_list(v) {
+                            let Some(t) = self.traversal(e) else {
+                                self.err("Invalid expression", NOT_A_REFERENCE, e.span);
+                                continue;
+                            };
+                            // `ParseProviderConfigCompact`: a name, then an alias (what
+                            // follows the alias is not looked at).
+                            if let Some((None, _)) = t.steps.first() {
+                                self.err(
+                                    "Invalid configuration_aliases value",
+                                    "Configuration aliases can only contain references to local provider configuration names in the format of provider.alias",
+                                    v.span,
+                                );
+                                continue;
+                            }
+                            if t.root != a.name {
                                 self.err(
                                     "Invalid configuration_aliases value",
                                     format!(
@@ -1132,7 +1698,7 @@ impl Cx<'_> {
 
     fn provider(&mut self, b: &Block) {
         let inner = self.content(&b.body, self.missing(b), &TF_PROVIDER, false, false);
-        if !self.provider_name(b.labels.first().map_or("", String::as_str), b.def_span) {
+        if !self.provider_name(b.labels.first().map_or("", String::as_str), self.decl(b)) {
             return;
         }
         if let Some(a) = b.attr("alias")
@@ -1187,9 +1753,9 @@ impl Cx<'_> {
                             "The special block type \"_\" can be used to force particular arguments to be interpreted as {escape} rather than as meta-arguments, but each {what} block can have only one such block. The first escaping block was at {}.",
                             self.range(first)
                         ),
-                        b.def_span,
+                        self.decl(b),
                     ),
-                    None => seen = Some(b.def_span),
+                    None => seen = Some(self.decl(b)),
                 }
             } else {
                 self.err(
@@ -1210,7 +1776,7 @@ impl Cx<'_> {
         let inner = self.content(&b.body, self.missing(b), s, false, true);
         let name = b.labels.first().cloned().unwrap_or_default();
         let name = &name;
-        let at = b.label_spans.first().copied().unwrap_or(b.def_span);
+        let at = b.label_spans.first().copied().unwrap_or(self.decl(b));
         if !valid_identifier(name) {
             self.err("Invalid variable name", BAD_IDENTIFIER, at);
         }
@@ -1224,26 +1790,40 @@ impl Cx<'_> {
                 at,
             );
         }
-        let flag = |n: &str| b.attr(n).and_then(|a| a.expr.as_bool()) == Some(true);
+        self.static_string(&b.body, "description");
+        let flag =
+            |n: &str| b.attr(n).and_then(|a| super::variables::static_flag(&a.expr)) == Some(true);
         // OpenTofu has no such rule (its const variables feed early evaluation only).
         if flag("const") && !self.tofu {
             if flag("sensitive") {
                 self.err(
                     "Const variable cannot be sensitive",
                     "A variable that is marked as \"const\" cannot also be marked as \"sensitive\".",
-                    b.def_span,
+                    self.decl(b),
                 );
             }
             if flag("ephemeral") {
                 self.err(
                     "Const variable cannot be ephemeral",
                     "A variable that is marked as \"const\" cannot also be marked as \"ephemeral\".",
-                    b.def_span,
+                    self.decl(b),
                 );
             }
         }
-        self.static_bools(&b.body, &["sensitive", "ephemeral", "nullable", "const"]);
-        self.out.extend(super::variables::variable_errors(b, self.over));
+        self.static_bools(&b.body, &["sensitive", "ephemeral", "const", "nullable"]);
+        let mut found = super::variables::variable_errors(b, self.over);
+        // A type with a syntax error is no type where HCL stopped reading it.
+        if let Some(t) = b.attr("type")
+            && let Some(at) = self.broken_at(&t.expr)
+        {
+            for d in found.iter_mut().filter(|d| d.subject == Some(t.expr.span)) {
+                d.subject = Some(at);
+            }
+        }
+        self.out.extend(found);
+        if !self.tofu {
+            self.static_string(&b.body, "deprecated");
+        }
         for v in inner {
             if let (Some(cond), _) = self.check_rule(v) {
                 let refers = variables(&cond.expr).iter().any(|t| {
@@ -1268,7 +1848,7 @@ impl Cx<'_> {
             self.err(
                 format!("Can't override {} blocks", b.kind),
                 format!("Override files cannot override \"{}\" blocks.", b.kind),
-                b.def_span,
+                self.decl(b),
             );
             return (None, None);
         }
@@ -1298,12 +1878,26 @@ impl Cx<'_> {
     fn output(&mut self, b: &Block) {
         let s = if self.tofu { &TOFU_OUTPUT } else { &TF_OUTPUT };
         let inner = self.content(&b.body, self.missing(b), s, self.over, true);
-        self.static_bools(&b.body, &["sensitive", "ephemeral"]);
-        self.depends_on(b);
         if !valid_identifier(b.labels.first().map_or("", String::as_str)) {
-            let at = b.label_spans.first().copied().unwrap_or(b.def_span);
+            let at = b.label_spans.first().copied().unwrap_or(self.decl(b));
             self.err("Invalid output name", BAD_IDENTIFIER, at);
         }
+        self.static_string(&b.body, "description");
+        // Terraform's outputs may declare a type (`TypeConstraintWithDefaults`); its errors
+        // carry no range of their own here, so they point at the whole type (or where a
+        // syntax error stopped its parsing).
+        if let Some(a) = b.attr("type").filter(|_| !self.tofu && !self.json)
+            && let Some(src) = &a.expr.source
+            && let Err((e, broken)) = cty::type_constraint_source(src)
+        {
+            let at = broken.and_then(|_| self.broken_at(&a.expr)).unwrap_or(a.expr.span);
+            self.err(e.summary, e.detail, at);
+        }
+        self.static_bools(&b.body, &["sensitive", "ephemeral"]);
+        if !self.tofu {
+            self.static_string(&b.body, "deprecated");
+        }
+        self.depends_on(b);
         for c in inner {
             match c.kind.as_str() {
                 "precondition" => {
@@ -1352,18 +1946,14 @@ impl Cx<'_> {
         let inner = self.content(&b.body, self.missing(b), s, self.over, false);
         self.depends_on(b);
         if !valid_identifier(b.labels.first().map_or("", String::as_str)) {
-            let at = b.label_spans.first().copied().unwrap_or(b.def_span);
+            let at = b.label_spans.first().copied().unwrap_or(self.decl(b));
             self.err("Invalid module instance name", BAD_IDENTIFIER, at);
         }
         if !self.tofu {
             self.count_and_for_each(b, COUNT_FOR_EACH);
         }
-        if let Some(p) = b.attr("providers")
-            && let Some(pairs) = p.expr.as_object()
-        {
-            for (_, v) in pairs {
-                self.provider_ref(v, "providers");
-            }
+        if let Some(p) = b.attr("providers") {
+            self.passed_providers(p);
         }
         if let Some(a) = b.attr("ignore_nested_deprecations")
             && !self.tofu
@@ -1402,24 +1992,71 @@ impl Cx<'_> {
     }
 
     /// `decodeProviderConfigRef`: `provider = aws.west` and the values of `providers`.
-    fn provider_ref(&mut self, e: &Expr, arg: &str) {
-        let quoted = native_quoted(e);
-        let t = if quoted {
-            match e.as_str() {
-                // A quoted reference still works, with a warning.
-                Some(s) => {
-                    self.out.push(Diagnostic::warning(
-                        "Quoted references are deprecated",
-                        "In this context, references are expected literally rather than in quotes. Terraform 0.11 and earlier required quotes, but quoted references are now deprecated and will be removed in a future version of Terraform. Remove the quotes surrounding this reference to silence this warning.",
-                        e.span,
-                    ));
-                    let raw = Expr::new(ExprKind::Raw(s.into()), e.span);
-                    abs_traversal(&raw)
-                }
-                None => None,
+    /// `decodePassedProviderConfigs`: a static map whose keys and values are both provider
+    /// references (a quoted key is deprecated like a quoted value), each key given once.
+    fn passed_providers(&mut self, p: &Attr) {
+        let Some(pairs) = p.expr.as_object() else {
+            if self.unbroken(&p.expr) {
+                self.err(
+                    "Invalid expression",
+                    "A static map expression is required.",
+                    start_range(&p.expr),
+                );
             }
-        } else {
-            abs_traversal(e)
+            return;
+        };
+        // The keys as written (native syntax): their text and range.
+        let tree = syntax_of(&p.expr);
+        let keys: Vec<Option<Expr>> = match &tree {
+            Some((ast::Expr { node: Node::Object(items), .. }, Some(off))) => items
+                .iter()
+                .map(|(k, _)| {
+                    let r = match k {
+                        ast::Key::Name(_, r) => r.clone(),
+                        ast::Key::Expr(x) => x.range.clone(),
+                    };
+                    let span = Span::new(p.expr.span.file, off + r.start, off + r.end);
+                    let text = self.files.text(span).to_string();
+                    let kind = match k {
+                        ast::Key::Expr(x) if matches!(x.node, Node::Template { .. }) => {
+                            match x.as_literal_str() {
+                                Some(s) => ExprKind::Template(vec![TplPart::Lit(s)]),
+                                None => ExprKind::Template(vec![TplPart::Code(text.clone())]),
+                            }
+                        }
+                        _ => ExprKind::Raw(text.as_str().into()),
+                    };
+                    Some(Expr { source: Some(text.as_str().into()), ..Expr::new(kind, span) })
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let mut seen: Vec<(String, Span)> = Vec::new();
+        for (i, (_, v)) in pairs.iter().enumerate() {
+            let key = keys.get(i).cloned().flatten();
+            let k = key.as_ref().map(|k| self.provider_ref(k, "providers"));
+            let value = self.provider_ref(v, "providers");
+            let (Some(Some(k)), Some(_), Some(key)) = (k, value, key) else { continue };
+            if let Some((_, prev)) = seen.iter().find(|(n, _)| *n == k) {
+                self.err(
+                    "Duplicate provider address",
+                    format!("A provider configuration was already passed to {k} at {}. Each child provider configuration can be assigned only once.", self.range(*prev)),
+                    v.span,
+                );
+                continue;
+            }
+            seen.push((k, Span { end: v.span.end, ..key.span }));
+        }
+    }
+
+    /// Returns the reference (`aws` or `aws.west`) when it is a valid one.
+    fn provider_ref(&mut self, e: &Expr, arg: &str) -> Option<String> {
+        let quoted = native_quoted(e);
+        // A quoted reference still works, with a warning.
+        let t = match self.shim(e, false) {
+            Some(t) => t,
+            None if quoted => None,
+            None => self.traversal(e),
         };
         let Some(t) = t.filter(|t| t.steps.len() < 2) else {
             let detail = if quoted && e.as_str().is_none() {
@@ -1429,19 +2066,24 @@ impl Cx<'_> {
                     "The {arg} argument requires a provider type name, optionally followed by a period and then a configuration alias."
                 )
             };
-            return self.err("Invalid provider configuration reference", detail, e.span);
+            self.err("Invalid provider configuration reference", detail, e.span);
+            return None;
         };
-        let root_at = if quoted { e.span } else { t.root_span };
-        if !self.provider_name(&t.root, root_at) {
-            return;
+        if !self.provider_name(&t.root, t.root_span) {
+            return None;
         }
-        if let Some((None, at)) = t.steps.first() {
-            let at = if quoted { e.span } else { *at };
-            self.err(
-                "Invalid provider configuration reference",
-                "Provider name must either stand alone or be followed by a period and then a configuration alias.",
-                at,
-            );
+        match t.steps.first() {
+            Some((None, at)) => {
+                let at = *at;
+                self.err(
+                    "Invalid provider configuration reference",
+                    "Provider name must either stand alone or be followed by a period and then a configuration alias.",
+                    at,
+                );
+                None
+            }
+            Some((Some(alias), _)) => Some(format!("{}.{alias}", t.root)),
+            None => Some(t.root.clone()),
         }
     }
 
@@ -1450,7 +2092,7 @@ impl Cx<'_> {
             if let Some(l) = b.labels.get(i)
                 && !valid_identifier(l)
             {
-                let at = b.label_spans.get(i).copied().unwrap_or(b.def_span);
+                let at = b.label_spans.get(i).copied().unwrap_or(self.decl(b));
                 self.err(summary, BAD_IDENTIFIER, at);
             }
         }
@@ -1463,7 +2105,7 @@ impl Cx<'_> {
             self.count_and_for_each(b, COUNT_FOR_EACH);
         }
         if let Some(p) = b.attr("provider") {
-            self.provider_ref(&p.expr, "provider");
+            let _ = self.provider_ref(&p.expr, "provider");
         }
         self.depends_on(b);
         let (mut lifecycle, mut connection, mut escape): (
@@ -1482,11 +2124,11 @@ impl Cx<'_> {
                                 "This resource already has a lifecycle block at {}.",
                                 self.range(first)
                             ),
-                            c.def_span,
+                            self.decl(c),
                         );
                         continue;
                     }
-                    lifecycle = Some(c.def_span);
+                    lifecycle = Some(self.decl(c));
                     self.lifecycle(b, c, "resource");
                 }
                 "connection" => {
@@ -1495,9 +2137,9 @@ impl Cx<'_> {
                             "Duplicate connection block",
                             format!(
                                 "This resource already has a connection block at {}.",
-                                self.range(first.def_span)
+                                self.range(self.decl(first))
                             ),
-                            c.def_span,
+                            self.decl(c),
                         );
                         continue;
                     }
@@ -1516,11 +2158,11 @@ impl Cx<'_> {
                                 "The special block type \"_\" can be used to force particular arguments to be interpreted as resource-type-specific rather than as meta-arguments, but each resource block can have only one such block. The first escaping block was at {}.",
                                 self.range(first)
                             ),
-                            c.def_span,
+                            self.decl(c),
                         );
                         continue;
                     }
-                    escape = Some(c.def_span);
+                    escape = Some(self.decl(c));
                 }
                 _ => self.err(
                     "Reserved block type name in resource block",
@@ -1565,12 +2207,152 @@ impl Cx<'_> {
         }
     }
 
+    /// `unwrapJSONRefExpr`: the references of a list entry and its range. In JSON the
+    /// entry is a string parsed as an expression (at the string's quote, as Terraform
+    /// places it); what is no string, or does not parse, is reported and has none.
+    fn json_ref_expr(&mut self, e: &Expr) -> Option<(Vec<Trav>, Span)> {
+        if !self.json || e.source.is_some() {
+            return Some((variables(e), e.span));
+        }
+        let Ok(text) = serde_json::from_str::<String>(self.files.text(e.span)) else {
+            self.err(
+                "Invalid reference expression",
+                "A single reference string is required.",
+                e.span,
+            );
+            return None;
+        };
+        let (tree, errors) = crate::terraform::syntax::parse_expression(&text);
+        let (file, o) = (e.span.file, e.span.start);
+        if !errors.is_empty() {
+            for x in errors {
+                self.err(x.summary, x.detail, Span::new(file, o + x.range.start, o + x.range.end));
+            }
+            return None;
+        }
+        let at = Span::new(file, o + tree.range.start, o + tree.range.end);
+        let parsed = Expr {
+            source: Some(text.as_str().into()),
+            ..Expr::new(ExprKind::Raw(text.as_str().into()), at)
+        };
+        Some((variables(&parsed), at))
+    }
+
+    /// `decodeActionTriggerRef`: a static list whose every entry refers to exactly one
+    /// action of this module (no resource, no module's). As for replace_triggered_by,
+    /// once an entry has an error no further entry's references are judged. Returns how
+    /// many entries the list has.
+    fn action_refs(&mut self, a: &Attr) -> usize {
+        let mark = self.out.len();
+        let items = self.expr_list(&a.expr);
+        for e in items {
+            let entry = self.json_ref_expr(e);
+            if self.has_errors_since(mark) {
+                continue;
+            }
+            let Some((refs, at)) = entry else { continue };
+            let mut actions = 0;
+            for t in refs {
+                match t.root.as_str() {
+                    "action" => actions += 1,
+                    "module" => self.err(
+                        "Invalid reference to action outside this module",
+                        "Actions can only be referenced in the module they are declared in.",
+                        at,
+                    ),
+                    "var" | "local" | "count" | "each" | "path" | "terraform" | "self" => {}
+                    _ if t.steps.first().is_some_and(|(n, _)| n.is_some()) => self.err(
+                        "Invalid action argument inside action_triggers",
+                        "action_triggers.actions must only refer to actions in the current module.",
+                        at,
+                    ),
+                    _ => {}
+                }
+            }
+            match actions {
+                0 => self.err(
+                    "No actions specified",
+                    "At least one action must be specified for an action_trigger.",
+                    at,
+                ),
+                1 => {}
+                _ => self.err(
+                    "Invalid action expression",
+                    "Multiple action references in actions expression.",
+                    at,
+                ),
+            }
+        }
+        items.len()
+    }
+
+    /// `decodeReplaceTriggeredBy`: a static list whose every entry refers to exactly one
+    /// resource, and otherwise only to `count.index` and `each.key`. Once an entry has an
+    /// error Terraform judges the references of no further entry.
+    fn replace_triggered_by(&mut self, a: &Attr) {
+        let mark = self.out.len();
+        for e in self.expr_list(&a.expr) {
+            // A JSON entry that does not parse is reported even after an error.
+            let entry = self.json_ref_expr(e);
+            if self.has_errors_since(mark) {
+                continue;
+            }
+            let Some((refs, at)) = entry else { continue };
+            let mut resources = 0;
+            for t in refs {
+                let first = t.steps.first().map(|(n, _)| n.as_deref());
+                let problem = match t.root.as_str() {
+                    "count" if first != Some(Some("index")) => Some((
+                        "Invalid count reference in replace_triggered_by expression",
+                        "Only count.index may be used in replace_triggered_by.",
+                    )),
+                    "each" if first != Some(Some("key")) => Some((
+                        "Invalid each reference in replace_triggered_by expression",
+                        "Only each.key may be used in replace_triggered_by.",
+                    )),
+                    "count" | "each" => None,
+                    "var" | "local" | "path" | "terraform" | "self" | "module" | "action" => {
+                        Some((
+                            "Invalid reference in replace_triggered_by expression",
+                            "Only resources, count.index, and each.key may be used in replace_triggered_by.",
+                        ))
+                    }
+                    _ => {
+                        resources += 1;
+                        None
+                    }
+                };
+                if let Some((summary, detail)) = problem {
+                    self.err(summary, detail, at);
+                }
+            }
+            match resources {
+                0 => self.err(
+                    "Invalid replace_triggered_by expression",
+                    "Missing resource reference in replace_triggered_by expression.",
+                    at,
+                ),
+                1 => {}
+                _ => self.err(
+                    "Invalid replace_triggered_by expression",
+                    "Multiple resource references in replace_triggered_by expression.",
+                    at,
+                ),
+            }
+        }
+    }
+
     /// A lifecycle block of a resource, data or ephemeral block (`kind` says which).
     fn lifecycle(&mut self, r: &Block, lc: &Block, kind: &str) {
         let s = if self.tofu { &TOFU_LIFECYCLE } else { &TF_LIFECYCLE };
         let inner = self.content(&lc.body, self.missing(lc), s, false, true);
         if kind == "resource" {
             self.static_bools(&lc.body, &["create_before_destroy", "prevent_destroy"]);
+            if let Some(a) = lc.attr("replace_triggered_by")
+                && !self.tofu
+            {
+                self.replace_triggered_by(a);
+            }
         }
         if kind != "resource" {
             let (summary, noun) = if kind == "data" {
@@ -1588,7 +2370,7 @@ impl Cx<'_> {
         } else if let Some(a) = lc.attr("ignore_changes")
             && a.expr.as_keyword() != Some("all")
         {
-            let items = a.expr.as_tuple().unwrap_or_default();
+            let items = self.expr_list(&a.expr);
             let mut star = None;
             let mut others = false;
             for e in items {
@@ -1601,7 +2383,14 @@ impl Cx<'_> {
                     );
                 } else {
                     others = true;
-                    self.quoted_reference(e);
+                    // `hcl.RelTraversalForExpr`: each entry is a reference.
+                    let t = match self.shim(e, false) {
+                        Some(t) => t,
+                        None => self.traversal(e),
+                    };
+                    if t.is_none() && self.unbroken(e) {
+                        self.err("Invalid expression", NOT_A_REFERENCE, e.span);
+                    }
                 }
             }
             if let Some(at) = star
@@ -1658,7 +2447,7 @@ impl Cx<'_> {
         let mut events = 0;
         if let Some(a) = b.attr("events") {
             let mut seen: Vec<String> = Vec::new();
-            for e in a.expr.as_tuple().unwrap_or_default() {
+            for e in self.expr_list(&a.expr) {
                 let kw = e.as_keyword().unwrap_or_default().to_string();
                 if !["before_create", "after_create", "before_update", "after_update"]
                     .contains(&kw.as_str())
@@ -1682,19 +2471,19 @@ impl Cx<'_> {
                 events += 1;
             }
         }
-        let actions = b.attr("actions").and_then(|a| a.expr.as_tuple()).map_or(0, <[_]>::len);
+        let actions = b.attr("actions").map_or(0, |a| self.action_refs(a));
         if actions == 0 {
             self.err(
                 "No actions specified",
                 "At least one action must be specified for an action_trigger.",
-                b.def_span,
+                self.decl(b),
             );
         }
         if events == 0 {
             self.err(
                 "No events specified",
                 "At least one event must be specified for an action_trigger.",
-                b.def_span,
+                self.decl(b),
             );
         }
     }
@@ -1705,7 +2494,7 @@ impl Cx<'_> {
         let inner = self.content(&b.body, self.missing(b), &PROVISIONER, false, false);
         let ty = b.labels.first().map_or("", String::as_str);
         if matches!(ty, "chef" | "habitat" | "puppet" | "salt-masterless") {
-            let at = b.label_spans.first().copied().unwrap_or(b.def_span);
+            let at = b.label_spans.first().copied().unwrap_or(self.decl(b));
             self.err(
                 format!("The \"{ty}\" provisioner has been removed"),
                 format!("The \"{ty}\" provisioner was deprecated in Terraform 0.13.4 has been removed from Terraform. Visit https://learn.hashicorp.com/collections/terraform/provision for alternatives to using provisioners that are a better fit for the Terraform workflow."),
@@ -1749,11 +2538,11 @@ impl Cx<'_> {
                                 "The special block type \"_\" can be used to force particular arguments to be interpreted as provisioner-typpe-specific rather than as meta-arguments, but each provisioner block can have only one such block. The first escaping block was at {}.",
                                 self.range(first)
                             ),
-                            c.def_span,
+                            self.decl(c),
                         );
                         continue;
                     }
-                    escape = Some(c.def_span);
+                    escape = Some(self.decl(c));
                 }
                 "connection" => {
                     if let Some(first) = connection {
@@ -1763,11 +2552,11 @@ impl Cx<'_> {
                                 "This provisioner already has a connection block at {}.",
                                 self.range(first)
                             ),
-                            c.def_span,
+                            self.decl(c),
                         );
                         continue;
                     }
-                    connection = Some(c.def_span);
+                    connection = Some(self.decl(c));
                     if destroy {
                         self.only_self_refs(&c.body, &[]);
                     }
@@ -1786,39 +2575,39 @@ impl Cx<'_> {
         Some(destroy)
     }
 
-    /// `shimTraversalInString`: a reference written in quotes (Terraform 0.11's form)
-    /// still works in native syntax, with a warning. (In JSON quotes are the only way.)
-    fn quoted_reference(&mut self, e: &Expr) {
-        if native_quoted(e) && e.as_str().is_some() {
-            self.out.push(Diagnostic::warning(
-                "Quoted references are deprecated",
-                "In this context, references are expected literally rather than in quotes. Terraform 0.11 and earlier required quotes, but quoted references are now deprecated and will be removed in a future version of Terraform. Remove the quotes surrounding this reference to silence this warning.",
-                e.span,
-            ));
-        }
+    /// `shimTraversalInString`: a reference (or keyword) written in quotes, Terraform 0.11's
+    /// form, still works in native syntax: the text is read as a reference (its errors
+    /// first, what was read before one kept), with a deprecation warning. `None` when the
+    /// expression is no quoted string (in JSON quotes are the only way).
+    fn shim(&mut self, e: &Expr, keyword: bool) -> Option<Option<Trav>> {
+        let text = e.as_str().filter(|_| native_quoted(e))?;
+        let (t, errors) = string_traversal(&text, e.span.file, e.span.start + 1);
+        self.out.extend(errors);
+        let (summary, detail) = if keyword {
+            (
+                "Quoted keywords are deprecated",
+                "In this context, keywords are expected literally rather than in quotes. Terraform 0.11 and earlier required quotes, but quoted keywords are now deprecated and will be removed in a future version of Terraform. Remove the quotes surrounding this keyword to silence this warning.",
+            )
+        } else {
+            ("Quoted references are deprecated", QUOTED_REFERENCE)
+        };
+        self.out.push(Diagnostic::warning(summary, detail, e.span));
+        Some(t)
     }
 
-    /// `DecodeDependsOn`'s quoted references.
+    /// `DecodeDependsOn` of a block's `depends_on`.
     fn depends_on(&mut self, b: &Block) {
         if let Some(a) = b.attr("depends_on") {
-            for e in a.expr.as_tuple().unwrap_or_default() {
-                self.quoted_reference(e);
-            }
+            self.out.extend(depends_on(self.files, a, !self.tofu).1);
         }
     }
 
     /// A keyword argument (`when`, `on_failure`): a bare name, or (with a warning) a quoted one.
     fn keyword(&mut self, e: &Expr) -> Option<String> {
-        if native_quoted(e) {
-            let s = e.as_str()?;
-            self.out.push(Diagnostic::warning(
-                "Quoted keywords are deprecated",
-                "In this context, keywords are expected literally rather than in quotes. Terraform 0.11 and earlier required quotes, but quoted keywords are now deprecated and will be removed in a future version of Terraform. Remove the quotes surrounding this keyword to silence this warning.",
-                e.span,
-            ));
-            return Some(s);
-        }
-        let t = abs_traversal(e)?;
+        let t = match self.shim(e, true) {
+            Some(t) => t?,
+            None => self.traversal(e)?,
+        };
         t.steps.is_empty().then_some(t.root)
     }
 
@@ -1866,7 +2655,7 @@ impl Cx<'_> {
             }
         }
         if let Some(p) = b.attr("provider") {
-            self.provider_ref(&p.expr, "provider");
+            let _ = self.provider_ref(&p.expr, "provider");
         }
         self.depends_on(b);
         self.data_like_blocks(b, &inner, "data", nested);
@@ -1888,7 +2677,7 @@ impl Cx<'_> {
             self.count_and_for_each(b, COUNT_FOR_EACH);
         }
         if let Some(p) = b.attr("provider") {
-            self.provider_ref(&p.expr, "provider");
+            let _ = self.provider_ref(&p.expr, "provider");
         }
         self.data_like_blocks(b, &inner, "ephemeral", false);
         if self.tofu {
@@ -1909,18 +2698,18 @@ impl Cx<'_> {
                                 "The special block type \"_\" can be used to force particular arguments to be interpreted as resource-type-specific rather than as meta-arguments, but each data block can have only one such block. The first escaping block was at {}.",
                                 self.range(first)
                             ),
-                            c.def_span,
+                            self.decl(c),
                         );
                         continue;
                     }
-                    escape = Some(c.def_span);
+                    escape = Some(self.decl(c));
                 }
                 "lifecycle" => {
                     if nested {
                         self.err(
                             "Invalid lifecycle block",
                             "Nested data blocks do not support \"lifecycle\" blocks as the lifecycle is managed by the containing block.",
-                            c.def_span,
+                            self.decl(c),
                         );
                     }
                     if let Some(first) = lifecycle {
@@ -1930,11 +2719,11 @@ impl Cx<'_> {
                                 "This resource already has a lifecycle block at {}.",
                                 self.range(first)
                             ),
-                            c.def_span,
+                            self.decl(c),
                         );
                         continue;
                     }
-                    lifecycle = Some(c.def_span);
+                    lifecycle = Some(self.decl(c));
                     self.lifecycle(b, c, kind);
                 }
                 _ => self.err(
@@ -1950,46 +2739,154 @@ impl Cx<'_> {
         }
     }
 
+    /// `exprToResourceTraversal` of an import block's `to` (after `unwrapJSONRefExpr`): the
+    /// reference with its non-constant indexes dropped, `Some(None)` (reported) when it is
+    /// none; `None` when a JSON string did not parse, which ends the block's decoding.
+    fn import_to(&mut self, e: &Expr) -> Option<Option<Trav>> {
+        let (tree, off, at) = if self.json && e.source.is_none() {
+            let Ok(text) = serde_json::from_str::<String>(self.files.text(e.span)) else {
+                self.err(
+                    "Invalid reference expression",
+                    "A single reference string is required.",
+                    e.span,
+                );
+                return None;
+            };
+            let (tree, errors) = crate::terraform::syntax::parse_expression(&text);
+            let (file, o) = (e.span.file, e.span.start);
+            if !errors.is_empty() {
+                for x in errors {
+                    self.err(
+                        x.summary,
+                        x.detail,
+                        Span::new(file, o + x.range.start, o + x.range.end),
+                    );
+                }
+                return None;
+            }
+            let at = Span::new(file, o + tree.range.start, o + tree.range.end);
+            (tree, o, at)
+        } else {
+            let Some((tree, Some(off))) = syntax_of(e) else { return Some(None) };
+            (tree, off, e.span)
+        };
+        let span = |r: &std::ops::Range<usize>| Span::new(e.span.file, off + r.start, off + r.end);
+        let (root, steps) = match &tree.node {
+            Node::Variable(name) => (name.clone(), &[][..]),
+            Node::Traversal { source, steps } => match &source.node {
+                Node::Variable(name) => (name.clone(), steps.as_slice()),
+                _ => (String::new(), &[][..]),
+            },
+            _ => (String::new(), &[][..]),
+        };
+        if root.is_empty() {
+            self.err("Invalid expression", NOT_A_REFERENCE, at);
+            return Some(None);
+        }
+        let root_span = match &tree.node {
+            Node::Traversal { source, .. } => span(&source.range),
+            _ => span(&tree.range),
+        };
+        let mut out = Vec::new();
+        for st in steps {
+            match st {
+                Step::Attr(n, r) => out.push((Some(n.clone()), span(r))),
+                Step::Index(x, r)
+                    if matches!(x.node, Node::Number(_)) || x.as_literal_str().is_some() =>
+                {
+                    out.push((None, span(r)))
+                }
+                // An index computed from for_each is no part of the configuration address.
+                Step::Index(..) => {}
+            }
+        }
+        Some(Some(Trav { root, root_span, steps: out }))
+    }
+
+    /// `decodeMovedBlock`: both addresses are references (`addrs.ParseMoveEndpoint`), and
+    /// both name modules or both resources.
+    fn moved(&mut self, b: &Block) {
+        let mark = self.out.len();
+        self.content(&b.body, self.missing(b), &MOVED, false, true);
+        let mut kinds = Vec::new();
+        for a in ["from", "to"].iter().filter_map(|n| b.attr(n)) {
+            match self.traversal(&a.expr) {
+                None => {
+                    if self.unbroken(&a.expr) {
+                        self.err("Invalid expression", NOT_A_REFERENCE, a.expr.span);
+                    }
+                }
+                Some(t) if self.tofu => kinds.push(t.root == "module"),
+                Some(t) => match move_endpoint(self.files, &t) {
+                    Ok(kind) => kinds.push(kind.is_none()),
+                    Err((summary, detail, at)) => self.err(summary, detail, at),
+                },
+            }
+        }
+        if !self.tofu && !self.has_errors_since(mark) && kinds.len() == 2 && kinds[0] != kinds[1] {
+            self.err(
+                "Invalid \"moved\" addresses",
+                "The \"from\" and \"to\" addresses must either both refer to resources or both refer to modules.",
+                self.decl(b),
+            );
+        }
+    }
+
     fn removed(&mut self, b: &Block) {
         let s = if self.tofu { &TOFU_REMOVED } else { &TF_REMOVED };
         let inner = self.content(&b.body, self.missing(b), s, false, true);
-        if let Some(a) = b.attr("from")
-            && let Some(t) = abs_traversal(&a.expr)
-        {
-            let mut names: Vec<&str> = vec![t.root.as_str()];
-            names.extend(t.steps.iter().filter_map(|(n, _)| n.as_deref()));
-            while names.first() == Some(&"module") && names.len() >= 2 {
-                names.drain(..2);
+        let target = b.attr("from").map(|a| (a, self.traversal(&a.expr)));
+        let managed = match target {
+            // OpenTofu reads the address its own way.
+            Some((_, Some(t))) if self.tofu => {
+                let mut names: Vec<&str> = vec![t.root.as_str()];
+                names.extend(t.steps.iter().filter_map(|(n, _)| n.as_deref()));
+                while names.first() == Some(&"module") && names.len() >= 2 {
+                    names.drain(..2);
+                }
+                names.len() == 2 && !matches!(names[0], "data" | "ephemeral" | "module")
             }
-            if names.first() == Some(&"data") && !self.tofu {
-                self.err(
-                    "Data source address not allowed",
-                    "Data sources are never destroyed, so they are not valid targets of removed blocks. To remove the data source from state, remove the data source block from configuration.",
-                    a.expr.span,
-                );
+            Some((a, None)) => {
+                if self.unbroken(&a.expr) {
+                    self.err("Invalid expression", NOT_A_REFERENCE, a.expr.span);
+                }
+                false
             }
-        }
+            Some((_, Some(t))) => match remove_target(&t) {
+                Ok(RemoveTarget::Module) => false,
+                Ok(RemoveTarget::Resource { data: false }) => true,
+                Ok(RemoveTarget::Resource { data: true }) => {
+                    let end = t.steps.last().map_or(t.root_span.end, |(_, s)| s.end);
+                    self.err(
+                        "Data source address not allowed",
+                        "Data sources are never destroyed, so they are not valid targets of removed blocks. To remove the data source from state, remove the data source block from configuration.",
+                        Span { end, ..t.root_span },
+                    );
+                    false
+                }
+                Err((summary, detail, at)) => {
+                    self.err(summary, detail, at);
+                    false
+                }
+            },
+            None => false,
+        };
         // Connections and provisioners need a managed resource to act on.
-        let managed = b.attr("from").and_then(|a| abs_traversal(&a.expr)).is_some_and(|t| {
-            let mut names: Vec<&str> = vec![t.root.as_str()];
-            names.extend(t.steps.iter().filter_map(|(n, _)| n.as_deref()));
-            while names.first() == Some(&"module") && names.len() >= 2 {
-                names.drain(..2);
-            }
-            names.len() == 2 && !matches!(names[0], "data" | "ephemeral" | "module")
-        });
         let mut connection: Option<Span> = None;
         for c in inner {
             match c.kind.as_str() {
                 "lifecycle" => {
                     self.content(&c.body, self.missing(c), &REMOVED_LIFECYCLE, false, true);
+                    if !self.tofu {
+                        self.static_bools(&c.body, &["destroy"]);
+                    }
                 }
                 "connection" => {
                     if !managed {
                         self.err(
                             "Invalid connection block",
                             "Provisioner connection configuration is valid only when a removed block targets a managed resource.",
-                            c.def_span,
+                            self.decl(c),
                         );
                         continue;
                     }
@@ -2000,18 +2897,18 @@ impl Cx<'_> {
                                 "This \"removed\" block already has a connection block at {}.",
                                 self.range(first)
                             ),
-                            c.def_span,
+                            self.decl(c),
                         );
                         continue;
                     }
-                    connection = Some(c.def_span);
+                    connection = Some(self.decl(c));
                 }
                 _ => {
                     if !managed {
                         self.err(
                             "Invalid provisioner block",
                             "Provisioners are valid only when a removed block targets a managed resource.",
-                            c.def_span,
+                            self.decl(c),
                         );
                         continue;
                     }
@@ -2019,7 +2916,7 @@ impl Cx<'_> {
                         self.err(
                             "Invalid provisioner block",
                             "Only destroy-time provisioners are valid in \"removed\" blocks. To declare a destroy-time provisioner, use:\n    when = destroy",
-                            c.def_span,
+                            self.decl(c),
                         );
                     }
                 }
@@ -2034,16 +2931,28 @@ impl Cx<'_> {
             return;
         }
         let mut in_module = false;
-        if let Some(a) = b.attr("to")
-            && let Some(t) = abs_traversal(&a.expr)
-        {
-            let mut names: Vec<&str> = vec![t.root.as_str()];
-            names.extend(t.steps.iter().filter_map(|(n, _)| n.as_deref()));
-            in_module = names.first() == Some(&"module");
-            while names.first() == Some(&"module") && names.len() >= 2 {
-                names.drain(..2);
-            }
-            if names.first() == Some(&"data") {
+        if let Some(a) = b.attr("to") {
+            let mark = self.out.len();
+            let Some(t) = self.import_to(&a.expr) else { return };
+            in_module = t.as_ref().is_some_and(|t| t.root == "module");
+            let mode = match t.map(|t| (move_endpoint(self.files, &t), t)) {
+                Some((Ok(None), t)) => {
+                    let end = t.steps.last().map_or(t.root_span.end, |(_, s)| s.end);
+                    self.err(
+                        "Invalid address",
+                        "A resource instance address is required here. The module path must be followed by a resource instance specification.",
+                        Span { end, ..t.root_span },
+                    );
+                    None
+                }
+                Some((Ok(Some(mode)), _)) => Some(mode),
+                Some((Err((summary, detail, at)), _)) => {
+                    self.err(summary, detail, at);
+                    None
+                }
+                None => None,
+            };
+            if mode != Some("managed") && (mode.is_some() || self.has_errors_since(mark)) {
                 self.err(
                     "Invalid import address",
                     "Only managed resources can be imported.",
@@ -2059,18 +2968,18 @@ impl Cx<'_> {
                     a.span,
                 );
             }
-            self.provider_ref(&a.expr, "provider");
+            let _ = self.provider_ref(&a.expr, "provider");
         }
         match (b.attr("id"), b.attr("identity")) {
             (None, None) => self.err(
                 "Invalid import block",
                 "At least one of 'id' or 'identity' must be specified.",
-                b.def_span,
+                self.decl(b),
             ),
             (Some(_), Some(_)) => self.err(
                 "Invalid import block",
                 "Only one of 'id' or 'identity' can be specified.",
-                b.def_span,
+                self.decl(b),
             ),
             _ => {}
         }
@@ -2081,13 +2990,13 @@ impl Cx<'_> {
             self.err(
                 "Can't override check blocks",
                 "Override files cannot override check blocks.",
-                b.def_span,
+                self.decl(b),
             );
             return;
         }
         let inner = self.content(&b.body, self.missing(b), &CHECK, false, true);
         if !valid_identifier(b.labels.first().map_or("", String::as_str)) {
-            let at = b.label_spans.first().copied().unwrap_or(b.def_span);
+            let at = b.label_spans.first().copied().unwrap_or(self.decl(b));
             self.err("Invalid check block name", BAD_IDENTIFIER, at);
         }
         let mut data: Option<Span> = None;
@@ -2101,12 +3010,12 @@ impl Cx<'_> {
                             "This check block already has a data resource defined at {}.",
                             self.range(first)
                         ),
-                        c.def_span,
+                        self.decl(c),
                     );
                     continue;
                 }
                 if !self.data(c, true) {
-                    data = Some(c.def_span);
+                    data = Some(self.decl(c));
                 }
             } else {
                 let mark = self.out.len();
@@ -2120,7 +3029,7 @@ impl Cx<'_> {
             self.err(
                 "Zero assert blocks",
                 "Check blocks must have at least one assert block.",
-                b.def_span,
+                self.decl(b),
             );
         }
     }
@@ -2138,14 +3047,30 @@ impl Cx<'_> {
                 self.err(
                     "Duplicate config block",
                     "An action must contain only one nested \"config\" block.",
-                    c.def_span,
+                    self.decl(c),
                 );
                 return;
             }
             config = true;
         }
+        // In JSON the config blocks are a property's value: an array of several is more
+        // than one (reported at the array's bracket, their DefRange).
+        for item in &b.body.items {
+            if let Item::Json(j) = item
+                && j.name == "config"
+                && matches!(&j.value.value, crate::terraform::JsonValue::Array(v) if v.len() > 1)
+            {
+                let at = Span::new(j.value.span.file, j.value.span.start, j.value.span.start + 1);
+                self.err(
+                    "Duplicate config block",
+                    "An action must contain only one nested \"config\" block.",
+                    at,
+                );
+                return;
+            }
+        }
         if let Some(p) = b.attr("provider") {
-            self.provider_ref(&p.expr, "provider");
+            let _ = self.provider_ref(&p.expr, "provider");
         }
     }
 }
@@ -2258,5 +3183,21 @@ mod tests {
         let a = f.body.attr("x").cloned().expect("x");
         let roots: Vec<String> = variables(&a.expr).into_iter().map(|t| t.text()).collect();
         assert_eq!(roots, ["var.l", "local.ok"]);
+    }
+
+    /// Only Terraform knows action blocks: OpenTofu takes `action.x.y` in depends_on as
+    /// any other reference, and its provider sources are not Terraform's.
+    #[test]
+    fn terraform_only_checks_stay_with_terraform() {
+        let text = "resource \"a\" \"b\" {\n  depends_on = [action.x.y]\n}\nterraform {\n  required_providers {\n    c = {\n      source = \"x/terraform-provider-c\"\n    }\n  }\n}\n";
+        let summaries = |engine| {
+            let m = crate::merge::load_texts("", &[("main.tf", text)], Some(engine));
+            m.diagnostics.iter().map(|d| d.summary.clone()).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            summaries(Engine::Terraform),
+            ["Invalid depends_on Action Reference", "Invalid provider type"]
+        );
+        assert!(summaries(Engine::OpenTofu).is_empty());
     }
 }

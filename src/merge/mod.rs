@@ -190,8 +190,9 @@ pub fn load<E: ReadError>(
         m.files.files.push(SourceText::new(path, c.class, c.syntax, Arc::from(text)));
         let src = &m.files.files[id];
         let result = match (c.syntax, &bytes) {
-            (Syntax::Hcl, Some(e)) => Ok(hcl::parse_bytes(id, &src.path, e.as_bytes(), &src.text)),
-            (Syntax::Hcl, None) => Ok(hcl::parse_shared(id, &src.path, &src.text)),
+            // Messages naming another place in the file name it as `range_string` does.
+            (Syntax::Hcl, Some(e)) => Ok(hcl::parse_bytes(id, src.name(), e.as_bytes(), &src.text)),
+            (Syntax::Hcl, None) => Ok(hcl::parse_shared(id, src.name(), &src.text)),
             (Syntax::Json, _) => json::parse(id, src).map_err(|d| *d),
         };
         parsed.push(match result {
@@ -353,6 +354,38 @@ fn assemble(m: &mut Module, parsed: &[ParsedFile]) {
     for f in &overrides {
         overrides::merge_file(m, &mut st, f);
     }
+    if !m.has_errors() && m.engine == Engine::Terraform {
+        implied_provider_names(m);
+    }
+}
+
+/// Once a module has loaded without errors, Terraform checks, as it builds the
+/// configuration (`validateProviderConfigs`), that every resource and data source without a
+/// `provider` argument implies a valid provider local name: the type up to its first `_`.
+fn implied_provider_names(m: &mut Module) {
+    let mut found = Vec::new();
+    // Managed resources, then data sources (those nested in checks among them).
+    let managed = m.blocks.iter().filter(|b| b.kind == "resource");
+    let data = m.blocks.iter().flat_map(|b| match b.kind.as_str() {
+        "data" => vec![b],
+        "check" => b.body.blocks_of("data").collect(),
+        _ => Vec::new(),
+    });
+    for b in managed.chain(data) {
+        if b.attr("provider").is_some() {
+            continue;
+        }
+        let Some(ty) = b.labels.first() else { continue };
+        let implied = ty.split('_').next().unwrap_or_default();
+        if let Err(e) = decode::provider_part(implied) {
+            found.push(Diagnostic::error(
+                "Invalid provider local name",
+                format!("\"{implied}\" is an invalid implied provider local name: {e}"),
+                b.decl_span(&m.files),
+            ));
+        }
+    }
+    m.diagnostics.extend(found);
 }
 
 #[cfg(test)]

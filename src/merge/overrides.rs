@@ -8,7 +8,7 @@ use super::tofu_file;
 use super::{Ignored, Module, variables};
 use crate::diag::Diagnostic;
 use crate::terraform::discover::Engine;
-use crate::terraform::{Attr, Block, ExprKind, Item, JsonValue, ParsedFile};
+use crate::terraform::{Attr, Block, Item, JsonValue, ParsedFile};
 
 const TF_ORDER: [&str; 14] = [
     "provider",
@@ -45,22 +45,22 @@ pub(super) fn merge_file(m: &mut Module, st: &mut State, f: &ParsedFile) {
                 "moved" => m.diagnostics.push(Diagnostic::error(
                     "Cannot override 'moved' blocks",
                     "Records of moved objects can appear only in normal files, not in override files.",
-                    o.def_span,
+                    o.decl_span(&m.files),
                 )),
                 "import" => m.diagnostics.push(Diagnostic::error(
                     "Cannot override 'import' blocks",
                     "Import blocks can appear only in normal files, not in override files.",
-                    o.def_span,
+                    o.decl_span(&m.files),
                 )),
                 "removed" => m.diagnostics.push(Diagnostic::error(
                     "Cannot override 'Removed' blocks",
                     "Removed blocks can appear only in normal files, not in override files.",
-                    o.def_span,
+                    o.decl_span(&m.files),
                 )),
                 "language" if tofu => m.diagnostics.push(Diagnostic::error(
                     "Language selections in override file",
                     "Language-related settings in \"language\" blocks are not allowed in override files. Place these settings in a normal configuration file.",
-                    o.def_span,
+                    o.decl_span(&m.files),
                 )),
                 "check" | "language" => {}
                 _ => merge_object(m, st, o),
@@ -158,7 +158,7 @@ fn merge_terraform(m: &mut Module, f: &ParsedFile) {
                 }
             }
             [first, second, ..] => {
-                let at = m.files.range_string(first.def_span);
+                let at = m.files.range_string(first.decl_span(&m.files));
                 let (summary, detail) = match (*kind, tofu) {
                     ("backend", _) => (
                         "Duplicate backend configuration".to_string(),
@@ -169,8 +169,8 @@ fn merge_terraform(m: &mut Module, f: &ParsedFile) {
                     _ => super::primaries::duplicate_cloud(&at, tofu),
                 };
                 m.diagnostics.push(
-                    Diagnostic::error(summary, detail, second.def_span)
-                        .with_related(first.def_span, "first configured here"),
+                    Diagnostic::error(summary, detail, second.decl_span(&m.files))
+                        .with_related(first.decl_span(&m.files), "first configured here"),
                 );
             }
         }
@@ -187,14 +187,14 @@ fn merge_terraform(m: &mut Module, f: &ParsedFile) {
             }
             // Several in one override file: none is merged.
             [first, second, ..] => {
-                let at = m.files.range_string(first.def_span);
+                let at = m.files.range_string(first.decl_span(&m.files));
                 m.diagnostics.push(
                     Diagnostic::error(
                         "Duplicate encryption configuration",
                         format!("Each override file may have only one encryption configuration. Encryption was previously configured at {at}."),
-                        second.def_span,
+                        second.decl_span(&m.files),
                     )
-                    .with_related(first.def_span, "first configured here"),
+                    .with_related(first.decl_span(&m.files), "first configured here"),
                 );
             }
         }
@@ -248,7 +248,7 @@ fn merge_provider(m: &mut Module, st: &mut State, o: &Block) {
             Some(alias) => m.diagnostics.push(Diagnostic::error(
                 "Missing base provider configuration for override",
                 format!("There is no {} provider configuration with the alias \"{alias}\". An override file can only override an aliased provider configuration that was already defined in a primary configuration file.", o.labels[0]),
-                o.def_span,
+                o.decl_span(&m.files),
             )),
         },
     }
@@ -263,7 +263,7 @@ fn merge_object(m: &mut Module, st: &mut State, o: &Block) {
         None => None,
     };
     let Some((i, nested)) = target else {
-        m.diagnostics.push(missing_base(o));
+        m.diagnostics.push(missing_base(m, o));
         return;
     };
     // The indexes come from the append step; a stale one is a bug, never a panic.
@@ -291,7 +291,7 @@ fn merge_object(m: &mut Module, st: &mut State, o: &Block) {
     }
 }
 
-fn missing_base(o: &Block) -> Diagnostic {
+fn missing_base(m: &Module, o: &Block) -> Diagnostic {
     let l = &o.labels;
     let (summary, detail) = match o.kind.as_str() {
         "resource" => (
@@ -344,23 +344,24 @@ fn missing_base(o: &Block) -> Diagnostic {
             ),
         ),
     };
-    Diagnostic::error(summary, detail, o.def_span)
+    Diagnostic::error(summary, detail, o.decl_span(&m.files))
 }
 
-/// `depends_on` may not be overridden, unless it is empty (spec §5.2).
+/// `depends_on` may not be overridden, unless it holds no reference Terraform keeps
+/// (spec §5.2): the error points at the first it keeps.
 fn check_depends_on(m: &mut Module, o: &Block) {
     if let Some(d) = o.attr("depends_on") {
-        let first = match &d.expr.kind {
-            ExprKind::Tuple(items) => items.first().map(|e| e.span),
-            _ => Some(d.expr.span),
-        };
-        match first {
-            Some(span) => m.diagnostics.push(Diagnostic::error(
+        let actions = m.engine == Engine::Terraform;
+        match super::decode::depends_on(&m.files, d, actions).0.first() {
+            Some(&span) => m.diagnostics.push(Diagnostic::error(
                 "Unsupported override",
                 "The depends_on argument may not be overridden.",
                 span,
             )),
-            None => ignore(m, d.span, "depends_on = [] in an override changes nothing"),
+            None if d.expr.as_tuple().is_some_and(<[_]>::is_empty) => {
+                ignore(m, d.span, "depends_on = [] in an override changes nothing")
+            }
+            None => {}
         }
     }
 }

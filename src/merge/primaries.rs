@@ -20,6 +20,8 @@ pub(super) struct State {
     /// Override variable blocks Terraform already rejected while decoding (by header span):
     /// the merge does not judge them again.
     pub rejected_variables: std::collections::HashSet<crate::terraform::Span>,
+    /// Provider address → the local name and place of its provider_meta block.
+    pub provider_metas: HashMap<String, (String, Span)>,
 }
 
 /// Spec §2 steps 1–3: the primary `required_providers` block, then every override entry.
@@ -35,17 +37,20 @@ pub(super) fn required_providers(
                     m.settings.required_providers_span = Some(rp.def_span);
                     m.settings.required_providers = rp.body.attrs().cloned().collect();
                 }
-                Some(first) => m.diagnostics.push(
+                Some(first) => {
+                    let first = m.files.decl_span(first);
+                    m.diagnostics.push(
                     Diagnostic::error(
                         "Duplicate required providers configuration",
                         format!(
                             "A module may have only one required providers configuration. The required providers were previously configured at {}.",
                             m.files.range_string(first)
                         ),
-                        rp.def_span,
+                        rp.decl_span(&m.files),
                     )
                     .with_related(first, "first configured here"),
-                ),
+                    )
+                }
             }
         }
     }
@@ -81,7 +86,7 @@ pub(super) fn append_file(m: &mut Module, st: &mut State, f: &ParsedFile) {
 fn append_block(m: &mut Module, st: &mut State, b: &Block) {
     let tofu = m.engine == Engine::OpenTofu;
     match b.kind.as_str() {
-        "terraform" => append_terraform(m, b),
+        "terraform" => append_terraform(m, st, b),
         "locals" => {
             for a in b.body.attrs() {
                 if let Some(&i) = st.locals.get(&a.name) {
@@ -110,12 +115,13 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
                     if let Item::Block(d) = inner
                         && d.kind == "data"
                         && d.labels.len() == 2
+                        && super::decode::nested_data_decodes(&m.files, m.engine, d)
                     {
                         let key = format!("data.{}.{}", d.labels[0], d.labels[1]);
                         if let Some(prev) = data_span(m, st, &key) {
                             m.diagnostics.push(duplicate(&format!("Duplicate data \"{}\" configuration", d.labels[0]),
                                     format!("A {} data resource named \"{}\" was already declared at {}. Resource names must be unique per type in each module, including within check blocks.", d.labels[0], d.labels[1], m.files.range_string(prev)),
-                                    d.def_span,
+                                    d.decl_span(&m.files),
                                     prev,
                                 ));
                         } else {
@@ -127,7 +133,7 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
             let existing = if b.kind == "data" {
                 data_span(m, st, &addr)
             } else {
-                st.index.get(&addr).map(|&i| m.blocks[i].def_span)
+                st.index.get(&addr).map(|&i| m.blocks[i].decl_span(&m.files))
             };
             let stored = match existing {
                 None => {
@@ -137,7 +143,7 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
                 }
                 Some(prev) => {
                     let (summary, detail, last_wins) = duplicate_text(m, b, prev, tofu);
-                    m.diagnostics.push(duplicate(&summary, detail, b.def_span, prev));
+                    m.diagnostics.push(duplicate(&summary, detail, b.decl_span(&m.files), prev));
                     match st.index.get(&addr) {
                         Some(&i) if last_wins => {
                             m.blocks[i] = b.clone();
@@ -168,11 +174,11 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
 /// Where a data block of this address was declared, at top level or inside a check.
 fn data_span(m: &Module, st: &State, key: &str) -> Option<Span> {
     if let Some(&i) = st.index.get(key) {
-        return Some(m.blocks[i].def_span);
+        return Some(m.blocks[i].decl_span(&m.files));
     }
     st.nested_data.get(key).and_then(|&(c, j)| {
         match m.blocks.get(c).and_then(|b| b.body.items.get(j)) {
-            Some(Item::Block(d)) => Some(d.def_span),
+            Some(Item::Block(d)) => Some(d.decl_span(&m.files)),
             _ => None,
         }
     })
@@ -271,7 +277,7 @@ fn duplicate_text(m: &Module, b: &Block, prev: Span, tofu: bool) -> (String, Str
     }
 }
 
-fn append_terraform(m: &mut Module, t: &Block) {
+fn append_terraform(m: &mut Module, st: &mut State, t: &Block) {
     let tofu = m.engine == Engine::OpenTofu;
     for item in &t.body.items {
         match item {
@@ -285,14 +291,14 @@ fn append_terraform(m: &mut Module, t: &Block) {
             Item::Block(b) if b.kind == "encryption" && tofu => match &m.settings.encryption {
                 None => m.settings.encryption = Some(b.clone()),
                 Some(prev) => {
-                    let at = m.files.range_string(prev.def_span);
+                    let at = m.files.range_string(prev.decl_span(&m.files));
                     m.diagnostics.push(
                         Diagnostic::error(
                             "Duplicate encryption configuration",
                             format!("A module may have only one encryption configuration. Encryption was previously configured at {at}."),
-                            b.def_span,
+                            b.decl_span(&m.files),
                         )
-                        .with_related(prev.def_span, "previously configured here"),
+                        .with_related(prev.decl_span(&m.files), "previously configured here"),
                     );
                 }
             },
@@ -312,7 +318,7 @@ fn append_terraform(m: &mut Module, t: &Block) {
                         }
                     }
                     Some(prev) => {
-                        let at = m.files.range_string(prev.def_span);
+                        let at = m.files.range_string(prev.decl_span(&m.files));
                         let (summary, detail) = match (b.kind.as_str(), tofu) {
                             ("backend", false) => (
                                 "Duplicate 'backend' configuration block".to_string(),
@@ -334,15 +340,61 @@ fn append_terraform(m: &mut Module, t: &Block) {
                                 ),
                             ),
                         };
-                        let d = Diagnostic::error(summary, detail, b.def_span)
-                            .with_related(prev.def_span, "previously configured here");
+                        let d = Diagnostic::error(summary, detail, b.decl_span(&m.files))
+                            .with_related(prev.decl_span(&m.files), "previously configured here");
                         m.diagnostics.push(d);
                     }
                 }
             }
+            Item::Block(b) if b.kind == "provider_meta" => {
+                provider_meta(m, st, b);
+                m.settings.other.push(item.clone());
+            }
             other => m.settings.other.push(other.clone()),
         }
     }
+}
+
+/// `appendFile`'s provider_meta rule: one block per provider (by its address, so two local
+/// names of one provider clash), counting only blocks that decoded (`decodeProviderMetaBlock`:
+/// a body of arguments, a normalized name).
+fn provider_meta(m: &mut Module, st: &mut State, b: &Block) {
+    let Some(name) = b.labels.first().filter(|_| b.labels.len() == 1) else { return };
+    let json = m.files.get(b.span.file).syntax == crate::terraform::Syntax::Json;
+    if !json && b.body.blocks().next().is_some() {
+        return;
+    }
+    if super::decode::provider_part(name).ok().as_deref() != Some(name.as_str()) {
+        return;
+    }
+    let source = m.settings.required_providers.iter().find(|a| a.name == *name).and_then(|a| {
+        a.expr.as_object()?.iter().find_map(|(k, v)| match k {
+            crate::terraform::ObjKey::Name(n) if n == "source" => v.as_str(),
+            _ => None,
+        })
+    });
+    let address = match source.as_deref().map(super::decode::provider_source) {
+        Some(Ok((host, ns, ty))) => {
+            let ns = if ns.is_empty() { "hashicorp".to_string() } else { ns };
+            format!("{host}/{ns}/{ty}")
+        }
+        _ => format!("registry.terraform.io/hashicorp/{name}"),
+    };
+    let here = b.decl_span(&m.files);
+    if let Some((first, at)) = st.provider_metas.get(&address) {
+        m.diagnostics.push(
+            Diagnostic::error(
+                "Duplicate provider_meta block",
+                format!(
+                    "A provider_meta block for provider \"{first}\" was already declared at {}. Providers may only have one provider_meta block per module.",
+                    m.files.range_string(*at)
+                ),
+                here,
+            )
+            .with_related(*at, "first declared here"),
+        );
+    }
+    st.provider_metas.insert(address, (name.clone(), here));
 }
 
 /// A second `cloud` block, in primary files or in one override file (same texts).
@@ -373,42 +425,42 @@ fn storage_conflicts(m: &mut Module) {
             "Both a backend and a cloud configuration are present",
             format!(
                 "A module may declare either one 'cloud' block configuring a cloud backend OR one 'backend' block configuring a state backend. A cloud backend is configured at {}; a backend is configured at {}. Remove the backend block to configure a cloud backend.",
-                m.files.range_string(c.def_span),
-                m.files.range_string(b.def_span)
+                m.files.range_string(c.decl_span(&m.files)),
+                m.files.range_string(b.decl_span(&m.files))
             ),
-            b.def_span,
+            b.decl_span(&m.files),
         ),
         (Some(b), Some(c), None) => Diagnostic::error(
             "Conflicting 'cloud' and 'backend' configuration blocks are present",
             format!(
                 "A module may declare either one 'cloud' block OR one 'backend' block for configuring state storage. The 'cloud' block is configured at {}; a 'backend' is configured at {}. Remove the 'backend' block to configure HCP Terraform or Terraform Enterprise.",
-                m.files.range_string(c.def_span),
-                m.files.range_string(b.def_span)
+                m.files.range_string(c.decl_span(&m.files)),
+                m.files.range_string(b.decl_span(&m.files))
             ),
-            b.def_span,
+            b.decl_span(&m.files),
         ),
         (None, Some(c), Some(ss)) => Diagnostic::error(
             "Conflicting 'cloud' and 'state_store' configuration blocks are present",
             format!(
                 "When using HCP Terraform, only one 'cloud' block is allowed. The 'cloud' block is configured at {}, and a 'state_store' block is also configured at {}. Remove the state_store block to configure HCP Terraform.",
-                m.files.range_string(c.def_span),
-                m.files.range_string(ss.def_span)
+                m.files.range_string(c.decl_span(&m.files)),
+                m.files.range_string(ss.decl_span(&m.files))
             ),
-            ss.def_span,
+            ss.decl_span(&m.files),
         ),
         (Some(b), None, Some(ss)) => Diagnostic::error(
             "Conflicting 'state_store' and 'backend' configuration blocks are present",
             format!(
                 "A module may declare either one 'state_store' block or one 'backend' block. The 'state_store' block is configured at {}, and a 'backend' block is also configured at {}.",
-                m.files.range_string(ss.def_span),
-                m.files.range_string(b.def_span)
+                m.files.range_string(ss.decl_span(&m.files)),
+                m.files.range_string(b.decl_span(&m.files))
             ),
-            b.def_span,
+            b.decl_span(&m.files),
         ),
         (Some(b), Some(_), Some(_)) => Diagnostic::error(
             "Only one of 'cloud', 'state_store', or 'backend' configuration blocks are allowed",
             "A module may declare only one of a 'cloud' block, a 'state_store' block, or a 'backend' block.",
-            b.def_span,
+            b.decl_span(&m.files),
         ),
         _ => return,
     };
@@ -429,7 +481,7 @@ fn duplicate_import(m: &mut Module, b: &Block) {
                 .and_then(|t| super::decode::static_resource_instance(&t.expr))
                 .is_some_and(|(other, _)| other == mine)
         })
-        .map(|o| o.def_span)
+        .map(|o| o.decl_span(&m.files))
         .collect();
     for prev in earlier {
         m.diagnostics.push(Diagnostic::error(

@@ -41,7 +41,24 @@ fn source_of(e: &Expr) -> String {
 }
 
 fn nullable(b: &Block) -> bool {
-    b.attr("nullable").and_then(|a| a.expr.as_bool()).unwrap_or(true)
+    b.attr("nullable").and_then(|a| static_flag(&a.expr)).unwrap_or(true)
+}
+
+/// The value of an argument Terraform decodes as a constant bool, when it has one: `true`,
+/// or a string that converts (`"false"`; in JSON a string is text, never a template).
+pub(crate) fn static_flag(e: &Expr) -> Option<bool> {
+    if let Some(b) = e.as_bool() {
+        return Some(b);
+    }
+    let template = matches!(&e.kind, crate::terraform::ExprKind::Template(p)
+        if p.iter().any(|x| matches!(x, crate::terraform::TplPart::Code(_))));
+    if e.source.is_none() && template {
+        return None;
+    }
+    match cty::convert(&value_of(e).ok()?, &cty::Type::Bool) {
+        Ok(Value::Bool(b)) => Some(b),
+        _ => None,
+    }
 }
 
 fn incompatible(detail_prefix: &str, err: &str) -> String {
@@ -147,7 +164,7 @@ pub(super) fn check_variable(m: &mut Module, merged: &Block, o: &Block, base: &B
             m.diagnostics.push(Diagnostic::error(
                 "Invalid default value for variable",
                 detail,
-                o.def_span,
+                o.decl_span(&m.files),
             ));
             return;
         }
@@ -156,7 +173,7 @@ pub(super) fn check_variable(m: &mut Module, merged: &Block, o: &Block, base: &B
         m.diagnostics.push(Diagnostic::error(
             "Invalid default value for variable",
             "A null default value is not valid when nullable=false.",
-            o.def_span,
+            o.decl_span(&m.files),
         ));
     }
 }

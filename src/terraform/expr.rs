@@ -266,7 +266,9 @@ impl Expr {
                 }
                 J::Object(map)
             }
-            ExprKind::Null => J::Null,
+            // Written `null` in native syntax it is a name (`provider = null`: the null
+            // provider); JSON's null is no reference.
+            ExprKind::Null if self.source.is_none() => J::Null,
             // A legacy quoted reference (`provider = "aws.west"`) is the reference itself.
             _ => match self.as_str() {
                 Some(s) => J::String(printable::traversal(s.trim()).into_owned()),

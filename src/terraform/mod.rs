@@ -122,14 +122,17 @@ impl SourceText {
         (line + 1, col + 1)
     }
 
-    /// Terraform's `hcl.Range.String()` form of a byte range of this file.
+    /// Terraform's `hcl.Range.String()` form of a byte range of this file, named as
+    /// Terraform names it when run in the module: relative to the module's directory,
+    /// wherever the audit started.
     pub fn range_string(&self, start: usize, end: usize) -> String {
         let (l1, c1) = self.line_col(start);
         let (l2, c2) = self.line_col(end);
+        let name = self.name();
         if l1 == l2 {
-            format!("{}:{},{}-{}", self.path, l1, c1, c2)
+            format!("{name}:{l1},{c1}-{c2}")
         } else {
-            format!("{}:{},{}-{},{}", self.path, l1, c1, l2, c2)
+            format!("{name}:{l1},{c1}-{l2},{c2}")
         }
     }
 }
@@ -154,6 +157,25 @@ impl Files {
     pub fn short(&self, span: Span) -> String {
         let f = self.get(span.file);
         format!("{}:{}", f.name(), f.line_col(span.start).0)
+    }
+
+    /// Terraform's `DeclRange` of a block whose `def_span` this is, as its diagnostics give
+    /// it: the same in native syntax; in JSON, HCL's `DefRange` is the opening bracket of
+    /// the property's value (the `[` of an array of blocks, else the block's `{`), not the
+    /// property naming it.
+    pub fn decl_span(&self, def_span: Span) -> Span {
+        let f = self.get(def_span.file);
+        if f.syntax != Syntax::Json {
+            return def_span;
+        }
+        let after = f.text.get(def_span.end..).unwrap_or_default();
+        let Some(colon) = after.find(':') else { return def_span };
+        let rest = &after[colon + 1..];
+        let at = def_span.end + colon + 1 + (rest.len() - rest.trim_start().len());
+        match f.text.as_bytes().get(at) {
+            Some(b'{' | b'[') => Span::new(def_span.file, at, at + 1),
+            _ => def_span,
+        }
     }
 
     /// Terraform's `hcl.Range.String()` form: `file:1,3-8` or `file:1,3-4,2`.
@@ -261,6 +283,11 @@ pub struct Block {
 }
 
 impl Block {
+    /// Terraform's `DeclRange` as its diagnostics give it (see [`Files::decl_span`]).
+    pub fn decl_span(&self, files: &Files) -> Span {
+        files.decl_span(self.def_span)
+    }
+
     /// The address a top-level block is known by for duplicates and overrides.
     pub fn address(&self) -> Option<String> {
         let b = self;

@@ -213,7 +213,7 @@ fn mine(m: &Module) -> Value {
             "module" => {
                 modules.insert(
                     b.labels[0].clone(),
-                    json!({"effective": body_facts(m, &b.body.items, &["source", "version", "count", "for_each", "providers", "depends_on"]),
+                    json!({"effective": body_facts(m, &b.body.items, &["source", "version", "count", "for_each", "providers", "depends_on", "ignore_nested_deprecations"]),
                            "source": opt_origin(m, b.attr("source")), "version": opt_origin(m, b.attr("version")),
                            "count": opt_origin(m, b.attr("count"))}),
                 );

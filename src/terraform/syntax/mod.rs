@@ -9,4 +9,4 @@ pub mod parse;
 pub mod printable;
 pub mod scan;
 
-pub use parse::{SyntaxError, parse_config, parse_expression, parse_template};
+pub use parse::{SyntaxError, parse_config, parse_expression, parse_template, parse_traversal_abs};

@@ -2199,3 +2199,119 @@ pub fn unescape(text: &str, at: usize, quoted: bool) -> (String, Vec<SyntaxError
     flush(&mut out, lit_start, b.len());
     (out, errors)
 }
+
+/// One step of an absolute traversal as [`parse_traversal_abs`] reads it: a name (the root
+/// or an attribute), or an index (`None`), with its range.
+pub type TraversalStep = (Option<String>, Range);
+
+/// HCL's `ParseTraversalAbs`: the text of a string read as a reference (a quoted reference,
+/// a JSON string). What it read before an error is kept, as HCL keeps it; the errors are
+/// the scanner's token checks, then the first syntax error.
+pub fn parse_traversal_abs(src: &str) -> (Vec<TraversalStep>, Vec<SyntaxError>) {
+    let tokens: Vec<Token> = scan(src.as_bytes(), Mode::Normal)
+        .into_iter()
+        .filter(|t| !matches!(t.kind, Kind::Comment | Kind::Newline))
+        .collect();
+    let mut errors = super::scan::invalid_tokens(src.as_bytes(), &tokens);
+    let text = |t: &Token| String::from_utf8_lossy(t.text(src.as_bytes())).into_owned();
+    let eof = Token { kind: Kind::Eof, start: src.len(), end: src.len() };
+    let at = |i: usize| tokens.get(i).copied().unwrap_or(eof);
+    let mut err = |summary: &str, detail: &str, t: Token| {
+        // HCL's end-of-input token is one byte wide.
+        let end = if t.kind == Kind::Eof { t.start + 1 } else { t.end };
+        errors.push(SyntaxError {
+            summary: summary.into(),
+            detail: detail.into(),
+            range: t.start..end,
+        })
+    };
+    let mut out = Vec::new();
+    let root = at(0);
+    if root.kind != Kind::Ident {
+        err("Variable name required", "Must begin with a variable name.", root);
+        return (out, errors);
+    }
+    out.push((Some(text(&root)), root.start..root.end));
+    let mut i = 1;
+    loop {
+        let next = at(i);
+        match next.kind {
+            Kind::Eof => break,
+            Kind::Dot => {
+                let name = at(i + 1);
+                i += 2;
+                if name.kind != Kind::Ident {
+                    let detail = if name.kind == Kind::Star {
+                        "Splat expressions (.*) may not be used here."
+                    } else {
+                        "Dot must be followed by attribute name."
+                    };
+                    err("Attribute name required", detail, name);
+                    break;
+                }
+                out.push((Some(text(&name)), next.start..name.end));
+            }
+            Kind::OBrack => {
+                let key = at(i + 1);
+                let close = match key.kind {
+                    Kind::NumberLit => {
+                        i += 2;
+                        at(i)
+                    }
+                    Kind::OQuote => {
+                        i += 2;
+                        while matches!(at(i).kind, Kind::QuotedLit) {
+                            i += 1;
+                        }
+                        if at(i).kind != Kind::CQuote {
+                            err(
+                                "Invalid string literal",
+                                "Template sequences are not allowed in this string. To include a literal \"$\", double it (as \"$$\") to escape it.",
+                                at(i),
+                            );
+                            break;
+                        }
+                        i += 1;
+                        at(i)
+                    }
+                    Kind::Star => {
+                        err(
+                            "Attribute name required",
+                            "Splat expressions ([*]) may not be used here.",
+                            key,
+                        );
+                        break;
+                    }
+                    _ => {
+                        err(
+                            "Index value required",
+                            "Index brackets must contain either a literal number or a literal string.",
+                            key,
+                        );
+                        break;
+                    }
+                };
+                i += 1;
+                if close.kind != Kind::CBrack {
+                    err(
+                        "Unclosed index brackets",
+                        "Index key must be followed by a closing bracket.",
+                        close,
+                    );
+                    out.push((None, next.start..close.end));
+                    break;
+                }
+                out.push((None, next.start..close.end));
+            }
+            _ => {
+                err(
+                    "Invalid character",
+                    "Expected an attribute access or an index operator.",
+                    next,
+                );
+                break;
+            }
+        }
+    }
+    (out, errors)
+}
