@@ -409,4 +409,53 @@ mod tests {
         // Another engine can merge it again from the same parsed files.
         assert_eq!(reassemble(&base, Engine::OpenTofu).blocks, alone.blocks);
     }
+
+    /// A reader's error about one file fails the module with Terraform's diagnostic and
+    /// the reason; the other files still load. An error that is not the file's own stops.
+    #[test]
+    fn a_file_that_cannot_be_read_fails_its_module_only() {
+        struct Broken(bool);
+        impl std::fmt::Display for Broken {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("broken")
+            }
+        }
+        impl ReadError for Broken {
+            fn unreadable(&self) -> Option<String> {
+                self.0.then(|| "symbolic link to nowhere.tf, which does not exist".into())
+            }
+        }
+        let names = ["a.tf".to_string(), "main.tf".to_string()];
+        let read = |file_only: bool| {
+            move |p: &str| match p {
+                "a.tf" => Err(Broken(file_only)),
+                _ => Ok(b"resource \"x\" \"y\" {}\n".to_vec()),
+            }
+        };
+        let Ok(m) = load("", &names, None, read(true)) else { panic!("one file's failure") };
+        assert_eq!(m.blocks.len(), 1, "main.tf still loads");
+        let [d] = &m.diagnostics[..] else { panic!("{:?}", m.diagnostics) };
+        assert_eq!(d.summary, "Failed to read file");
+        assert_eq!(d.detail, "The file \"a.tf\" could not be read.");
+        assert_eq!(
+            d.explained(),
+            "The file \"a.tf\" could not be read.\nSymbolic link to nowhere.tf, which does not exist."
+        );
+        assert!(load("", &names, None, read(false)).is_err(), "a failure of the run stops it");
+    }
+
+    #[test]
+    fn a_binary_file_is_one_error_and_a_stray_nul_is_not_binary() {
+        let binary: Vec<u8> = (0..=255u8).cycle().take(3000).collect();
+        let names = ["blob.tf".to_string()];
+        let Ok(m) = load("", &names, None, |_: &str| Ok::<_, std::io::Error>(binary.clone()))
+        else {
+            panic!("in memory")
+        };
+        let [d] = &m.diagnostics[..] else { panic!("{:?}", m.diagnostics) };
+        assert!(d.explained().contains("This looks like a binary file"), "{d:?}");
+        // Text with a NUL between tokens keeps Terraform's every error.
+        let m = load_texts("", &[("main.tf", "locals {\n  a = 1\0\n}\n")], None);
+        assert_eq!(m.diagnostics.len(), 2, "{:?}", m.diagnostics);
+    }
 }
