@@ -2207,13 +2207,10 @@ impl Cx<'_> {
         }
     }
 
-    /// `unwrapJSONRefExpr`: the references of a list entry and its range. In JSON the
-    /// entry is a string parsed as an expression (at the string's quote, as Terraform
-    /// places it); what is no string, or does not parse, is reported and has none.
-    fn json_ref_expr(&mut self, e: &Expr) -> Option<(Vec<Trav>, Span)> {
-        if !self.json || e.source.is_some() {
-            return Some((variables(e), e.span));
-        }
+    /// A JSON string read as an expression, as `unwrapJSONRefExpr` reads it: its text and
+    /// tree (ranges from the string's quote, where Terraform places them). What is no
+    /// string, or does not parse, is reported (`None`).
+    fn json_string_expr(&mut self, e: &Expr) -> Option<(String, ast::Expr)> {
         let Ok(text) = serde_json::from_str::<String>(self.files.text(e.span)) else {
             self.err(
                 "Invalid reference expression",
@@ -2230,7 +2227,19 @@ impl Cx<'_> {
             }
             return None;
         }
-        let at = Span::new(file, o + tree.range.start, o + tree.range.end);
+        Some((text, tree))
+    }
+
+    /// `unwrapJSONRefExpr`: the references of a list entry and its range. In JSON the
+    /// entry is a string parsed as an expression (at the string's quote, as Terraform
+    /// places it); what is no string, or does not parse, is reported and has none.
+    fn json_ref_expr(&mut self, e: &Expr) -> Option<(Vec<Trav>, Span)> {
+        if !self.json || e.source.is_some() {
+            return Some((variables(e), e.span));
+        }
+        let (text, tree) = self.json_string_expr(e)?;
+        let at =
+            Span::new(e.span.file, e.span.start + tree.range.start, e.span.start + tree.range.end);
         let parsed = Expr {
             source: Some(text.as_str().into()),
             ..Expr::new(ExprKind::Raw(text.as_str().into()), at)
@@ -2744,26 +2753,8 @@ impl Cx<'_> {
     /// none; `None` when a JSON string did not parse, which ends the block's decoding.
     fn import_to(&mut self, e: &Expr) -> Option<Option<Trav>> {
         let (tree, off, at) = if self.json && e.source.is_none() {
-            let Ok(text) = serde_json::from_str::<String>(self.files.text(e.span)) else {
-                self.err(
-                    "Invalid reference expression",
-                    "A single reference string is required.",
-                    e.span,
-                );
-                return None;
-            };
-            let (tree, errors) = crate::terraform::syntax::parse_expression(&text);
+            let (_, tree) = self.json_string_expr(e)?;
             let (file, o) = (e.span.file, e.span.start);
-            if !errors.is_empty() {
-                for x in errors {
-                    self.err(
-                        x.summary,
-                        x.detail,
-                        Span::new(file, o + x.range.start, o + x.range.end),
-                    );
-                }
-                return None;
-            }
             let at = Span::new(file, o + tree.range.start, o + tree.range.end);
             (tree, o, at)
         } else {
