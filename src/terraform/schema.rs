@@ -116,6 +116,8 @@ impl Schema {
             // variables): JSON strings are templates, `"${var.x}"` is `var.x`.
             (S::Module, "source" | "version") => Attr,
             (S::Terraform, "required_version") => Literal,
+            // A keyword (`TF2021`), which Terraform reads from a JSON string as it is.
+            (S::Terraform, "language") => Ref,
             (S::Variable, "validation") => Block(0, S::JustAttrs),
             (S::Output, "depends_on") => RefList,
             (S::Output, "type") => Ref,
