@@ -812,3 +812,25 @@ fn a_binary_file_is_one_error() {
     );
     assert!(got.stdout.contains(&format!("n/override.tf:3:5: {WEAKENED}")), "{}", got.shown());
 }
+
+/// A `*.auto.tfvars` that cannot be read, each way Terraform 1.15.5 was seen to word it
+/// (`terraform plan`): a link loop, a link to a directory, a directory with such a name.
+#[test]
+fn variables_files_that_cannot_be_read_say_what_terraform_says() {
+    let s = sandbox();
+    s.write("v/main.tf", "variable \"a\" {\n  default = 1\n}\n");
+    std::os::unix::fs::symlink("loop.auto.tfvars", s.path("v/loop.auto.tfvars")).expect("ln");
+    std::fs::create_dir_all(s.path("v/z.auto.tfvars")).expect("mkdir");
+    std::fs::create_dir_all(s.path("v/d")).expect("mkdir");
+    std::os::unix::fs::symlink("d", s.path("v/y.auto.tfvars")).expect("ln");
+    committed(&s);
+    let got = og(&s, &["audit", "--format", "compact"]);
+    expect_code("audit", &got, 1);
+    for line in [
+        "v/loop.auto.tfvars:1:1: error[merge-error]: Failed to read variables file: Error while reading loop.auto.tfvars: open loop.auto.tfvars: too many levels of symbolic links.",
+        "v/y.auto.tfvars:1:1: error[merge-error]: Failed to read variables file: Error while reading y.auto.tfvars: read y.auto.tfvars: is a directory.",
+        "v/z.auto.tfvars:1:1: error[merge-error]: Failed to read variables file: Error while reading z.auto.tfvars: read z.auto.tfvars: is a directory.",
+    ] {
+        assert!(got.stdout.lines().any(|l| l == line), "no {line}\n{}", got.shown());
+    }
+}

@@ -12,7 +12,9 @@
 //! primaries, a few have a misspelt block type or a missing label, and where allowed one in
 //! ten gets a byte-level corruption. About half of the generated modules merge cleanly.
 //!
-//! Properties (192 cases each, `PROPTEST_CASES` raises it; no failure files are written):
+//! Properties (192 cases each, the same on every run: the seed is fixed unless
+//! `PROPTEST_RNG_SEED=N` names another, `PROPTEST_CASES` raises the count; no failure files
+//! are written):
 //! 1. `merge::load` and the three renderers never panic, on generated modules (also merged
 //!    again by the other engine) and on raw bytes / token soup.
 //! 2. The `show` renderings of a valid module are fixed points: tf-json → `main.tf.json` →
@@ -1389,10 +1391,17 @@ fn errors(m: &Module) -> Vec<String> {
         .collect()
 }
 
+/// The same cases on every run, so that a verdict never depends on the run's luck: the
+/// seed is fixed unless `PROPTEST_RNG_SEED=N` asks for other cases, and `PROPTEST_CASES`
+/// raises the count, for a deeper local run (a failure found so becomes a fixture).
 fn config() -> Config {
-    // PROPTEST_CASES still raises the count for a deeper local run.
     let cases = std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(192);
-    Config { cases, failure_persistence: None, ..Config::default() }
+    let default = Config::default();
+    let rng_seed = match std::env::var_os("PROPTEST_RNG_SEED") {
+        Some(_) => default.rng_seed,
+        None => proptest::test_runner::RngSeed::Fixed(0x6f76_6572_7269_6465),
+    };
+    Config { cases, rng_seed, failure_persistence: None, ..default }
 }
 
 /// The identity of property 4a: the primaries' top-level content, as parsed, in order.
@@ -1511,6 +1520,28 @@ fn nothing_displaced(m: &Module) -> bool {
 // ---------------------------------------------------------------------------------------
 // Properties
 // ---------------------------------------------------------------------------------------
+
+/// Two tf-json documents that say the same, where one writes a single nested block as
+/// an object and the other as a list of one: whether a `.tf.json` property prints as a
+/// block is decided by the native files of the module that write that name as one
+/// (an override, say), which folding removes.
+fn same_up_to_one_block(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value::{Array, Object};
+    match (a, b) {
+        (Object(x), Object(y)) => {
+            x.len() == y.len()
+                && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same_up_to_one_block(v, w)))
+        }
+        (Array(x), Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same_up_to_one_block(v, w))
+        }
+        (Object(_), Array(y)) | (Array(y), Object(_)) if y.len() == 1 => {
+            let (o, one) = if a.is_object() { (a, &y[0]) } else { (b, &y[0]) };
+            same_up_to_one_block(o, one)
+        }
+        _ => a == b,
+    }
+}
 
 proptest! {
     #![proptest_config(config())]
@@ -1776,7 +1807,8 @@ proptest! {
             let b = load(&folded, &folded.names());
             prop_assert!(!b.has_errors(), "{:?}", errors(&b));
             prop_assert!(b.override_files().next().is_none());
-            prop_assert_eq!(render::tfjson::document(&m), render::tfjson::document(&b));
+            let (before, after) = (render::tfjson::document(&m), render::tfjson::document(&b));
+            prop_assert!(same_up_to_one_block(&before, &after), "{before}\n!=\n{after}");
         }
     }
 

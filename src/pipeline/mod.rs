@@ -106,7 +106,10 @@ pub fn var_files(
             Ok(text) => out.push(VarFile::new(path, String::from_utf8_lossy(&text))),
             Err(e) => match e.unreadable() {
                 Some(_) if e.missing() && crate::vars::optional_file(&name) => {}
-                Some(why) => out.push(VarFile::unreadable(path, &name, e.missing(), &why)),
+                Some(why) => {
+                    let why = e.go_text(&name).unwrap_or(why);
+                    out.push(VarFile::unreadable(path, &name, e.missing(), &why));
+                }
                 None => return Err(e),
             },
         }

@@ -76,6 +76,8 @@ pub enum Error {
         why: String,
         /// Its target does not exist (as opposed to a loop, or a directory).
         missing: bool,
+        /// The system's error number, when the system said why (a loop).
+        os: Option<i32>,
     },
 
     /// A policy file is a link leading out of the repository.
@@ -378,6 +380,30 @@ impl Error {
             HalfRange | Stdout { .. } | Protocol { .. } => {}
         }
         this
+    }
+}
+
+impl Error {
+    /// The error Go's `os.ReadFile` gives for this failure of file `name`, which Terraform
+    /// quotes for a variables file ("open x: permission denied", "read x: is a
+    /// directory"): Go names the call that failed and the system's text in lower case.
+    pub fn go_text(&self, name: &str) -> Option<String> {
+        /// `EISDIR`: Go opens a directory and fails when it reads it.
+        const EISDIR: i32 = 21;
+        let os = match self {
+            Error::Io { source, .. } => source.raw_os_error(),
+            Error::BrokenLink { os, .. } => *os,
+            Error::IsADirectory { .. } => Some(EISDIR),
+            _ => None,
+        }?;
+        if os == EISDIR {
+            return Some(format!("read {name}: is a directory"));
+        }
+        let text = io::Error::from_raw_os_error(os).to_string();
+        let text = text.split(" (os error").next().unwrap_or_default();
+        let mut c = text.chars();
+        let lower: String = c.next().map(|f| f.to_lowercase().collect()).unwrap_or_default();
+        Some(format!("open {name}: {lower}{}", c.as_str()))
     }
 }
 

@@ -582,6 +582,7 @@ impl Source for GitSource {
                 path: path.to_string(),
                 why: why.to_string(),
                 missing,
+                os: None,
             });
         }
         match self.files.get(path) {

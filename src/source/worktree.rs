@@ -292,7 +292,10 @@ impl WorktreeSource {
                 continue;
             }
             let Ok(kind) = entry.file_type() else { continue };
-            if !(kind.is_file() || kind.is_symlink()) {
+            // Terraform skips a directory with a configuration file's name, but lists
+            // `*.auto.tfvars` by name and fails on one that is a directory.
+            let auto_vars_dir = kind.is_dir() && discover::is_auto_tfvars(name);
+            if !(kind.is_file() || kind.is_symlink() || auto_vars_dir) {
                 continue;
             }
             let path = join(dir, name);
@@ -382,7 +385,7 @@ fn broken_link(shown: String, full: &Path, e: std::io::Error) -> Error {
         }
         _ => format!("symbolic link that cannot be followed: {e}"),
     };
-    Error::BrokenLink { path: shown, why, missing }
+    Error::BrokenLink { path: shown, why, missing, os: e.raw_os_error() }
 }
 
 fn read_policy_text(path: &Path, shown: String) -> Result<String, Error> {
