@@ -559,6 +559,67 @@ fn trav_of(e: &Expr, off: Option<usize>, node: &ast::Expr) -> Option<Trav> {
     }
 }
 
+/// `addrs.ParseRef`: why a traversal is no reference address, as Terraform 1.15 words it
+/// (instance keys are not judged).
+fn ref_problem(t: &Trav) -> Option<(&'static str, String)> {
+    let root = t.root.as_str();
+    let attr = |i: usize| t.steps.get(i).map(|(n, _)| n.is_some());
+    let invalid = |detail: String| Some(("Invalid reference", detail));
+    match root {
+        "count" | "each" | "local" | "path" | "terraform" | "var" | "module" => match attr(0) {
+            None => invalid(format!(
+                "The \"{root}\" object cannot be accessed directly. Instead, access one of its attributes."
+            )),
+            Some(false) => invalid(format!("The \"{root}\" object does not support this operation.")),
+            // `module.NAME[KEY]` may go on only with an output's name.
+            Some(true) if root == "module" && attr(1) == Some(false) && attr(2) == Some(false) => {
+                invalid("Module instance objects do not support this operation.".to_string())
+            }
+            Some(true) => None,
+        },
+        "data" | "resource" | "ephemeral" | "action" | "list" => {
+            let (types, name, a) = match root {
+                "data" => ("the data source type and the resource name", "resource", "a data source"),
+                "resource" => ("the resource type and the resource name", "resource", "a resource type"),
+                "ephemeral" => (
+                    "the ephemeral resource type and the resource name",
+                    "resource",
+                    "an ephemeral resource type",
+                ),
+                "action" => ("the action type and the action name", "action", "an action"),
+                _ => ("the list resource type and the list resource name", "resource", "a resource type"),
+            };
+            if t.steps.len() < 2 {
+                invalid(format!("The \"{root}\" object must be followed by two attribute names: {types}."))
+            } else if attr(0) == Some(false) {
+                invalid(if matches!(root, "action" | "list") {
+                    "The left operand does not support this operation.".to_string()
+                } else {
+                    format!("The \"{root}\" object does not support this operation.")
+                })
+            } else if attr(1) == Some(false) {
+                invalid(format!(
+                    "A reference to {a} must be followed by at least one attribute access, specifying the {name} name."
+                ))
+            } else {
+                None
+            }
+        }
+        "template" | "lazy" | "arg" => Some((
+            "Reserved symbol name",
+            format!(
+                "The symbol name \"{root}\" is reserved for use in a future Terraform version. If you are using a provider that already uses this as a resource type name, add the prefix \"resource.\" to force interpretation as a resource type name."
+            ),
+        )),
+        "self" => None,
+        _ if attr(0) != Some(true) => invalid(
+            "A reference to a resource type must be followed by at least one attribute access, specifying the resource name."
+                .to_string(),
+        ),
+        _ => None,
+    }
+}
+
 /// `parseImportToStatic`: the resource instance address an import block's `to` is, as
 /// written without spaces, with the resource address it names (instance keys dropped),
 /// when it is static.
@@ -2307,6 +2368,18 @@ impl Cx<'_> {
                 continue;
             }
             let Some((refs, at)) = entry else { continue };
+            // `lang.ReferencesInExpr`: a traversal that is no address is an error of its
+            // own, and then the entry's references are not judged.
+            let mut bad = false;
+            for t in &refs {
+                if let Some((summary, detail)) = ref_problem(t) {
+                    self.err(summary, detail, at);
+                    bad = true;
+                }
+            }
+            if bad {
+                continue;
+            }
             let mut resources = 0;
             for t in refs {
                 let first = t.steps.first().map(|(n, _)| n.as_deref());
