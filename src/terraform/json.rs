@@ -17,28 +17,39 @@ use crate::diag::Diagnostic;
 
 const MAX_DEPTH: usize = 256;
 
-/// Parses one JSON-syntax file. Errors that still leave a usable body are returned with it.
+/// Parses one JSON-syntax file. Errors that still leave a usable body are returned with it;
+/// a file that does not parse gives its errors alone.
 pub fn parse(
     file: FileId,
     src: &SourceText,
-) -> Result<(ParsedFile, Vec<Diagnostic>), Box<Diagnostic>> {
+) -> Result<(ParsedFile, Vec<Diagnostic>), Vec<Diagnostic>> {
     let root = parse_value(file, &src.text)?;
     let mut cx = Decoder { file, src: Some(src), diags: Vec::new(), notes: Vec::new() };
     let body = cx.body(&root, Schema::Top);
     Ok((ParsedFile { file, body, notes: cx.notes, diagnostics: Vec::new() }, cx.diags))
 }
 
+const ROOT_SUMMARY: &str = "Root value must be object";
+const ROOT_DETAIL: &str = "The root value in a JSON-based configuration must be either a JSON object or a JSON array of objects.";
+
 /// Parses a JSON document (strict JSON, as Terraform reads it) into a value tree with spans:
-/// configuration files and `.tfvars.json` files alike.
-pub fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Box<Diagnostic>> {
-    let offset = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    let input = &text[offset..];
-    if let Some(pos) = too_deep(input) {
-        return Err(Box::new(Diagnostic::error(
+/// configuration files and `.tfvars.json` files alike. HCL's JSON parser reads both, so
+/// both get its errors: a document that does not start with a value (an empty file, a
+/// byte order mark, a bare word) and a root that is no object or array.
+pub fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Vec<Diagnostic>> {
+    if let Some(e) = bad_start(text) {
+        let at = Span::new(file, e.start, e.end);
+        return Err(vec![
+            Diagnostic::error(e.summary, e.detail, at),
+            Diagnostic::error(ROOT_SUMMARY, ROOT_DETAIL, at),
+        ]);
+    }
+    if let Some(pos) = too_deep(text) {
+        return Err(vec![Diagnostic::error(
             "Nesting too deep",
             format!("JSON values may be nested at most {MAX_DEPTH} levels deep."),
-            Span::new(file, pos + offset, pos + offset + 1),
-        )));
+            Span::new(file, pos, pos + 1),
+        )]);
     }
     let strict = ParseOptions {
         allow_comments: false,
@@ -53,22 +64,81 @@ pub fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Box<Diagnostic>
         allow_extended_string_escapes: false,
     };
     let parsed =
-        jsonc_parser::parse_to_ast(input, &CollectOptions::default(), &strict).map_err(|e| {
+        jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &strict).map_err(|e| {
             let r = e.range();
-            Box::new(Diagnostic::error(
+            vec![Diagnostic::error(
                 "Invalid JSON syntax",
                 format!("{}.", e.kind()),
-                Span::new(file, r.start + offset, (r.end + offset).max(r.start + offset)),
-            ))
+                Span::new(file, r.start, r.end.max(r.start)),
+            )]
         })?;
     let Some(root) = parsed.value else {
-        return Err(Box::new(Diagnostic::error(
-            "Invalid JSON syntax",
-            "The file contains no JSON value; an empty configuration is written as {}.",
-            Span::new(file, offset, offset),
-        )));
+        // `bad_start` has seen a value begin: this does not happen.
+        return Err(vec![Diagnostic::error(
+            "Missing value",
+            "The JSON data ends prematurely.",
+            Span::new(file, text.len(), text.len()),
+        )]);
     };
-    Ok(node(file, offset, &root))
+    let root = node(file, &root);
+    if !matches!(root.value, JsonValue::Object(_) | JsonValue::Array(_)) {
+        // HCL points at the start of the value: a scalar is one token.
+        return Err(vec![Diagnostic::error(ROOT_SUMMARY, ROOT_DETAIL, root.span)]);
+    }
+    Ok(root)
+}
+
+/// An error of HCL's JSON parser at the first token, with its byte range.
+struct StartError {
+    summary: &'static str,
+    detail: String,
+    start: usize,
+    end: usize,
+}
+
+/// HCL's JSON scanner and `parseValue` at the first token: whether the document can start
+/// a value there. Only HCL's whitespace (space, tab, CR, LF) is skipped, so a byte order
+/// mark is an invalid start, as in Terraform.
+fn bad_start(text: &str) -> Option<StartError> {
+    let start = text.len() - text.trim_start_matches([' ', '\t', '\r', '\n']).len();
+    let rest = &text[start..];
+    let value_start =
+        "A JSON value must start with a brace, a bracket, a number, a string, or a keyword.";
+    let err = |summary, detail: &str, len| {
+        Some(StartError { summary, detail: detail.to_string(), start, end: start + len })
+    };
+    let Some(first) = rest.chars().next() else {
+        return err("Missing value", "The JSON data ends prematurely.", 0);
+    };
+    match first {
+        '{' | '[' | '"' | '-' | '+' | '.' | '0'..='9' => None,
+        '}' => err("Missing JSON value", value_start, 1),
+        ']' => err("Missing array element value", value_start, 1),
+        c if c.is_ascii_alphabetic() => {
+            let word_len =
+                rest.find(|c: char| !(c.is_ascii_alphabetic() || c == '_')).unwrap_or(rest.len());
+            let word = &rest[..word_len];
+            let detail = match word {
+                "true" | "false" | "null" => return None,
+                "undefined" | "NaN" | "Infinity" => {
+                    format!("The JavaScript identifier {word:?} cannot be used in JSON.")
+                }
+                _ => {
+                    // HCL's `keywordSuggestion`: the first keyword fewer than 3 edits away.
+                    let hint = ["false", "true", "null"]
+                        .iter()
+                        .find(|k| strsim::levenshtein(k, word) < 3)
+                        .map(|k| format!(" Did you mean {k:?}?"))
+                        .unwrap_or_default();
+                    format!("{word:?} is not a valid JSON keyword.{hint}")
+                }
+            };
+            err("Invalid JSON keyword", &detail, word_len)
+        }
+        // HCL marks one byte; the whole character keeps the span on a character boundary
+        // (the same line and column).
+        c => err("Invalid start of value", value_start, c.len_utf8()),
+    }
 }
 
 /// Nested blocks of type `kind` from a JSON value whose meaning a native-syntax layer settled.
@@ -127,17 +197,15 @@ fn too_deep(input: &str) -> Option<usize> {
     None
 }
 
-fn node(file: FileId, offset: usize, v: &Value) -> JsonNode {
+fn node(file: FileId, v: &Value) -> JsonNode {
     let r = v.range();
-    let span = Span::new(file, r.start + offset, r.end + offset);
+    let span = Span::new(file, r.start, r.end);
     let value = match v {
         Value::NullKeyword(_) => JsonValue::Null,
         Value::BooleanLit(b) => JsonValue::Bool(b.value),
         Value::NumberLit(n) => JsonValue::Number(n.value.to_string()),
         Value::StringLit(s) => JsonValue::String(s.value.to_string()),
-        Value::Array(a) => {
-            JsonValue::Array(a.elements.iter().map(|e| node(file, offset, e)).collect())
-        }
+        Value::Array(a) => JsonValue::Array(a.elements.iter().map(|e| node(file, e)).collect()),
         Value::Object(o) => JsonValue::Object(
             o.properties
                 .iter()
@@ -146,11 +214,7 @@ fn node(file: FileId, offset: usize, v: &Value) -> JsonNode {
                         ObjectPropName::String(s) => (s.value.to_string(), s.range),
                         ObjectPropName::Word(w) => (w.value.to_string(), w.range),
                     };
-                    (
-                        name,
-                        Span::new(file, r.start + offset, r.end + offset),
-                        node(file, offset, &p.value),
-                    )
+                    (name, Span::new(file, r.start, r.end), node(file, &p.value))
                 })
                 .collect(),
         ),
@@ -518,13 +582,63 @@ mod tests {
         let b = body(r#"{"terraform": null}"#);
         assert!(b.items.is_empty());
         let err = parse(0, &src("{\"a\": 1,}")).expect_err("trailing comma");
-        assert_eq!(err.summary, "Invalid JSON syntax");
+        assert_eq!(err[0].summary, "Invalid JSON syntax");
     }
 
     #[test]
-    fn bom_is_accepted() {
-        let (f, _) = parse(0, &src("\u{feff}{\"locals\": {\"a\": 1}}")).expect("parses");
-        let l = f.body.blocks().next().expect("locals");
-        assert_eq!(l.attr("a").map(|a| a.span.start), Some(15));
+    fn a_document_without_a_value_gets_hcls_errors_and_the_root_error() {
+        let errs = |text: &str| {
+            parse_value(0, text)
+                .expect_err("refused")
+                .iter()
+                .map(|d| {
+                    let at = d.subject.expect("subject");
+                    (d.summary.clone(), d.detail.clone(), at.start, at.end)
+                })
+                .collect::<Vec<_>>()
+        };
+        let root =
+            |at: usize, end: usize| (ROOT_SUMMARY.to_string(), ROOT_DETAIL.to_string(), at, end);
+        let start =
+            "A JSON value must start with a brace, a bracket, a number, a string, or a keyword.";
+        assert_eq!(
+            errs(" \n\t"),
+            vec![
+                ("Missing value".into(), "The JSON data ends prematurely.".into(), 3, 3),
+                root(3, 3)
+            ]
+        );
+        // A byte order mark is no whitespace to HCL (the span covers the whole character).
+        assert_eq!(
+            errs("\u{feff}{}"),
+            vec![("Invalid start of value".into(), start.into(), 0, 3), root(0, 3)]
+        );
+        assert_eq!(
+            errs("terraform {}"),
+            vec![
+                (
+                    "Invalid JSON keyword".into(),
+                    "\"terraform\" is not a valid JSON keyword.".into(),
+                    0,
+                    9
+                ),
+                root(0, 9)
+            ]
+        );
+        assert_eq!(
+            errs("nul"),
+            vec![
+                (
+                    "Invalid JSON keyword".into(),
+                    "\"nul\" is not a valid JSON keyword. Did you mean \"null\"?".into(),
+                    0,
+                    3
+                ),
+                root(0, 3)
+            ]
+        );
+        assert_eq!(errs("]")[0].0, "Missing array element value");
+        assert_eq!(errs(" \"x\""), vec![root(1, 4)]);
+        assert!(parse_value(0, "[]").is_ok());
     }
 }
