@@ -340,6 +340,13 @@ pub(crate) fn valid_identifier(s: &str) -> bool {
 }
 
 /// `addrs.ParseProviderPart`: the normalized form of a provider name, or why it is none.
+/// A provider block with a name `checkProviderNameNormalized` refuses is no provider
+/// configuration: Terraform reports the name and keeps nothing of the block (no duplicate,
+/// nothing to override or to be overridden).
+pub(crate) fn provider_block_kept(b: &Block) -> bool {
+    b.labels.first().is_some_and(|name| provider_part(name).is_ok_and(|n| n == *name))
+}
+
 pub(crate) fn provider_part(name: &str) -> Result<String, &'static str> {
     if name.is_empty() {
         return Err("must have at least one character");
