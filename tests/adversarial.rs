@@ -152,6 +152,27 @@ fn deep_nesting_in_json_syntax_is_refused_without_overflowing() {
     }
 }
 
+/// Up to the JSON reader's limit (512 levels, an object counting two), a value is read,
+/// merged and printed like any other: Terraform reads them too.
+#[test]
+fn json_nested_to_the_limit_is_read_and_printed() {
+    let s = sandbox();
+    // Two objects (four levels), then 508 arrays.
+    let arrays = format!("{}1{}", "[".repeat(508), "]".repeat(508));
+    s.write("m/main.tf.json", format!("{{\"locals\": {{\"x\": {arrays}}}}}"));
+    s.write("m/variables.tf", "variable \"v\" {}\n");
+    s.write(
+        "m/deep.auto.tfvars.json",
+        format!("{{\"v\": {}{}}}", "[".repeat(510), "]".repeat(510)),
+    );
+    for args in
+        [&["audit", "m"][..], &["show", "m"], &["show", "m", "--format", "tf-json"], &["vars", "m"]]
+    {
+        let got = og(&s, args);
+        expect_code(&args.join(" "), &got, 0);
+    }
+}
+
 #[test]
 fn deep_nesting_in_variables_files_and_flags_is_refused_without_overflowing() {
     let s = sandbox();

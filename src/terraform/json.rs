@@ -15,7 +15,12 @@ use super::{
 };
 use crate::diag::Diagnostic;
 
-const MAX_DEPTH: usize = 256;
+/// How deep JSON values may nest, counted as the JSON reader counts (an array one level,
+/// an object two: itself and the property holding the value). The reader stops at this
+/// depth with an error of its own; ours says what the limit is. It keeps the recursion of
+/// the reader and of everything after it (the value as an expression) within what native
+/// syntax may nest (`syntax::parse::MAX_DEPTH`, 1000 levels).
+const MAX_DEPTH: usize = 512;
 
 /// Parses one JSON-syntax file. Errors that still leave a usable body are returned with it;
 /// a file that does not parse gives its errors alone.
@@ -47,7 +52,9 @@ pub fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Vec<Diagnostic>
     if let Some(pos) = too_deep(text) {
         return Err(vec![Diagnostic::error(
             "Nesting too deep",
-            format!("JSON values may be nested at most {MAX_DEPTH} levels deep."),
+            format!(
+                "JSON values may be nested at most {MAX_DEPTH} levels deep, where an array counts one level and an object two."
+            ),
             Span::new(file, pos, pos + 1),
         )]);
     }
@@ -170,6 +177,7 @@ pub fn literal(n: &JsonNode) -> Expr {
     Expr::new(kind, n.span)
 }
 
+/// Where the JSON reader's depth (see [`MAX_DEPTH`]) first goes past the limit.
 fn too_deep(input: &str) -> Option<usize> {
     let (mut depth, mut in_str, mut esc) = (0usize, false, false);
     for (i, b) in input.bytes().enumerate() {
@@ -185,12 +193,13 @@ fn too_deep(input: &str) -> Option<usize> {
         match b {
             b'"' => in_str = true,
             b'{' | b'[' => {
-                depth += 1;
+                depth += if b == b'{' { 2 } else { 1 };
                 if depth > MAX_DEPTH {
                     return Some(i);
                 }
             }
-            b'}' | b']' => depth = depth.saturating_sub(1),
+            b'}' => depth = depth.saturating_sub(2),
+            b']' => depth = depth.saturating_sub(1),
             _ => {}
         }
     }
@@ -640,5 +649,39 @@ mod tests {
         assert_eq!(errs("]")[0].0, "Missing array element value");
         assert_eq!(errs(" \"x\""), vec![root(1, 4)]);
         assert!(parse_value(0, "[]").is_ok());
+    }
+
+    /// Terraform reads 255 arrays in a `locals` value (found on a real repository); the
+    /// limit is the JSON reader's own, an array counting one level and an object two.
+    #[test]
+    fn json_nests_up_to_the_readers_limit() {
+        let deep = || {
+            let doc = |arrays: usize, objects: usize| {
+                format!(
+                    "{{\"locals\": {{\"x\": {}{}1{}{}}}}}",
+                    "[".repeat(arrays),
+                    "{\"a\": ".repeat(objects),
+                    "}".repeat(objects),
+                    "]".repeat(arrays)
+                )
+            };
+            // `{"locals": {"x": …}}` is two objects, four levels.
+            assert!(parse_value(0, &doc(MAX_DEPTH - 4, 0)).is_ok());
+            assert!(parse_value(0, &doc(0, (MAX_DEPTH - 4) / 2)).is_ok());
+            assert!(parse_value(0, &doc(MAX_DEPTH - 6, 1)).is_ok());
+            for over in
+                [doc(MAX_DEPTH - 3, 0), doc(0, (MAX_DEPTH - 4) / 2 + 1), doc(MAX_DEPTH - 5, 1)]
+            {
+                let errs = parse_value(0, &over).expect_err("too deep");
+                assert_eq!(errs[0].summary, "Nesting too deep");
+            }
+        };
+        // The binary's threads have large stacks; a test thread's default is small.
+        std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn(deep)
+            .expect("thread")
+            .join()
+            .expect("no panic");
     }
 }
