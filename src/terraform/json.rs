@@ -70,15 +70,27 @@ pub fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Vec<Diagnostic>
         allow_non_finite_numbers: false,
         allow_extended_string_escapes: false,
     };
-    let parsed =
-        jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &strict).map_err(|e| {
-            let r = e.range();
-            vec![Diagnostic::error(
-                "Invalid JSON syntax",
-                format!("{}.", e.kind()),
-                Span::new(file, r.start, r.end.max(r.start)),
-            )]
-        })?;
+    let parse = |text| jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &strict);
+    // HCL's `parseFileContent`: a whole object or array, then more than HCL's whitespace.
+    if let Some(end) = container_end(text)
+        && !text[end..].trim_start_matches([' ', '\t', '\r', '\n']).is_empty()
+        && parse(&text[..end]).is_ok()
+    {
+        let (start, end) = next_token(text, end);
+        return Err(vec![Diagnostic::error(
+            "Extraneous data after value",
+            "Extra characters appear after the JSON value.",
+            Span::new(file, start, end),
+        )]);
+    }
+    let parsed = parse(text).map_err(|e| {
+        let r = e.range();
+        vec![Diagnostic::error(
+            "Invalid JSON syntax",
+            format!("{}.", e.kind()),
+            Span::new(file, r.start, r.end.max(r.start)),
+        )]
+    })?;
     let Some(root) = parsed.value else {
         // `bad_start` has seen a value begin: this does not happen.
         return Err(vec![Diagnostic::error(
@@ -175,6 +187,79 @@ pub fn literal(n: &JsonNode) -> Expr {
         ),
     };
     Expr::new(kind, n.span)
+}
+
+/// Where the object or array the text starts with (after whitespace) ends, bracket by
+/// bracket (strings skipped), if it does.
+fn container_end(text: &str) -> Option<usize> {
+    let start = text.len() - text.trim_start_matches([' ', '\t', '\r', '\n']).len();
+    if !matches!(text.as_bytes().get(start), Some(b'{' | b'[')) {
+        return None;
+    }
+    let (mut depth, mut in_str, mut esc) = (0usize, false, false);
+    for (i, b) in text.bytes().enumerate().skip(start) {
+        if in_str {
+            match (esc, b) {
+                (true, _) => esc = false,
+                (false, b'\\') => esc = true,
+                (false, b'"') => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_str = true,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The byte range of the token HCL's JSON scanner reads at `from` (after whitespace): a
+/// punctuation mark, a string, a number, a word, or one invalid character.
+fn next_token(text: &str, from: usize) -> (usize, usize) {
+    let rest = &text[from..];
+    let start = from + rest.len() - rest.trim_start_matches([' ', '\t', '\r', '\n']).len();
+    let rest = &text[start..];
+    let len = match rest.chars().next() {
+        None => 0,
+        Some('{' | '}' | '[' | ']' | ',' | ':' | '=') => 1,
+        Some('"') => {
+            // To the closing quote, or up to a control character or the end.
+            let mut esc = false;
+            let mut end = rest.len();
+            for (i, b) in rest.bytes().enumerate().skip(1) {
+                match b {
+                    b'\\' => esc = !esc,
+                    b'"' if !esc => {
+                        end = i + 1;
+                        break;
+                    }
+                    b if b < 32 => {
+                        end = i;
+                        break;
+                    }
+                    _ => esc = false,
+                }
+            }
+            end
+        }
+        Some('-' | '+' | '.' | '0'..='9') => rest
+            .find(|c: char| !matches!(c, '-' | '+' | '.' | 'e' | 'E' | '0'..='9'))
+            .unwrap_or(rest.len()),
+        Some(c) if c.is_ascii_alphabetic() => {
+            rest.find(|c: char| !(c.is_ascii_alphabetic() || c == '_')).unwrap_or(rest.len())
+        }
+        Some(c) => c.len_utf8(),
+    };
+    (start, start + len)
 }
 
 /// Where the JSON reader's depth (see [`MAX_DEPTH`]) first goes past the limit.
