@@ -71,6 +71,17 @@ pub fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Vec<Diagnostic>
         allow_extended_string_escapes: false,
     };
     let parse = |text| jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &strict);
+    // The JSON reader takes control characters in strings; JSON and HCL do not. HCL
+    // reports the first at the character, then what its recovery makes of the rest (not
+    // reproduced here).
+    let value_end = container_end(text).unwrap_or(text.len());
+    if let Some(at) = control_in_string(&text[..value_end]) {
+        return Err(vec![Diagnostic::error(
+            "Invalid JSON string",
+            "There is a syntax error in the given JSON string.",
+            Span::new(file, at, at + 1),
+        )]);
+    }
     // HCL's `parseFileContent`: a whole object or array, then more than HCL's whitespace.
     if let Some(end) = container_end(text)
         && !text[end..].trim_start_matches([' ', '\t', '\r', '\n']).is_empty()
@@ -216,6 +227,21 @@ fn container_end(text: &str) -> Option<usize> {
                     return Some(i + 1);
                 }
             }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Where a string first holds a raw control character (below U+0020).
+fn control_in_string(text: &str) -> Option<usize> {
+    let (mut in_str, mut esc) = (false, false);
+    for (i, b) in text.bytes().enumerate() {
+        match (in_str, esc, b) {
+            (true, _, 0..=31) => return Some(i),
+            (true, true, _) => esc = false,
+            (true, false, b'\\') => esc = true,
+            (true, false, b'"') | (false, _, b'"') => in_str = !in_str,
             _ => {}
         }
     }
@@ -734,6 +760,15 @@ mod tests {
         assert_eq!(errs("]")[0].0, "Missing array element value");
         assert_eq!(errs(" \"x\""), vec![root(1, 4)]);
         assert!(parse_value(0, "[]").is_ok());
+    }
+
+    #[test]
+    fn a_control_character_in_a_string_is_refused_at_the_character() {
+        let errs = parse_value(0, "{\"locals\": {\"a\": \"x\ty\"}}").expect_err("refused");
+        assert_eq!(errs[0].summary, "Invalid JSON string");
+        assert_eq!(errs[0].subject.map(|s| (s.start, s.end)), Some((19, 20)));
+        // Escaped, it is a tab.
+        assert!(parse_value(0, "{\"locals\": {\"a\": \"x\\ty\\\\\"}}").is_ok());
     }
 
     /// Terraform reads 255 arrays in a `locals` value (found on a real repository); the
