@@ -475,6 +475,9 @@ pub(crate) struct Trav {
     pub root: String,
     pub root_span: Span,
     pub steps: Vec<(Option<String>, Span)>,
+    /// Index steps (by position in `steps`) whose key no instance key can be
+    /// (`addrs.ParseInstanceKey`), with why; filled where references are judged.
+    pub bad_keys: Vec<(usize, &'static str)>,
 }
 
 #[cfg(test)]
@@ -528,8 +531,12 @@ pub(crate) fn abs_traversal(e: &Expr) -> Option<Trav> {
 }
 
 fn trav_of(e: &Expr, off: Option<usize>, node: &ast::Expr) -> Option<Trav> {
-    let bare =
-        |root: String| Trav { root, root_span: span_at(e, off, &node.range), steps: Vec::new() };
+    let bare = |root: String| Trav {
+        root,
+        root_span: span_at(e, off, &node.range),
+        steps: Vec::new(),
+        bad_keys: Vec::new(),
+    };
     match &node.node {
         Node::Variable(name) => Some(bare(name.clone())),
         // HCL reads the keywords as the names they are spelt with
@@ -551,8 +558,10 @@ fn trav_of(e: &Expr, off: Option<usize>, node: &ast::Expr) -> Option<Trav> {
                 match s {
                     Step::Attr(n, r) => out.push((Some(n.clone()), span_at(e, off, r))),
                     Step::Index(x, r) => {
+                        // HCL takes any literal key (`true` and `null` too) as a step.
                         let literal =
-                            matches!(x.node, Node::Number(_)) || x.as_literal_str().is_some();
+                            matches!(x.node, Node::Number(_) | Node::Bool(_) | Node::Null)
+                                || x.as_literal_str().is_some();
                         if !literal {
                             return None;
                         }
@@ -560,15 +569,46 @@ fn trav_of(e: &Expr, off: Option<usize>, node: &ast::Expr) -> Option<Trav> {
                     }
                 }
             }
-            Some(Trav { root: name.clone(), root_span: span_at(e, off, &source.range), steps: out })
+            Some(Trav {
+                root: name.clone(),
+                root_span: span_at(e, off, &source.range),
+                steps: out,
+                bad_keys: Vec::new(),
+            })
         }
         _ => None,
     }
 }
 
-/// `addrs.ParseRef`: why a traversal is no reference address, as Terraform 1.15 words it
-/// (instance keys are not judged).
+/// Why a number is no instance key (`gocty.FromCtyValue` into an `int`).
+fn bad_number_key(n: &str) -> Option<&'static str> {
+    let whole = n.parse::<i64>().is_ok()
+        || n.parse::<f64>()
+            .is_ok_and(|f| f.fract() == 0.0 && f >= -(2f64.powi(63)) && f < 2f64.powi(63));
+    (!whole).then_some(
+        "value must be a whole number, between -9223372036854775808 and 9223372036854775807",
+    )
+}
+
+/// `addrs.ParseRef`: why a traversal is no reference address, as Terraform 1.15 words it.
 fn ref_problem(t: &Trav) -> Option<(&'static str, String)> {
+    if let Some(p) = ref_problem_of_names(t) {
+        return Some(p);
+    }
+    // The instance key right after a resource's or a module call's name.
+    let key_at = match t.root.as_str() {
+        "data" | "resource" | "ephemeral" | "list" => Some((2, "resource")),
+        "module" => Some((1, "module")),
+        "count" | "each" | "local" | "path" | "terraform" | "var" | "self" | "action"
+        | "template" | "lazy" | "arg" => None,
+        _ => Some((1, "resource")),
+    };
+    let (i, what) = key_at?;
+    let (_, why) = t.bad_keys.iter().find(|(k, _)| *k == i)?;
+    Some(("Invalid index key", format!("Invalid index for {what} instance: {why}.")))
+}
+
+fn ref_problem_of_names(t: &Trav) -> Option<(&'static str, String)> {
     let root = t.root.as_str();
     let attr = |i: usize| t.steps.get(i).map(|(n, _)| n.is_some());
     let invalid = |detail: String| Some(("Invalid reference", detail));
@@ -697,6 +737,7 @@ fn walk(e: &Expr, off: Option<usize>, n: &ast::Expr, bound: &mut Vec<String>, ou
                         root: name.clone(),
                         root_span: span_at(e, off, &source.range),
                         steps: Vec::new(),
+                        bad_keys: Vec::new(),
                     };
                     let mut whole = true;
                     for s in steps {
@@ -705,12 +746,23 @@ fn walk(e: &Expr, off: Option<usize>, n: &ast::Expr, bound: &mut Vec<String>, ou
                                 t.steps.push((Some(a.clone()), span_at(e, off, r)))
                             }
                             Step::Index(x, r) if whole => {
-                                if matches!(x.node, Node::Number(_)) || x.as_literal_str().is_some()
-                                {
-                                    t.steps.push((None, span_at(e, off, r)));
-                                } else {
-                                    whole = false;
+                                // A literal key (`true` and `null` too) is a step of the
+                                // traversal; any other ends it.
+                                let bad = match &x.node {
+                                    Node::Number(n) => bad_number_key(n),
+                                    Node::Bool(_) | Node::Null => {
+                                        Some("either a string or an integer is required")
+                                    }
+                                    _ if x.as_literal_str().is_some() => None,
+                                    _ => {
+                                        whole = false;
+                                        continue;
+                                    }
+                                };
+                                if let Some(why) = bad {
+                                    t.bad_keys.push((t.steps.len(), why));
                                 }
+                                t.steps.push((None, span_at(e, off, r)));
                             }
                             _ => {}
                         }
@@ -815,6 +867,7 @@ fn string_traversal(s: &str, file: usize, origin: usize) -> (Option<Trav>, Vec<D
         root: root.unwrap_or_default(),
         root_span: at(&r),
         steps: steps.map(|(n, r)| (n, at(&r))).collect(),
+        bad_keys: Vec::new(),
     });
     (t, diags)
 }
@@ -2871,7 +2924,7 @@ impl Cx<'_> {
                 Step::Index(..) => {}
             }
         }
-        Some(Some(Trav { root, root_span, steps: out }))
+        Some(Some(Trav { root, root_span, steps: out, bad_keys: Vec::new() }))
     }
 
     /// `decodeMovedBlock`: both addresses are references (`addrs.ParseMoveEndpoint`), and
