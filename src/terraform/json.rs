@@ -74,8 +74,8 @@ pub fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Vec<Diagnostic>
     // The JSON reader takes control characters in strings; JSON and HCL do not. HCL
     // reports the first at the character, then what its recovery makes of the rest (not
     // reproduced here).
-    let value_end = container_end(text).unwrap_or(text.len());
-    if let Some(at) = control_in_string(&text[..value_end]) {
+    let value_end = container_end(text);
+    if let Some(at) = control_in_string(&text[..value_end.unwrap_or(text.len())]) {
         return Err(vec![Diagnostic::error(
             "Invalid JSON string",
             "There is a syntax error in the given JSON string.",
@@ -83,7 +83,7 @@ pub fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Vec<Diagnostic>
         )]);
     }
     // HCL's `parseFileContent`: a whole object or array, then more than HCL's whitespace.
-    if let Some(end) = container_end(text)
+    if let Some(end) = value_end
         && !text[end..].trim_start_matches([' ', '\t', '\r', '\n']).is_empty()
         && parse(&text[..end]).is_ok()
     {
