@@ -20,7 +20,7 @@ use crate::diag::Diagnostic;
 /// depth with an error of its own; ours says what the limit is. It keeps the recursion of
 /// the reader and of everything after it (the value as an expression) within what native
 /// syntax may nest (`syntax::parse::MAX_DEPTH`, 1000 levels).
-const MAX_DEPTH: usize = 512;
+pub(super) const MAX_DEPTH: usize = 512;
 
 /// Parses one JSON-syntax file. Errors that still leave a usable body are returned with it;
 /// a file that does not parse gives its errors alone.
@@ -34,21 +34,11 @@ pub fn parse(
     Ok((ParsedFile { file, body, notes: cx.notes, diagnostics: Vec::new() }, cx.diags))
 }
 
-const ROOT_SUMMARY: &str = "Root value must be object";
-const ROOT_DETAIL: &str = "The root value in a JSON-based configuration must be either a JSON object or a JSON array of objects.";
-
 /// Parses a JSON document (strict JSON, as Terraform reads it) into a value tree with spans:
 /// configuration files and `.tfvars.json` files alike. HCL's JSON parser reads both, so
 /// both get its errors: a document that does not start with a value (an empty file, a
 /// byte order mark, a bare word) and a root that is no object or array.
 pub fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Vec<Diagnostic>> {
-    if let Some(e) = bad_start(text) {
-        let at = Span::new(file, e.start, e.end);
-        return Err(vec![
-            Diagnostic::error(e.summary, e.detail, at),
-            Diagnostic::error(ROOT_SUMMARY, ROOT_DETAIL, at),
-        ]);
-    }
     if let Some(pos) = too_deep(text) {
         return Err(vec![Diagnostic::error(
             "Nesting too deep",
@@ -57,6 +47,16 @@ pub fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Vec<Diagnostic>
             ),
             Span::new(file, pos, pos + 1),
         )]);
+    }
+    // HCL's errors, as Terraform reports them (the value is read below once there are none).
+    let errors = super::json_syntax::check(text);
+    if !errors.is_empty() {
+        return Err(errors
+            .into_iter()
+            .map(|(summary, detail, start, end)| {
+                Diagnostic::error(summary, detail, Span::new(file, start, end))
+            })
+            .collect());
     }
     let strict = ParseOptions {
         allow_comments: false,
@@ -70,104 +70,24 @@ pub fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Vec<Diagnostic>
         allow_non_finite_numbers: false,
         allow_extended_string_escapes: false,
     };
-    let parse = |text| jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &strict);
-    // The JSON reader takes control characters in strings; JSON and HCL do not. HCL
-    // reports the first at the character, then what its recovery makes of the rest (not
-    // reproduced here).
-    let value_end = container_end(text);
-    if let Some(at) = control_in_string(&text[..value_end.unwrap_or(text.len())]) {
-        return Err(vec![Diagnostic::error(
-            "Invalid JSON string",
-            "There is a syntax error in the given JSON string.",
-            Span::new(file, at, at + 1),
-        )]);
-    }
-    // HCL's `parseFileContent`: a whole object or array, then more than HCL's whitespace.
-    if let Some(end) = value_end
-        && !text[end..].trim_start_matches([' ', '\t', '\r', '\n']).is_empty()
-        && parse(&text[..end]).is_ok()
-    {
-        let (start, end) = next_token(text, end);
-        return Err(vec![Diagnostic::error(
-            "Extraneous data after value",
-            "Extra characters appear after the JSON value.",
-            Span::new(file, start, end),
-        )]);
-    }
-    let parsed = parse(text).map_err(|e| {
-        let r = e.range();
-        vec![Diagnostic::error(
-            "Invalid JSON syntax",
-            format!("{}.", e.kind()),
-            Span::new(file, r.start, r.end.max(r.start)),
-        )]
-    })?;
-    let Some(root) = parsed.value else {
-        // `bad_start` has seen a value begin: this does not happen.
-        return Err(vec![Diagnostic::error(
+    // What HCL reads, the JSON reader reads too; its message stays for anything else.
+    let parsed =
+        jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &strict).map_err(|e| {
+            let r = e.range();
+            vec![Diagnostic::error(
+                "Invalid JSON syntax",
+                format!("{}.", e.kind()),
+                Span::new(file, r.start, r.end.max(r.start)),
+            )]
+        })?;
+    match parsed.value {
+        Some(root) => Ok(node(file, &root)),
+        // HCL has reported an empty document already: this does not happen.
+        None => Err(vec![Diagnostic::error(
             "Missing value",
             "The JSON data ends prematurely.",
             Span::new(file, text.len(), text.len()),
-        )]);
-    };
-    let root = node(file, &root);
-    if !matches!(root.value, JsonValue::Object(_) | JsonValue::Array(_)) {
-        // HCL points at the start of the value: a scalar is one token.
-        return Err(vec![Diagnostic::error(ROOT_SUMMARY, ROOT_DETAIL, root.span)]);
-    }
-    Ok(root)
-}
-
-/// An error of HCL's JSON parser at the first token, with its byte range.
-struct StartError {
-    summary: &'static str,
-    detail: String,
-    start: usize,
-    end: usize,
-}
-
-/// HCL's JSON scanner and `parseValue` at the first token: whether the document can start
-/// a value there. Only HCL's whitespace (space, tab, CR, LF) is skipped, so a byte order
-/// mark is an invalid start, as in Terraform.
-fn bad_start(text: &str) -> Option<StartError> {
-    let start = text.len() - text.trim_start_matches([' ', '\t', '\r', '\n']).len();
-    let rest = &text[start..];
-    let value_start =
-        "A JSON value must start with a brace, a bracket, a number, a string, or a keyword.";
-    let err = |summary, detail: &str, len| {
-        Some(StartError { summary, detail: detail.to_string(), start, end: start + len })
-    };
-    let Some(first) = rest.chars().next() else {
-        return err("Missing value", "The JSON data ends prematurely.", 0);
-    };
-    match first {
-        '{' | '[' | '"' | '-' | '+' | '.' | '0'..='9' => None,
-        '}' => err("Missing JSON value", value_start, 1),
-        ']' => err("Missing array element value", value_start, 1),
-        c if c.is_ascii_alphabetic() => {
-            let word_len =
-                rest.find(|c: char| !(c.is_ascii_alphabetic() || c == '_')).unwrap_or(rest.len());
-            let word = &rest[..word_len];
-            let detail = match word {
-                "true" | "false" | "null" => return None,
-                "undefined" | "NaN" | "Infinity" => {
-                    format!("The JavaScript identifier {word:?} cannot be used in JSON.")
-                }
-                _ => {
-                    // HCL's `keywordSuggestion`: the first keyword fewer than 3 edits away.
-                    let hint = ["false", "true", "null"]
-                        .iter()
-                        .find(|k| strsim::levenshtein(k, word) < 3)
-                        .map(|k| format!(" Did you mean {k:?}?"))
-                        .unwrap_or_default();
-                    format!("{word:?} is not a valid JSON keyword.{hint}")
-                }
-            };
-            err("Invalid JSON keyword", &detail, word_len)
-        }
-        // HCL marks one byte; the whole character keeps the span on a character boundary
-        // (the same line and column).
-        c => err("Invalid start of value", value_start, c.len_utf8()),
+        )]),
     }
 }
 
@@ -200,100 +120,14 @@ pub fn literal(n: &JsonNode) -> Expr {
     Expr::new(kind, n.span)
 }
 
-/// Where the object or array the text starts with (after whitespace) ends, bracket by
-/// bracket (strings skipped), if it does.
-fn container_end(text: &str) -> Option<usize> {
-    let start = text.len() - text.trim_start_matches([' ', '\t', '\r', '\n']).len();
-    if !matches!(text.as_bytes().get(start), Some(b'{' | b'[')) {
-        return None;
-    }
-    let (mut depth, mut in_str, mut esc) = (0usize, false, false);
-    for (i, b) in text.bytes().enumerate().skip(start) {
-        if in_str {
-            match (esc, b) {
-                (true, _) => esc = false,
-                (false, b'\\') => esc = true,
-                (false, b'"') => in_str = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_str = true,
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return Some(i + 1);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-/// Where a string first holds a raw control character (below U+0020).
-fn control_in_string(text: &str) -> Option<usize> {
-    let (mut in_str, mut esc) = (false, false);
-    for (i, b) in text.bytes().enumerate() {
-        match (in_str, esc, b) {
-            (true, _, 0..=31) => return Some(i),
-            (true, true, _) => esc = false,
-            (true, false, b'\\') => esc = true,
-            (true, false, b'"') | (false, _, b'"') => in_str = !in_str,
-            _ => {}
-        }
-    }
-    None
-}
-
-/// The byte range of the token HCL's JSON scanner reads at `from` (after whitespace): a
-/// punctuation mark, a string, a number, a word, or one invalid character.
-fn next_token(text: &str, from: usize) -> (usize, usize) {
-    let rest = &text[from..];
-    let start = from + rest.len() - rest.trim_start_matches([' ', '\t', '\r', '\n']).len();
-    let rest = &text[start..];
-    let len = match rest.chars().next() {
-        None => 0,
-        Some('{' | '}' | '[' | ']' | ',' | ':' | '=') => 1,
-        Some('"') => {
-            // To the closing quote, or up to a control character or the end.
-            let mut esc = false;
-            let mut end = rest.len();
-            for (i, b) in rest.bytes().enumerate().skip(1) {
-                match b {
-                    b'\\' => esc = !esc,
-                    b'"' if !esc => {
-                        end = i + 1;
-                        break;
-                    }
-                    b if b < 32 => {
-                        end = i;
-                        break;
-                    }
-                    _ => esc = false,
-                }
-            }
-            end
-        }
-        Some('-' | '+' | '.' | '0'..='9') => rest
-            .find(|c: char| !matches!(c, '-' | '+' | '.' | 'e' | 'E' | '0'..='9'))
-            .unwrap_or(rest.len()),
-        Some(c) if c.is_ascii_alphabetic() => {
-            rest.find(|c: char| !(c.is_ascii_alphabetic() || c == '_')).unwrap_or(rest.len())
-        }
-        Some(c) => c.len_utf8(),
-    };
-    (start, start + len)
-}
-
 /// Where the JSON reader's depth (see [`MAX_DEPTH`]) first goes past the limit.
 fn too_deep(input: &str) -> Option<usize> {
     let (mut depth, mut in_str, mut esc) = (0usize, false, false);
     for (i, b) in input.bytes().enumerate() {
         if in_str {
+            // As HCL's scanner reads strings: a control character ends one too.
             match (esc, b) {
+                (_, 0..=31) => in_str = false,
                 (true, _) => esc = false,
                 (false, b'\\') => esc = true,
                 (false, b'"') => in_str = false,
@@ -652,6 +486,9 @@ impl Decoder<'_> {
 mod tests {
     use super::*;
 
+    const ROOT_SUMMARY: &str = "Root value must be object";
+    const ROOT_DETAIL: &str = "The root value in a JSON-based configuration must be either a JSON object or a JSON array of objects.";
+
     fn src(text: &str) -> SourceText {
         SourceText::new(
             "main.tf.json".into(),
@@ -702,7 +539,7 @@ mod tests {
         let b = body(r#"{"terraform": null}"#);
         assert!(b.items.is_empty());
         let err = parse(0, &src("{\"a\": 1,}")).expect_err("trailing comma");
-        assert_eq!(err[0].summary, "Invalid JSON syntax");
+        assert_eq!(err[0].summary, "Trailing comma in object");
     }
 
     #[test]
