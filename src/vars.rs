@@ -290,7 +290,7 @@ impl Cx {
         let root = match crate::terraform::json::parse_value(id, &f.text) {
             Ok(r) => r,
             Err(d) => {
-                self.diags.push(*d);
+                self.diags.extend(d);
                 return;
             }
         };

@@ -152,6 +152,27 @@ fn deep_nesting_in_json_syntax_is_refused_without_overflowing() {
     }
 }
 
+/// Up to the JSON reader's limit (512 levels, an object counting two), a value is read,
+/// merged and printed like any other: Terraform reads them too.
+#[test]
+fn json_nested_to_the_limit_is_read_and_printed() {
+    let s = sandbox();
+    // Two objects (four levels), then 508 arrays.
+    let arrays = format!("{}1{}", "[".repeat(508), "]".repeat(508));
+    s.write("m/main.tf.json", format!("{{\"locals\": {{\"x\": {arrays}}}}}"));
+    s.write("m/variables.tf", "variable \"v\" {}\n");
+    s.write(
+        "m/deep.auto.tfvars.json",
+        format!("{{\"v\": {}{}}}", "[".repeat(510), "]".repeat(510)),
+    );
+    for args in
+        [&["audit", "m"][..], &["show", "m"], &["show", "m", "--format", "tf-json"], &["vars", "m"]]
+    {
+        let got = og(&s, args);
+        expect_code(&args.join(" "), &got, 0);
+    }
+}
+
 #[test]
 fn deep_nesting_in_variables_files_and_flags_is_refused_without_overflowing() {
     let s = sandbox();
@@ -347,30 +368,48 @@ fn nul_bytes_are_text_in_comments_and_an_error_elsewhere() {
     assert_merge_error_in("NUL after JSON", &got, "j/override.tf.json", 1);
 }
 
+/// Terraform 1.15.5 skips a byte order mark in native syntax (`.tf`, `.tfvars`) only: HCL's
+/// JSON parser takes it for the start of a value and refuses `.tf.json` and `.tfvars.json`
+/// files that begin with one.
 #[test]
-fn a_utf8_byte_order_mark_is_accepted_in_every_kind_of_file() {
+fn a_utf8_byte_order_mark_is_accepted_in_native_syntax_and_refused_in_json() {
     let s = sandbox();
     const BOM: &str = "\u{feff}";
     s.write("m/main.tf", format!("{BOM}{DB_MAIN}"));
     s.write("m/override.tf", format!("{BOM}{WEAKEN}"));
-    s.write(
-        "m/x_override.tf.json",
-        format!("{BOM}{{\"resource\": {{\"aws_db_instance\": {{\"main\": {{\"tags\": {{\"a\": \"b\"}}}}}}}}}}"),
-    );
     s.write("m/variables.tf", format!("{BOM}variable \"n\" {{\n  type = number\n}}\n"));
     s.write("m/terraform.tfvars", format!("{BOM}n = 3\n"));
-    s.write("m/z.auto.tfvars.json", format!("{BOM}{{\"n\": 4}}"));
     let got = og(&s, &["audit", "m", "--format", "compact"]);
     expect_code("audit", &got, 1);
     assert!(got.stdout.contains(&format!("m/override.tf:3:5: {WEAKENED}")), "{}", got.shown());
     assert!(!got.stdout.contains("merge-error"), "{}", got.shown());
     let got = og(&s, &["vars", "m"]);
     expect_code("vars", &got, 0);
-    assert!(got.stdout.contains("var.n = 4   (from z.auto.tfvars.json:1)"), "{}", got.shown());
+    assert!(got.stdout.contains("var.n = 3   (from terraform.tfvars:1)"), "{}", got.shown());
     let got = og(&s, &["show", "m"]);
     expect_code("show", &got, 0);
     assert!(got.stdout.contains("prevent_destroy = false # ← override.tf:3"), "{}", got.shown());
-    assert!(got.stdout.contains("# ← x_override.tf.json:1"), "{}", got.shown());
+
+    s.write(
+        "m/x_override.tf.json",
+        format!("{BOM}{{\"resource\": {{\"aws_db_instance\": {{\"main\": {{\"tags\": {{\"a\": \"b\"}}}}}}}}}}"),
+    );
+    let got = og(&s, &["audit", "m", "--format", "compact"]);
+    expect_code("audit of a JSON file with a mark", &got, 1);
+    for summary in ["Invalid start of value", "Root value must be object"] {
+        assert!(
+            got.stdout
+                .contains(&format!("m/x_override.tf.json:1:1: error[merge-error]: {summary}")),
+            "{}",
+            got.shown()
+        );
+    }
+    std::fs::remove_file(s.path("m/x_override.tf.json")).expect("remove");
+    s.write("m/z.auto.tfvars.json", format!("{BOM}{{\"n\": 4}}"));
+    let got = og(&s, &["vars", "m"]);
+    expect_code("vars with a JSON variables file with a mark", &got, 2);
+    assert!(got.stdout.contains("Invalid start of value"), "{}", got.shown());
+    assert!(got.stdout.contains("z.auto.tfvars.json:1:1"), "{}", got.shown());
 }
 
 /// Terraform strips the mark before counting (HCL's scanner starts after it at column 1),

@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
     let src = SourceText::new(name.to_string(), class, Syntax::Json, Arc::from(text.as_ref()));
     let diags = match json::parse(0, &src) {
         Ok((_, diags)) => diags,
-        Err(d) => vec![*d],
+        Err(d) => d,
     };
     let files = Files { files: vec![src] };
     for d in &diags {

@@ -340,6 +340,13 @@ pub(crate) fn valid_identifier(s: &str) -> bool {
 }
 
 /// `addrs.ParseProviderPart`: the normalized form of a provider name, or why it is none.
+/// A provider block with a name `checkProviderNameNormalized` refuses is no provider
+/// configuration: Terraform reports the name and keeps nothing of the block (no duplicate,
+/// nothing to override or to be overridden).
+pub(crate) fn provider_block_kept(b: &Block) -> bool {
+    b.labels.first().is_some_and(|name| provider_part(name).is_ok_and(|n| n == *name))
+}
+
 pub(crate) fn provider_part(name: &str) -> Result<String, &'static str> {
     if name.is_empty() {
         return Err("must have at least one character");
@@ -468,6 +475,9 @@ pub(crate) struct Trav {
     pub root: String,
     pub root_span: Span,
     pub steps: Vec<(Option<String>, Span)>,
+    /// Index steps (by position in `steps`) whose key no instance key can be
+    /// (`addrs.ParseInstanceKey`), with why; filled where references are judged.
+    pub bad_keys: Vec<(usize, &'static str)>,
 }
 
 #[cfg(test)]
@@ -521,8 +531,12 @@ pub(crate) fn abs_traversal(e: &Expr) -> Option<Trav> {
 }
 
 fn trav_of(e: &Expr, off: Option<usize>, node: &ast::Expr) -> Option<Trav> {
-    let bare =
-        |root: String| Trav { root, root_span: span_at(e, off, &node.range), steps: Vec::new() };
+    let bare = |root: String| Trav {
+        root,
+        root_span: span_at(e, off, &node.range),
+        steps: Vec::new(),
+        bad_keys: Vec::new(),
+    };
     match &node.node {
         Node::Variable(name) => Some(bare(name.clone())),
         // HCL reads the keywords as the names they are spelt with
@@ -544,8 +558,10 @@ fn trav_of(e: &Expr, off: Option<usize>, node: &ast::Expr) -> Option<Trav> {
                 match s {
                     Step::Attr(n, r) => out.push((Some(n.clone()), span_at(e, off, r))),
                     Step::Index(x, r) => {
+                        // HCL takes any literal key (`true` and `null` too) as a step.
                         let literal =
-                            matches!(x.node, Node::Number(_)) || x.as_literal_str().is_some();
+                            matches!(x.node, Node::Number(_) | Node::Bool(_) | Node::Null)
+                                || x.as_literal_str().is_some();
                         if !literal {
                             return None;
                         }
@@ -553,8 +569,100 @@ fn trav_of(e: &Expr, off: Option<usize>, node: &ast::Expr) -> Option<Trav> {
                     }
                 }
             }
-            Some(Trav { root: name.clone(), root_span: span_at(e, off, &source.range), steps: out })
+            Some(Trav {
+                root: name.clone(),
+                root_span: span_at(e, off, &source.range),
+                steps: out,
+                bad_keys: Vec::new(),
+            })
         }
+        _ => None,
+    }
+}
+
+/// Why a number is no instance key (`gocty.FromCtyValue` into an `int`).
+fn bad_number_key(n: &str) -> Option<&'static str> {
+    let whole = n.parse::<i64>().is_ok()
+        || n.parse::<f64>()
+            .is_ok_and(|f| f.fract() == 0.0 && f >= -(2f64.powi(63)) && f < 2f64.powi(63));
+    (!whole).then_some(
+        "value must be a whole number, between -9223372036854775808 and 9223372036854775807",
+    )
+}
+
+/// `addrs.ParseRef`: why a traversal is no reference address, as Terraform 1.15 words it.
+fn ref_problem(t: &Trav) -> Option<(&'static str, String)> {
+    if let Some(p) = ref_problem_of_names(t) {
+        return Some(p);
+    }
+    // The instance key right after a resource's or a module call's name.
+    let key_at = match t.root.as_str() {
+        "data" | "resource" | "ephemeral" | "list" => Some((2, "resource")),
+        "module" => Some((1, "module")),
+        "count" | "each" | "local" | "path" | "terraform" | "var" | "self" | "action"
+        | "template" | "lazy" | "arg" => None,
+        _ => Some((1, "resource")),
+    };
+    let (i, what) = key_at?;
+    let (_, why) = t.bad_keys.iter().find(|(k, _)| *k == i)?;
+    Some(("Invalid index key", format!("Invalid index for {what} instance: {why}.")))
+}
+
+fn ref_problem_of_names(t: &Trav) -> Option<(&'static str, String)> {
+    let root = t.root.as_str();
+    let attr = |i: usize| t.steps.get(i).map(|(n, _)| n.is_some());
+    let invalid = |detail: String| Some(("Invalid reference", detail));
+    match root {
+        "count" | "each" | "local" | "path" | "terraform" | "var" | "module" => match attr(0) {
+            None => invalid(format!(
+                "The \"{root}\" object cannot be accessed directly. Instead, access one of its attributes."
+            )),
+            Some(false) => invalid(format!("The \"{root}\" object does not support this operation.")),
+            // `module.NAME[KEY]` may go on only with an output's name.
+            Some(true) if root == "module" && attr(1) == Some(false) && attr(2) == Some(false) => {
+                invalid("Module instance objects do not support this operation.".to_string())
+            }
+            Some(true) => None,
+        },
+        "data" | "resource" | "ephemeral" | "action" | "list" => {
+            let (types, name, a) = match root {
+                "data" => ("the data source type and the resource name", "resource", "a data source"),
+                "resource" => ("the resource type and the resource name", "resource", "a resource type"),
+                "ephemeral" => (
+                    "the ephemeral resource type and the resource name",
+                    "resource",
+                    "an ephemeral resource type",
+                ),
+                "action" => ("the action type and the action name", "action", "an action"),
+                _ => ("the list resource type and the list resource name", "resource", "a resource type"),
+            };
+            if t.steps.len() < 2 {
+                invalid(format!("The \"{root}\" object must be followed by two attribute names: {types}."))
+            } else if attr(0) == Some(false) {
+                invalid(if matches!(root, "action" | "list") {
+                    "The left operand does not support this operation.".to_string()
+                } else {
+                    format!("The \"{root}\" object does not support this operation.")
+                })
+            } else if attr(1) == Some(false) {
+                invalid(format!(
+                    "A reference to {a} must be followed by at least one attribute access, specifying the {name} name."
+                ))
+            } else {
+                None
+            }
+        }
+        "template" | "lazy" | "arg" => Some((
+            "Reserved symbol name",
+            format!(
+                "The symbol name \"{root}\" is reserved for use in a future Terraform version. If you are using a provider that already uses this as a resource type name, add the prefix \"resource.\" to force interpretation as a resource type name."
+            ),
+        )),
+        "self" => None,
+        _ if attr(0) != Some(true) => invalid(
+            "A reference to a resource type must be followed by at least one attribute access, specifying the resource name."
+                .to_string(),
+        ),
         _ => None,
     }
 }
@@ -629,6 +737,7 @@ fn walk(e: &Expr, off: Option<usize>, n: &ast::Expr, bound: &mut Vec<String>, ou
                         root: name.clone(),
                         root_span: span_at(e, off, &source.range),
                         steps: Vec::new(),
+                        bad_keys: Vec::new(),
                     };
                     let mut whole = true;
                     for s in steps {
@@ -637,12 +746,23 @@ fn walk(e: &Expr, off: Option<usize>, n: &ast::Expr, bound: &mut Vec<String>, ou
                                 t.steps.push((Some(a.clone()), span_at(e, off, r)))
                             }
                             Step::Index(x, r) if whole => {
-                                if matches!(x.node, Node::Number(_)) || x.as_literal_str().is_some()
-                                {
-                                    t.steps.push((None, span_at(e, off, r)));
-                                } else {
-                                    whole = false;
+                                // A literal key (`true` and `null` too) is a step of the
+                                // traversal; any other ends it.
+                                let bad = match &x.node {
+                                    Node::Number(n) => bad_number_key(n),
+                                    Node::Bool(_) | Node::Null => {
+                                        Some("either a string or an integer is required")
+                                    }
+                                    _ if x.as_literal_str().is_some() => None,
+                                    _ => {
+                                        whole = false;
+                                        continue;
+                                    }
+                                };
+                                if let Some(why) = bad {
+                                    t.bad_keys.push((t.steps.len(), why));
                                 }
+                                t.steps.push((None, span_at(e, off, r)));
                             }
                             _ => {}
                         }
@@ -747,6 +867,7 @@ fn string_traversal(s: &str, file: usize, origin: usize) -> (Option<Trav>, Vec<D
         root: root.unwrap_or_default(),
         root_span: at(&r),
         steps: steps.map(|(n, r)| (n, at(&r))).collect(),
+        bad_keys: Vec::new(),
     });
     (t, diags)
 }
@@ -2307,6 +2428,18 @@ impl Cx<'_> {
                 continue;
             }
             let Some((refs, at)) = entry else { continue };
+            // `lang.ReferencesInExpr`: a traversal that is no address is an error of its
+            // own, and then the entry's references are not judged.
+            let mut bad = false;
+            for t in &refs {
+                if let Some((summary, detail)) = ref_problem(t) {
+                    self.err(summary, detail, at);
+                    bad = true;
+                }
+            }
+            if bad {
+                continue;
+            }
             let mut resources = 0;
             for t in refs {
                 let first = t.steps.first().map(|(n, _)| n.as_deref());
@@ -2791,7 +2924,7 @@ impl Cx<'_> {
                 Step::Index(..) => {}
             }
         }
-        Some(Some(Trav { root, root_span, steps: out }))
+        Some(Some(Trav { root, root_span, steps: out, bad_keys: Vec::new() }))
     }
 
     /// `decodeMovedBlock`: both addresses are references (`addrs.ParseMoveEndpoint`), and

@@ -193,14 +193,14 @@ pub fn load<E: ReadError>(
             // Messages naming another place in the file name it as `range_string` does.
             (Syntax::Hcl, Some(e)) => Ok(hcl::parse_bytes(id, src.name(), e.as_bytes(), &src.text)),
             (Syntax::Hcl, None) => Ok(hcl::parse_shared(id, src.name(), &src.text)),
-            (Syntax::Json, _) => json::parse(id, src).map_err(|d| *d),
+            (Syntax::Json, _) => json::parse(id, src),
         };
         parsed.push(match result {
             Ok((f, diags)) if bytes.is_some() => {
                 ParsedFile { diagnostics: binary(&m.files.files[id].text, diags), ..f }
             }
             Ok((f, diags)) => ParsedFile { diagnostics: diags, ..f },
-            Err(d) => ParsedFile { file: id, diagnostics: vec![d], ..Default::default() },
+            Err(d) => ParsedFile { file: id, diagnostics: d, ..Default::default() },
         });
     }
     assemble(&mut m, &parsed);

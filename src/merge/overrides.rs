@@ -231,6 +231,9 @@ fn merge_locals(m: &mut Module, st: &mut State, o: &Block) {
 }
 
 fn merge_provider(m: &mut Module, st: &mut State, o: &Block) {
+    if !super::decode::provider_block_kept(o) {
+        return;
+    }
     let Some(addr) = o.address() else { return };
     match st.index.get(&addr) {
         Some(&i) => {

@@ -31,7 +31,7 @@ pub(super) fn required_providers(
     overrides: &[&ParsedFile],
 ) {
     for f in primaries {
-        for rp in terraform_children(f, "required_providers") {
+        for rp in required_providers_blocks(f) {
             match m.settings.required_providers_span {
                 None => {
                     m.settings.required_providers_span = Some(rp.def_span);
@@ -55,7 +55,7 @@ pub(super) fn required_providers(
         }
     }
     for f in overrides {
-        for rp in terraform_children(f, "required_providers") {
+        for rp in required_providers_blocks(f) {
             for entry in rp.body.attrs() {
                 let list = &mut m.settings.required_providers;
                 match list.iter_mut().find(|a| a.name == entry.name) {
@@ -72,6 +72,13 @@ fn terraform_children<'a>(
     kind: &'a str,
 ) -> impl Iterator<Item = &'a Block> + 'a {
     f.body.blocks_of("terraform").flat_map(move |t| t.body.blocks_of(kind))
+}
+
+/// The `required_providers` blocks of a file that Terraform keeps: one holding a block
+/// fails `JustAttributes`, which `decodeRequiredProvidersBlock` reports (decode.rs), and
+/// then the whole block is dropped (it neither counts as a duplicate nor overrides).
+fn required_providers_blocks(f: &ParsedFile) -> impl Iterator<Item = &Block> {
+    terraform_children(f, "required_providers").filter(|rp| rp.body.blocks().next().is_none())
 }
 
 /// Appends one primary file (spec §3).
@@ -104,6 +111,7 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
             }
         }
         "action" if tofu => {}
+        "provider" if !super::decode::provider_block_kept(b) => {}
         "resource" | "data" | "ephemeral" | "action" | "variable" | "output" | "module"
         | "provider" | "check" => {
             let Some(addr) = b.address() else { return };

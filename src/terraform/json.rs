@@ -15,13 +15,19 @@ use super::{
 };
 use crate::diag::Diagnostic;
 
-const MAX_DEPTH: usize = 256;
+/// How deep JSON values may nest, counted as the JSON reader counts (an array one level,
+/// an object two: itself and the property holding the value). The reader stops at this
+/// depth with an error of its own; ours says what the limit is. It keeps the recursion of
+/// the reader and of everything after it (the value as an expression) within what native
+/// syntax may nest (`syntax::parse::MAX_DEPTH`, 1000 levels).
+pub(super) const MAX_DEPTH: usize = 512;
 
-/// Parses one JSON-syntax file. Errors that still leave a usable body are returned with it.
+/// Parses one JSON-syntax file. Errors that still leave a usable body are returned with it;
+/// a file that does not parse gives its errors alone.
 pub fn parse(
     file: FileId,
     src: &SourceText,
-) -> Result<(ParsedFile, Vec<Diagnostic>), Box<Diagnostic>> {
+) -> Result<(ParsedFile, Vec<Diagnostic>), Vec<Diagnostic>> {
     let root = parse_value(file, &src.text)?;
     let mut cx = Decoder { file, src: Some(src), diags: Vec::new(), notes: Vec::new() };
     let body = cx.body(&root, Schema::Top);
@@ -29,16 +35,28 @@ pub fn parse(
 }
 
 /// Parses a JSON document (strict JSON, as Terraform reads it) into a value tree with spans:
-/// configuration files and `.tfvars.json` files alike.
-pub fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Box<Diagnostic>> {
-    let offset = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    let input = &text[offset..];
-    if let Some(pos) = too_deep(input) {
-        return Err(Box::new(Diagnostic::error(
+/// configuration files and `.tfvars.json` files alike. HCL's JSON parser reads both, so
+/// both get its errors: a document that does not start with a value (an empty file, a
+/// byte order mark, a bare word) and a root that is no object or array.
+pub fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Vec<Diagnostic>> {
+    if let Some(pos) = too_deep(text) {
+        return Err(vec![Diagnostic::error(
             "Nesting too deep",
-            format!("JSON values may be nested at most {MAX_DEPTH} levels deep."),
-            Span::new(file, pos + offset, pos + offset + 1),
-        )));
+            format!(
+                "JSON values may be nested at most {MAX_DEPTH} levels deep, where an array counts one level and an object two."
+            ),
+            Span::new(file, pos, pos + 1),
+        )]);
+    }
+    // HCL's errors, as Terraform reports them (the value is read below once there are none).
+    let errors = super::json_syntax::check(text);
+    if !errors.is_empty() {
+        return Err(errors
+            .into_iter()
+            .map(|(summary, detail, start, end)| {
+                Diagnostic::error(summary, detail, Span::new(file, start, end))
+            })
+            .collect());
     }
     let strict = ParseOptions {
         allow_comments: false,
@@ -52,23 +70,25 @@ pub fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Box<Diagnostic>
         allow_non_finite_numbers: false,
         allow_extended_string_escapes: false,
     };
+    // What HCL reads, the JSON reader reads too; its message stays for anything else.
     let parsed =
-        jsonc_parser::parse_to_ast(input, &CollectOptions::default(), &strict).map_err(|e| {
+        jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &strict).map_err(|e| {
             let r = e.range();
-            Box::new(Diagnostic::error(
+            vec![Diagnostic::error(
                 "Invalid JSON syntax",
                 format!("{}.", e.kind()),
-                Span::new(file, r.start + offset, (r.end + offset).max(r.start + offset)),
-            ))
+                Span::new(file, r.start, r.end.max(r.start)),
+            )]
         })?;
-    let Some(root) = parsed.value else {
-        return Err(Box::new(Diagnostic::error(
-            "Invalid JSON syntax",
-            "The file contains no JSON value; an empty configuration is written as {}.",
-            Span::new(file, offset, offset),
-        )));
-    };
-    Ok(node(file, offset, &root))
+    match parsed.value {
+        Some(root) => Ok(node(file, &root)),
+        // HCL has reported an empty document already: this does not happen.
+        None => Err(vec![Diagnostic::error(
+            "Missing value",
+            "The JSON data ends prematurely.",
+            Span::new(file, text.len(), text.len()),
+        )]),
+    }
 }
 
 /// Nested blocks of type `kind` from a JSON value whose meaning a native-syntax layer settled.
@@ -100,11 +120,14 @@ pub fn literal(n: &JsonNode) -> Expr {
     Expr::new(kind, n.span)
 }
 
+/// Where the JSON reader's depth (see [`MAX_DEPTH`]) first goes past the limit.
 fn too_deep(input: &str) -> Option<usize> {
     let (mut depth, mut in_str, mut esc) = (0usize, false, false);
     for (i, b) in input.bytes().enumerate() {
         if in_str {
+            // As HCL's scanner reads strings: a control character ends one too.
             match (esc, b) {
+                (_, 0..=31) => in_str = false,
                 (true, _) => esc = false,
                 (false, b'\\') => esc = true,
                 (false, b'"') => in_str = false,
@@ -115,29 +138,28 @@ fn too_deep(input: &str) -> Option<usize> {
         match b {
             b'"' => in_str = true,
             b'{' | b'[' => {
-                depth += 1;
+                depth += if b == b'{' { 2 } else { 1 };
                 if depth > MAX_DEPTH {
                     return Some(i);
                 }
             }
-            b'}' | b']' => depth = depth.saturating_sub(1),
+            b'}' => depth = depth.saturating_sub(2),
+            b']' => depth = depth.saturating_sub(1),
             _ => {}
         }
     }
     None
 }
 
-fn node(file: FileId, offset: usize, v: &Value) -> JsonNode {
+fn node(file: FileId, v: &Value) -> JsonNode {
     let r = v.range();
-    let span = Span::new(file, r.start + offset, r.end + offset);
+    let span = Span::new(file, r.start, r.end);
     let value = match v {
         Value::NullKeyword(_) => JsonValue::Null,
         Value::BooleanLit(b) => JsonValue::Bool(b.value),
         Value::NumberLit(n) => JsonValue::Number(n.value.to_string()),
         Value::StringLit(s) => JsonValue::String(s.value.to_string()),
-        Value::Array(a) => {
-            JsonValue::Array(a.elements.iter().map(|e| node(file, offset, e)).collect())
-        }
+        Value::Array(a) => JsonValue::Array(a.elements.iter().map(|e| node(file, e)).collect()),
         Value::Object(o) => JsonValue::Object(
             o.properties
                 .iter()
@@ -146,11 +168,7 @@ fn node(file: FileId, offset: usize, v: &Value) -> JsonNode {
                         ObjectPropName::String(s) => (s.value.to_string(), s.range),
                         ObjectPropName::Word(w) => (w.value.to_string(), w.range),
                     };
-                    (
-                        name,
-                        Span::new(file, r.start + offset, r.end + offset),
-                        node(file, offset, &p.value),
-                    )
+                    (name, Span::new(file, r.start, r.end), node(file, &p.value))
                 })
                 .collect(),
         ),
@@ -468,6 +486,9 @@ impl Decoder<'_> {
 mod tests {
     use super::*;
 
+    const ROOT_SUMMARY: &str = "Root value must be object";
+    const ROOT_DETAIL: &str = "The root value in a JSON-based configuration must be either a JSON object or a JSON array of objects.";
+
     fn src(text: &str) -> SourceText {
         SourceText::new(
             "main.tf.json".into(),
@@ -518,13 +539,106 @@ mod tests {
         let b = body(r#"{"terraform": null}"#);
         assert!(b.items.is_empty());
         let err = parse(0, &src("{\"a\": 1,}")).expect_err("trailing comma");
-        assert_eq!(err.summary, "Invalid JSON syntax");
+        assert_eq!(err[0].summary, "Trailing comma in object");
     }
 
     #[test]
-    fn bom_is_accepted() {
-        let (f, _) = parse(0, &src("\u{feff}{\"locals\": {\"a\": 1}}")).expect("parses");
-        let l = f.body.blocks().next().expect("locals");
-        assert_eq!(l.attr("a").map(|a| a.span.start), Some(15));
+    fn a_document_without_a_value_gets_hcls_errors_and_the_root_error() {
+        let errs = |text: &str| {
+            parse_value(0, text)
+                .expect_err("refused")
+                .iter()
+                .map(|d| {
+                    let at = d.subject.expect("subject");
+                    (d.summary.clone(), d.detail.clone(), at.start, at.end)
+                })
+                .collect::<Vec<_>>()
+        };
+        let root =
+            |at: usize, end: usize| (ROOT_SUMMARY.to_string(), ROOT_DETAIL.to_string(), at, end);
+        let start =
+            "A JSON value must start with a brace, a bracket, a number, a string, or a keyword.";
+        assert_eq!(
+            errs(" \n\t"),
+            vec![
+                ("Missing value".into(), "The JSON data ends prematurely.".into(), 3, 3),
+                root(3, 3)
+            ]
+        );
+        // A byte order mark is no whitespace to HCL (the span covers the whole character).
+        assert_eq!(
+            errs("\u{feff}{}"),
+            vec![("Invalid start of value".into(), start.into(), 0, 3), root(0, 3)]
+        );
+        assert_eq!(
+            errs("terraform {}"),
+            vec![
+                (
+                    "Invalid JSON keyword".into(),
+                    "\"terraform\" is not a valid JSON keyword.".into(),
+                    0,
+                    9
+                ),
+                root(0, 9)
+            ]
+        );
+        assert_eq!(
+            errs("nul"),
+            vec![
+                (
+                    "Invalid JSON keyword".into(),
+                    "\"nul\" is not a valid JSON keyword. Did you mean \"null\"?".into(),
+                    0,
+                    3
+                ),
+                root(0, 3)
+            ]
+        );
+        assert_eq!(errs("]")[0].0, "Missing array element value");
+        assert_eq!(errs(" \"x\""), vec![root(1, 4)]);
+        assert!(parse_value(0, "[]").is_ok());
+    }
+
+    #[test]
+    fn a_control_character_in_a_string_is_refused_at_the_character() {
+        let errs = parse_value(0, "{\"locals\": {\"a\": \"x\ty\"}}").expect_err("refused");
+        assert_eq!(errs[0].summary, "Invalid JSON string");
+        assert_eq!(errs[0].subject.map(|s| (s.start, s.end)), Some((19, 20)));
+        // Escaped, it is a tab.
+        assert!(parse_value(0, "{\"locals\": {\"a\": \"x\\ty\\\\\"}}").is_ok());
+    }
+
+    /// Terraform reads 255 arrays in a `locals` value (found on a real repository); the
+    /// limit is the JSON reader's own, an array counting one level and an object two.
+    #[test]
+    fn json_nests_up_to_the_readers_limit() {
+        let deep = || {
+            let doc = |arrays: usize, objects: usize| {
+                format!(
+                    "{{\"locals\": {{\"x\": {}{}1{}{}}}}}",
+                    "[".repeat(arrays),
+                    "{\"a\": ".repeat(objects),
+                    "}".repeat(objects),
+                    "]".repeat(arrays)
+                )
+            };
+            // `{"locals": {"x": …}}` is two objects, four levels.
+            assert!(parse_value(0, &doc(MAX_DEPTH - 4, 0)).is_ok());
+            assert!(parse_value(0, &doc(0, (MAX_DEPTH - 4) / 2)).is_ok());
+            assert!(parse_value(0, &doc(MAX_DEPTH - 6, 1)).is_ok());
+            for over in
+                [doc(MAX_DEPTH - 3, 0), doc(0, (MAX_DEPTH - 4) / 2 + 1), doc(MAX_DEPTH - 5, 1)]
+            {
+                let errs = parse_value(0, &over).expect_err("too deep");
+                assert_eq!(errs[0].summary, "Nesting too deep");
+            }
+        };
+        // The binary's threads have large stacks; a test thread's default is small.
+        std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn(deep)
+            .expect("thread")
+            .join()
+            .expect("no panic");
     }
 }

@@ -9,6 +9,7 @@ pub mod discover;
 pub mod expr;
 pub mod hcl;
 pub mod json;
+mod json_syntax;
 pub mod number;
 pub mod schema;
 pub mod syntax;
