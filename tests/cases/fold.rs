@@ -44,6 +44,19 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
         let mut lines: Vec<String> = cases().iter().filter_map(|c| outcome(c)).collect();
         let ok = lines.iter().filter(|l| l.contains(": folded, ")).count();
         let refused = lines.len() - ok;
+        let rejected = lines.iter().filter(|l| l.contains("rejects this module")).count();
+        // The README's counts are these.
+        let readme = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"),
+        )
+        .unwrap();
+        let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+        let said = format!(
+            "Of the {} fixture modules with override files, {ok} fold. Of the {refused} refused, {rejected} are modules Terraform or OpenTofu rejects; the other {} are refused for a stated reason.",
+            lines.len(),
+            refused - rejected
+        );
+        assert!(readme.contains(&said), "README.md should say: {said}");
         lines.insert(0, format!("{ok} folded, {refused} refused"));
         insta::with_settings!({prepend_module_to_snapshot => false, snapshot_path => "../snapshots"}, {
             insta::assert_snapshot!(
