@@ -206,6 +206,54 @@ pub enum Command {
         #[arg(long, value_enum)]
         engine: Option<Engine>,
     },
+    /// Write a copy of a tree in which every module is its effective configuration, for
+    /// scanners and policy engines that read files one by one.
+    #[command(
+        after_help = "Override files are folded into the files they override (as `fold` does, layout and\ncomments kept), `.tf` files that a `.tofu` twin shadows are left out, and under OpenTofu\n`.tofu` files are written as `.tf` (scanners read no `.tofu`). Every other file is copied\nas it is (git-ignored files outside modules, `.git` and `.terraform` are not). The map from\nevery line of every rewritten file back to your files is written to\nDIR/.override-guard-map.json, for `override-guard remap`.\n\nExamples:\n  override-guard flatten --out /tmp/flat\n  override-guard flatten envs/dev envs/prod --out build/flat --force\n\nExit status: 0 every module flattened, 1 a module copied as it is (Terraform rejects it,\nor folding it would change what it means), 2 usage or I/O error."
+    )]
+    Flatten {
+        /// Directories to flatten, each with its subdirectories.
+        #[arg(value_name = "PATH", default_value = ".")]
+        paths: Vec<PathBuf>,
+        /// Where to write the tree: a new or empty directory outside PATH.
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Empty DIR first when it holds something.
+        #[arg(long)]
+        force: bool,
+        #[arg(long, value_enum)]
+        engine: Option<Engine>,
+    },
+    /// Run a scanner on a flattened copy of a tree and put its findings back on your files.
+    #[command(
+        after_help = "In COMMAND, {} stands for a temporary flattened copy of PATH, and {out} for a path the\nscanner writes its SARIF report to (its report on stdout then goes to stderr); without\n{out}, the scanner's stdout must be the SARIF log. Findings on a line an override file\nset point at that line of the override file; findings on a whole block that overrides\nchange point at the primary block and name each override block as a related location.\nThe temporary copy is removed afterwards and named nowhere in the output.\n\nExamples:\n  override-guard scan -- checkov -d {} -o sarif --output-file-path {out}\n  override-guard scan envs/prod --format github -- checkov -d {} -o sarif --output-file-path {out}\n\nExit status: the scanner's; 2 when override-guard itself fails (usage, I/O, no SARIF)."
+    )]
+    Scan {
+        /// The directory to scan, with its subdirectories.
+        #[arg(value_name = "PATH", default_value = ".")]
+        path: PathBuf,
+        #[arg(long, value_enum, default_value_t = ScanFormat::Sarif)]
+        format: ScanFormat,
+        #[arg(long, value_enum)]
+        engine: Option<Engine>,
+        /// The scanner's command line, after `--`.
+        #[arg(last = true, required = true, value_name = "COMMAND")]
+        command: Vec<String>,
+    },
+    /// Put the findings of a SARIF log made on a flattened tree back on your files.
+    #[command(
+        after_help = "For CI systems that run the scanner themselves: flatten, scan the copy, then remap.\n\nExamples:\n  override-guard flatten --out flat && checkov -d flat -o sarif --output-file-path out\n  override-guard remap out/results_sarif.sarif --tree flat > results.sarif\n\nExit status: 0 remapped, 2 usage or I/O error (a log that is not SARIF, a tree without\nits map)."
+    )]
+    Remap {
+        /// The SARIF log (- for standard input).
+        #[arg(value_name = "SARIF")]
+        sarif: PathBuf,
+        /// The flattened tree the log was made on (its map is read from it).
+        #[arg(long, value_name = "DIR")]
+        tree: PathBuf,
+        #[arg(long, value_enum, default_value_t = ScanFormat::Sarif)]
+        format: ScanFormat,
+    },
     /// Write a commented starter policy (.override-guard.toml); never overwrites a file.
     #[command(
         after_help = "Examples:\n  override-guard init\n  override-guard init --path infra/.override-guard.toml\n  override-guard init --stdout | less\n\nExit status: 0 written, 2 the file exists or cannot be written."
@@ -331,6 +379,17 @@ pub enum ReportFormat {
     Json,
     /// SARIF 2.1.0, for code scanning.
     Sarif,
+    /// GitHub Actions workflow annotations.
+    Github,
+}
+
+/// How `scan` and `remap` print the scanner's findings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ScanFormat {
+    /// The scanner's SARIF log, its locations on your files.
+    Sarif,
+    /// `path:line:col: level[rule]: message`, one finding a line.
+    Compact,
     /// GitHub Actions workflow annotations.
     Github,
 }

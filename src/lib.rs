@@ -16,6 +16,7 @@ pub mod cty;
 pub mod diag;
 pub mod finding;
 pub mod fix;
+pub mod flatten;
 pub mod lsp;
 pub mod merge;
 pub mod path;

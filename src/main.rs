@@ -27,7 +27,7 @@ fn main() -> ExitCode {
         Ok(Err(_)) => ExitCode::from(101),
         Err(e) => {
             let _ = writeln!(std::io::stderr(), "error: cannot start: {e}");
-            ExitCode::from(Outcome::Error as u8)
+            ExitCode::from(Outcome::Error.code())
         }
     }
 }
@@ -35,13 +35,13 @@ fn main() -> ExitCode {
 fn run() -> ExitCode {
     let cli = Cli::parse_ordered();
     match app::run(&cli) {
-        Ok(o) => ExitCode::from(o as u8),
+        Ok(o) => ExitCode::from(o.code()),
         Err(e) => {
             // The path may come from a hostile repository: escaped, line breaks included.
             let line = format!("error: {}\n", e.map_path(report::clean_line));
             let _ =
                 std::io::stderr().write_all(report::guard(&line, Escapes::Text, false).as_bytes());
-            ExitCode::from(Outcome::Error as u8)
+            ExitCode::from(Outcome::Error.code())
         }
     }
 }

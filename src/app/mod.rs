@@ -35,6 +35,7 @@ mod check;
 mod diff;
 mod edit;
 mod explain;
+mod flatten;
 mod init;
 mod lsp;
 mod output;
@@ -61,9 +62,23 @@ use vars::*;
 /// What a run ends with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
-    Clean = 0,
-    Findings = 1,
-    Error = 2,
+    Clean,
+    Findings,
+    Error,
+    /// `scan`: the scanner's own exit status, passed on.
+    Scanner(u8),
+}
+
+impl Outcome {
+    /// The process's exit status.
+    pub fn code(self) -> u8 {
+        match self {
+            Outcome::Clean => 0,
+            Outcome::Findings => 1,
+            Outcome::Error => 2,
+            Outcome::Scanner(c) => c,
+        }
+    }
 }
 
 /// Runs a parsed command line. A report that could not be written whole (a full disk, a
@@ -125,6 +140,13 @@ fn dispatch(cli: &Cli) -> Result<Outcome, source::Error> {
         Command::Fold { files, dry_run, allow_dirty, engine } => {
             edit::fold(files, *dry_run, *allow_dirty, *engine)
         }
+        Command::Flatten { paths, out, force, engine } => {
+            flatten::flatten(paths, out, *force, *engine)
+        }
+        Command::Scan { path, command, format, engine } => {
+            flatten::scan(path, command, *format, *engine)
+        }
+        Command::Remap { sarif, tree, format } => flatten::remap_cmd(sarif, tree, *format),
         Command::Init { path, stdout } => init(path, *stdout),
         Command::Explain { rule } => Ok(explain(rule.as_deref())),
         Command::Lsp => lsp(),

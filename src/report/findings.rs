@@ -245,11 +245,11 @@ pub fn github(findings: &[Finding], s: &Summary) -> String {
     out
 }
 
-fn gh_data(s: &str) -> String {
+pub(crate) fn gh_data(s: &str) -> String {
     clean(&s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A"))
 }
 
-fn gh_property(s: &str) -> String {
+pub(crate) fn gh_property(s: &str) -> String {
     gh_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 

@@ -322,6 +322,12 @@ pub enum Error {
     #[error("language server: {message}")]
     #[diagnostic(code(override_guard::lsp))]
     Protocol { message: String },
+
+    /// `flatten`, `scan` or `remap` asked for something they cannot do (an output
+    /// directory that holds the tree, a command without `{}`, a report that is not SARIF).
+    #[error("{message}")]
+    #[diagnostic(code(override_guard::usage))]
+    Usage { message: String },
 }
 
 impl Error {
@@ -377,7 +383,7 @@ impl Error {
             | TempFile { path, .. }
             | Replace { path, .. }
             | Delete { path, .. } => *path = f(path),
-            HalfRange | Stdout { .. } | Protocol { .. } => {}
+            HalfRange | Stdout { .. } | Protocol { .. } | Usage { .. } => {}
         }
         this
     }
