@@ -8,6 +8,7 @@ mod adopt;
 mod adversarial;
 mod cli;
 mod fix;
+mod flatten;
 mod git;
 mod local;
 mod lsp;

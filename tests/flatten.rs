@@ -1,0 +1,290 @@
+//! `flatten`, `scan` and `remap` on real repositories made in temporary directories. The
+//! scanner here is a small Python program that reports what checkov reports (a finding on
+//! a resource's whole line range) and a finding on one line, so the mapping back is
+//! checked without checkov; `tests/machine/scanners.rs` runs the real one.
+
+use crate::util::{Sandbox, files_of, snapshot_tree, tree_changes};
+
+const MAIN: &str = "# The orders database.\nresource \"aws_db_instance\" \"main\" {\n  identifier          = \"orders\"\n  publicly_accessible = false\n  deletion_protection = true\n}\n";
+const OVERRIDE: &str = "# Debugging access.\nresource \"aws_db_instance\" \"main\" {\n  publicly_accessible = true\n  deletion_protection = false\n}\n";
+const NET: &str = "resource \"aws_vpc\" \"main\" {\n  cidr_block = \"10.0.0.0/16\"\n}\n";
+
+/// A scanner in the manner of checkov: for every `.tf` file of the tree it is given, one
+/// finding on each resource's whole line range and one on each line that makes a database
+/// public. It writes SARIF to the path after `--out`, or prints it, then exits with the
+/// status after `--exit`. Uris are relative to the directory above the tree, as checkov
+/// writes them when it scans a directory by its absolute path.
+const SCANNER: &str = r#"
+import json, os, sys
+args = sys.argv[1:]
+tree = args[0]
+out = args[args.index("--out") + 1] if "--out" in args else None
+code = int(args[args.index("--exit") + 1]) if "--exit" in args else 0
+above = os.path.dirname(os.path.abspath(tree))
+results = []
+for d, _, files in os.walk(tree):
+    for f in sorted(files):
+        if not f.endswith(".tf"):
+            continue
+        p = os.path.join(d, f)
+        uri = os.path.relpath(p, above)
+        lines = open(p).read().split("\n")
+        start = None
+        for i, line in enumerate(lines, 1):
+            if line.startswith("resource "):
+                start = i
+            if line == "}" and start:
+                results.append({"ruleId": "WHOLE", "level": "error", "message": {"text": "a resource"},
+                                "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri},
+                                               "region": {"startLine": start, "endLine": i}}}]})
+                start = None
+            if "publicly_accessible = true" in line:
+                results.append({"ruleId": "PUBLIC", "level": "warning", "message": {"text": "public in " + p},
+                                "locations": [{"physicalLocation": {"artifactLocation": {"uri": "file://" + os.path.abspath(p)},
+                                               "region": {"startLine": i, "startColumn": 3}}}]})
+log = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "fake"}}, "results": results}]}
+if out:
+    json.dump(log, open(out, "w"))
+    print("fake scanner: report written")
+else:
+    print(json.dumps(log))
+sys.exit(code)
+"#;
+
+fn repo() -> Sandbox {
+    let s = Sandbox::new();
+    s.commit(
+        &[
+            ("infra/db/main.tf", MAIN),
+            ("infra/db/override.tf", OVERRIDE),
+            ("infra/db/README.md", "# db\n"),
+            ("infra/net/main.tf", NET),
+            (".gitignore", "*.log\n"),
+        ],
+        "init",
+    );
+    s.write("infra/db/debug.log", "noise\n");
+    std::fs::write(s.beside("scanner.py"), SCANNER).unwrap();
+    s
+}
+
+/// Python runs the stand-in scanner: like git, the test suite needs it (CI has both).
+fn python() -> &'static str {
+    ["python3", "python"]
+        .into_iter()
+        .find(|p| {
+            std::process::Command::new(p)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .expect("python3 runs the stand-in scanner of scan's tests: install Python 3")
+}
+
+fn sarif(out: &str) -> serde_json::Value {
+    serde_json::from_str(out).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"))
+}
+
+/// (uri, startLine, endLine) of the primary location of each result with `rule`.
+fn located(log: &serde_json::Value, rule: &str) -> Vec<(String, u64, u64)> {
+    log["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["ruleId"] == rule)
+        .map(|r| {
+            let p = &r["locations"][0]["physicalLocation"];
+            (
+                p["artifactLocation"]["uri"].as_str().unwrap().to_string(),
+                p["region"]["startLine"].as_u64().unwrap(),
+                p["region"]["endLine"].as_u64().or(p["region"]["startLine"].as_u64()).unwrap(),
+            )
+        })
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
+#[test]
+fn flatten_writes_each_module_as_terraform_runs_it_and_nothing_else_changes() {
+    let s = repo();
+    let before = snapshot_tree(&s.path(""));
+    let out = s.beside("flat");
+    let r = s.run(&["flatten", "infra", "--out", out.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.shown());
+    assert!(r.out().is_empty(), "{}", r.shown());
+    assert!(
+        r.err().contains("flattened 1 of 2 modules") && r.err().contains("1 override file folded"),
+        "{}",
+        r.shown()
+    );
+    let files = files_of(&out);
+    let names: Vec<&str> = files.keys().map(String::as_str).collect();
+    assert_eq!(names, [".override-guard-map.json", "db/README.md", "db/main.tf", "net/main.tf"]);
+    let main = String::from_utf8_lossy(&files["db/main.tf"]).into_owned();
+    assert_eq!(
+        main,
+        MAIN.replace("publicly_accessible = false", "publicly_accessible = true")
+            .replace("deletion_protection = true", "deletion_protection = false")
+    );
+    assert_eq!(files["net/main.tf"], NET.as_bytes());
+    let map = sarif(&String::from_utf8_lossy(&files[".override-guard-map.json"]));
+    assert_eq!(map["version"], 1);
+    assert_eq!(map["root"], "infra");
+    assert_eq!(map["files"][0]["path"], "db/main.tf");
+    assert_eq!(map["files"][0]["source"], "infra/db/main.tf");
+    assert_eq!(map["dropped"][0]["source"], "infra/db/override.tf");
+    assert!(tree_changes(&before, &snapshot_tree(&s.path(""))).is_empty());
+    assert_eq!(s.git(&["status", "--porcelain", "--ignored"]), "!! infra/db/debug.log\n");
+}
+
+#[test]
+fn flatten_refuses_an_output_directory_that_holds_something_unless_forced() {
+    let s = repo();
+    let out = s.beside("flat");
+    std::fs::create_dir_all(out.join("old")).unwrap();
+    std::fs::write(out.join("old/override.tf"), OVERRIDE).unwrap();
+    let r = s.run(&["flatten", "infra", "--out", out.to_str().unwrap()]);
+    assert_eq!(r.code, 2, "{}", r.shown());
+    assert!(
+        r.err().contains("exists and is not empty (--force empties it first)"),
+        "{}",
+        r.shown()
+    );
+    assert!(out.join("old/override.tf").exists());
+    let r = s.run(&["flatten", "infra", "--out", out.to_str().unwrap(), "--force"]);
+    assert_eq!(r.code, 0, "{}", r.shown());
+    assert!(!out.join("old").exists(), "a stale file would be scanned as the truth");
+    assert!(out.join("db/main.tf").exists());
+    // The tree itself, or a directory holding it, is never an output.
+    for bad in [s.path("infra"), s.path("")] {
+        let r = s.run(&["flatten", "infra", "--out", bad.to_str().unwrap(), "--force"]);
+        assert_eq!(r.code, 2, "{}", r.shown());
+        assert!(r.err().contains("name a directory outside it"), "{}", r.shown());
+    }
+    assert_eq!(std::fs::read_to_string(s.path("infra/db/override.tf")).unwrap(), OVERRIDE);
+}
+
+#[test]
+fn flatten_copies_a_module_terraform_rejects_as_it_is_and_says_so() {
+    let s = repo();
+    s.write("infra/bad/main.tf", MAIN);
+    s.write("infra/bad/override.tf", "resource \"aws_db_instance\" \"other\" {\n}\n");
+    let out = s.beside("flat");
+    let r = s.run(&["flatten", "infra", "--out", out.to_str().unwrap()]);
+    assert_eq!(r.code, 1, "{}", r.shown());
+    assert!(
+        r.err().contains(
+            "note: infra/bad: copied as it is, not flattened: Terraform rejects this module"
+        ),
+        "{}",
+        r.shown()
+    );
+    assert!(out.join("bad/override.tf").exists());
+    assert!(!out.join("db/override.tf").exists());
+}
+
+#[test]
+fn scan_puts_the_scanner_findings_back_on_the_users_files() {
+    let py = python();
+    let s = repo();
+    let tmp = s.beside("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let scanner = s.beside("scanner.py");
+    let run = |dir: &str, extra: &[&str]| {
+        let mut args: Vec<&str> = vec!["scan", "--", py, scanner.to_str().unwrap(), "{}"];
+        args.extend(extra);
+        s.run_env(dir, &args, &[("TMPDIR", tmp.to_str().unwrap())])
+    };
+    let r = run("infra", &["--out", "{out}", "--exit", "3"]);
+    assert_eq!(r.code, 3, "the scanner's status is passed on:\n{}", r.shown());
+    assert!(r.err().contains("fake scanner: report written"), "{}", r.shown());
+    let log = sarif(&r.out());
+    assert_eq!(
+        located(&log, "WHOLE"),
+        [("infra/db/main.tf".to_string(), 2, 6), ("infra/net/main.tf".to_string(), 1, 3)]
+    );
+    assert_eq!(located(&log, "PUBLIC"), [("infra/db/override.tf".to_string(), 3, 3)]);
+    let whole = log["runs"][0]["results"].as_array().unwrap().iter().find(|r| {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "infra/db/main.tf"
+    });
+    let whole = whole.unwrap();
+    let rel = &whole["relatedLocations"][0]["physicalLocation"];
+    assert_eq!(rel["artifactLocation"]["uri"], "infra/db/override.tf");
+    assert_eq!(
+        (rel["region"]["startLine"].as_u64(), rel["region"]["endLine"].as_u64()),
+        (Some(2), Some(5))
+    );
+    let net = log["runs"][0]["results"].as_array().unwrap().iter().find(|r| {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "infra/net/main.tf"
+    });
+    assert_eq!(net.unwrap().get("relatedLocations"), None, "net/ has no overrides");
+    let text = r.out();
+    assert!(
+        !text.contains("override-guard-scan") && !text.contains(tmp.to_str().unwrap()),
+        "{text}"
+    );
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0, "the temporary tree is removed");
+    // The scanner's stdout as the log; compact and GitHub output.
+    let r = run("", &[]);
+    assert_eq!(r.code, 0, "{}", r.shown());
+    assert_eq!(located(&sarif(&r.out()), "PUBLIC"), [("infra/db/override.tf".to_string(), 3, 3)]);
+    let mut args =
+        vec!["scan", "infra", "--format", "compact", "--", py, scanner.to_str().unwrap(), "{}"];
+    let r = s.run_env("", &args, &[("TMPDIR", tmp.to_str().unwrap())]);
+    assert!(
+        r.out().contains("infra/db/override.tf:3:1: warning[PUBLIC]: public in "),
+        "{}",
+        r.shown()
+    );
+    args[3] = "github";
+    let r = s.run_env("", &args, &[("TMPDIR", tmp.to_str().unwrap())]);
+    assert!(
+        r.out().contains("::error file=infra/db/main.tf,line=2,endLine=6,title=WHOLE::a resource Override files change this block: [infra/db/override.tf:2](1)"),
+        "{}",
+        r.shown()
+    );
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
+}
+
+#[test]
+fn scan_fails_as_itself_when_the_scanner_cannot_run_or_gives_no_sarif() {
+    let s = repo();
+    let tmp = s.beside("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let env = [("TMPDIR", tmp.to_str().unwrap())];
+    let r = s.run_env("", &["scan", "--", "no-such-scanner-here", "{}"], &env);
+    assert_eq!(r.code, 2, "{}", r.shown());
+    assert!(r.err().contains("cannot run no-such-scanner-here"), "{}", r.shown());
+    let r = s.run_env("", &["scan", "--", "echo", "checked"], &env);
+    assert_eq!(r.code, 2, "{}", r.shown());
+    assert!(r.err().contains("write {} where its directory goes"), "{}", r.shown());
+    let r = s.run_env("", &["scan", "--", "echo", "{}"], &env);
+    assert_eq!(r.code, 2, "{}", r.shown());
+    assert!(r.err().contains("did not give a SARIF log"), "{}", r.shown());
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
+    assert_eq!(std::fs::read_to_string(s.path("infra/db/override.tf")).unwrap(), OVERRIDE);
+}
+
+#[test]
+fn remap_maps_a_log_made_elsewhere_on_a_flattened_tree() {
+    let s = repo();
+    let r = s.run(&["flatten", "infra", "--out", "../flat"]);
+    assert_eq!(r.code, 0, "{}", r.shown());
+    // As a CI job's scanner would write it: relative to the directory above the tree.
+    let log = serde_json::json!({ "version": "2.1.0", "runs": [{ "tool": { "driver": { "name": "ci" } }, "results": [
+        { "ruleId": "PUBLIC", "message": { "text": "public" }, "locations": [{ "physicalLocation": {
+            "artifactLocation": { "uri": "flat/db/main.tf" }, "region": { "startLine": 4 } } }] },
+        { "ruleId": "README", "message": { "text": "doc" }, "locations": [{ "physicalLocation": {
+            "artifactLocation": { "uri": "db/README.md" }, "region": { "startLine": 1 } } }] }
+    ] }] });
+    std::fs::write(s.beside("scan.sarif"), log.to_string()).unwrap();
+    let r = s.run(&["remap", "../scan.sarif", "--tree", "../flat"]);
+    assert_eq!(r.code, 0, "{}", r.shown());
+    let out = sarif(&r.out());
+    assert_eq!(located(&out, "PUBLIC"), [("infra/db/override.tf".to_string(), 3, 3)]);
+    assert_eq!(located(&out, "README"), [("infra/db/README.md".to_string(), 1, 1)]);
+    let r = s.run(&["remap", "../scan.sarif", "--tree", "infra"]);
+    assert_eq!(r.code, 2, "a tree without its map:\n{}", r.shown());
+    assert!(r.err().contains(".override-guard-map.json"), "{}", r.shown());
+}
