@@ -18,6 +18,7 @@ mod editor;
 #[path = "../measure.rs"]
 mod measure;
 mod precommit;
+mod scanners;
 mod unprivileged;
 #[path = "../util.rs"]
 #[allow(dead_code)] // shared with the other test binaries, which use the rest
@@ -54,7 +55,13 @@ impl Need {
                     format!(
                         "{} not set (see tests/machine/{}; .ci/run sets {})",
                         missing.join(", "),
-                        if vars.contains(&editor::NVIM) { "editor.rs" } else { "precommit.rs" },
+                        if vars.contains(&editor::NVIM) {
+                            "editor.rs"
+                        } else if vars.contains(&scanners::CHECKOV) {
+                            "scanners.rs"
+                        } else {
+                            "precommit.rs"
+                        },
                         if missing.len() == 1 { "it" } else { "them" }
                     )
                 })
@@ -112,6 +119,21 @@ const TESTS: &[(&str, Need, fn())] = &[
             precommit::WHEELHOUSE_VAR,
         ]),
         precommit::the_python_hooks_install_the_prebuilt_wheel,
+    ),
+    (
+        "scanners/checkov_judges_the_effective_module_on_the_users_own_lines",
+        Need::Tools(&[scanners::CHECKOV]),
+        scanners::checkov_judges_the_effective_module_on_the_users_own_lines,
+    ),
+    (
+        "scanners/a_primary_made_safe_by_an_override_gives_no_failure",
+        Need::Tools(&[scanners::CHECKOV]),
+        scanners::a_primary_made_safe_by_an_override_gives_no_failure,
+    ),
+    (
+        "scanners/a_tofu_twin_is_scanned_instead_of_its_tf",
+        Need::Tools(&[scanners::CHECKOV]),
+        scanners::a_tofu_twin_is_scanned_instead_of_its_tf,
     ),
     (
         "unprivileged/an_unreadable_file_is_a_finding_of_its_module",
