@@ -19,7 +19,7 @@ use crate::util::Sandbox;
 
 /// Keeps a report (as `name.gitlab.json`, `name.junit.xml` or `name.checkstyle.xml`) for the
 /// schema check CI runs after the tests.
-fn keep(name: &str, kind: &str, text: &str) {
+pub fn keep(name: &str, kind: &str, text: &str) {
     let ext = if kind == "gitlab" { "gitlab.json" } else { &format!("{kind}.xml") };
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("ci-formats");
     std::fs::create_dir_all(&dir).expect("sample directory");
