@@ -3,7 +3,7 @@ published schemas vendored in tests/data (their origins: tests/data/README.md).
 
     python check_formats.py SCHEMA_DIR REPORT_DIR
 
-REPORT_DIR holds what the tests wrote (tests/ci_formats.rs): `*.gitlab.json`,
+REPORT_DIR holds what the tests wrote (tests/ci_formats.rs, tests/untrusted.rs): `*.gitlab.json`,
 `*.junit.xml` and `*.checkstyle.xml`. Each kind must be there at least once, so the
 check cannot pass on nothing.
 
