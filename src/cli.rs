@@ -148,7 +148,7 @@ pub enum Command {
     },
     /// What a change does to the effective configuration, and the findings it adds or removes.
     #[command(
-        after_help = "Examples, with the sides `git diff` would compare:\n  override-guard diff              HEAD -> index (what is staged)\n  override-guard diff --worktree   index -> worktree (what is not staged yet)\n  override-guard diff A            A -> worktree\n  override-guard diff A B          A -> B  (also A..B)\n  override-guard diff A...B        merge base of A and B -> B (a branch's own change)\n\nFormats: human (default) and json show the whole review; compact, sarif and github\nlist the findings the change introduces.\nExit status: 0, or 1 when the change introduces deny-level findings; 2 on errors."
+        after_help = "Examples, with the sides `git diff` would compare:\n  override-guard diff              HEAD -> index (what is staged)\n  override-guard diff --worktree   index -> worktree (what is not staged yet)\n  override-guard diff A            A -> worktree\n  override-guard diff A B          A -> B  (also A..B)\n  override-guard diff A...B        merge base of A and B -> B (a branch's own change)\n\nFormats: human (default) and json show the whole review; the others (compact,\nsarif, github, gitlab, junit, checkstyle) list the findings the change introduces.\nExit status: 0, or 1 when the change introduces deny-level findings; 2 on errors."
     )]
     Diff {
         /// Revisions: none, `A`, `A B`, `A..B` or `A...B`.
@@ -381,6 +381,12 @@ pub enum ReportFormat {
     Sarif,
     /// GitHub Actions workflow annotations.
     Github,
+    /// GitLab Code Quality report (a JSON array), for merge-request widgets.
+    Gitlab,
+    /// JUnit XML, for Jenkins' junit step and GitLab's test reports.
+    Junit,
+    /// Checkstyle XML, for Jenkins' warnings-ng and other linter dashboards.
+    Checkstyle,
 }
 
 /// How `scan` and `remap` print the scanner's findings.

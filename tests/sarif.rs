@@ -34,7 +34,7 @@ fn site(path: &str, source: &Arc<str>, needle: &str, label: &str) -> Site {
     }
 }
 
-fn findings() -> Vec<Finding> {
+pub fn findings() -> Vec<Finding> {
     let main: Arc<str> = Arc::from(
         "# Grüße, ünïcödé → ✓\nresource \"aws_s3_bucket\" \"logs\" {\n  bucket = \"lögs-😀\"\n  force_destroy = false\n}\n",
     );

@@ -6,6 +6,7 @@
 
 mod adopt;
 mod adversarial;
+mod ci_formats;
 mod cli;
 mod fix;
 mod flatten;

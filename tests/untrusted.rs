@@ -800,6 +800,27 @@ fn vars_escapes_control_characters() {
     assert_clean(&scan(&h.s, &runs));
 }
 
+/// The CI reports carry the hostile text as data: no raw control character, and (checked
+/// against their schemas by `.ci/check_formats.py`) documents that still parse.
+#[test]
+fn ci_formats_escape_control_characters() {
+    let h = Hostile::new();
+    let mut runs = Vec::new();
+    for format in ["gitlab", "junit", "checkstyle"] {
+        for cmd in [&["audit"][..], &["audit", "--staged"], &["check"], &["diff"]] {
+            let mut run: Vec<String> = cmd.iter().map(|a| a.to_string()).collect();
+            run.extend(["--format".to_string(), format.to_string()]);
+            runs.push(run);
+        }
+        let got = h.s.run(&["audit", "--format", format]);
+        assert_eq!(got.code, 1, "{}", got.shown());
+        crate::ci_formats::keep("hostile-cli", format, &got.out());
+        let got = h.s.run(&["diff", "--format", format]);
+        crate::ci_formats::keep("hostile-cli-diff", format, &got.out());
+    }
+    assert_clean(&scan(&h.s, &runs));
+}
+
 #[test]
 fn colour_output_carries_only_our_own_sequences() {
     let h = Hostile::new();
@@ -936,7 +957,8 @@ fn assert_no_absolute_path(s: &Sandbox, dir: &str, args: &[&str], stderr_too: bo
     }
 }
 
-const MACHINE_FORMATS: [&str; 4] = ["compact", "json", "sarif", "github"];
+const MACHINE_FORMATS: [&str; 7] =
+    ["compact", "json", "sarif", "github", "gitlab", "junit", "checkstyle"];
 
 #[test]
 fn reports_from_the_root_carry_relative_paths() {

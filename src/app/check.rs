@@ -217,6 +217,14 @@ impl Hook<'_> {
                     }
                 });
             }
+            // A CI service reads the report as a file: an empty one would not parse.
+            if matches!(
+                self.format,
+                ReportFormat::Gitlab | ReportFormat::Junit | ReportFormat::Checkstyle
+            ) {
+                let text = render_findings(&findings, &summary, self.format, self.style);
+                print_findings(&text, self.format);
+            }
             return Ok(Outcome::Clean);
         }
         print_findings(&render_findings(&findings, &summary, self.format, self.style), self.format);

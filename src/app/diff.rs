@@ -190,6 +190,7 @@ pub(super) fn diff(
             }
             let mut summary = findings::Summary {
                 modules: changes.len(),
+                judged: now.iter().map(|j| j.loaded.module.dir.clone()).collect(),
                 policies,
                 quiet: args.quiet,
                 ..Default::default()

@@ -7,8 +7,14 @@ use super::*;
 /// Prints a rendered report with the escapes its format reads back.
 pub(super) fn print_findings(text: &str, format: ReportFormat) {
     match format {
-        ReportFormat::Json | ReportFormat::Sarif => write_syntax(text),
-        ReportFormat::Human | ReportFormat::Compact | ReportFormat::Github => write_out(text),
+        ReportFormat::Json | ReportFormat::Sarif | ReportFormat::Gitlab => write_syntax(text),
+        // The XML reports escape everything unsafe themselves (XML has no escape the
+        // guard could use for a control character): the guard finds nothing left.
+        ReportFormat::Human
+        | ReportFormat::Compact
+        | ReportFormat::Github
+        | ReportFormat::Junit
+        | ReportFormat::Checkstyle => write_out(text),
     }
 }
 
@@ -24,6 +30,9 @@ pub(super) fn render_findings(
         ReportFormat::Json => findings::json(findings, summary),
         ReportFormat::Sarif => report::sarif::render(findings),
         ReportFormat::Github => findings::github(findings, summary),
+        ReportFormat::Gitlab => report::ci::gitlab(findings),
+        ReportFormat::Junit => report::ci::junit(findings, summary),
+        ReportFormat::Checkstyle => report::ci::checkstyle(findings),
     }
 }
 

@@ -205,7 +205,17 @@ impl Shown {
     /// A path of the run as a report format wants it.
     pub fn path_for(&self, p: &str, format: ReportFormat) -> String {
         match format {
-            ReportFormat::Github | ReportFormat::Sarif if self.in_repo => p.to_string(),
+            // The formats CI services read: from the repository's root, as they resolve
+            // paths; SARIF and GitLab share the paths fingerprints and baselines are made of.
+            ReportFormat::Github
+            | ReportFormat::Sarif
+            | ReportFormat::Gitlab
+            | ReportFormat::Junit
+            | ReportFormat::Checkstyle
+                if self.in_repo =>
+            {
+                p.to_string()
+            }
             _ => self.path(p),
         }
     }
@@ -218,6 +228,9 @@ impl Shown {
             }
         }
         for p in summary.policies.iter_mut().flatten().chain(summary.local_only.iter_mut()) {
+            *p = self.path_for(p, format);
+        }
+        for p in &mut summary.judged {
             *p = self.path_for(p, format);
         }
     }

@@ -42,7 +42,8 @@ impl Audit<'_> {
             .collect();
         progress.finish();
         let per_module = per_module?;
-        let summary = self.summary(modules.len(), per_module.iter().map(|(.., c)| c));
+        let mut summary = self.summary(modules.len(), per_module.iter().map(|(.., c)| c));
+        summary.judged = modules.iter().map(|(d, _)| d.clone()).collect();
         let findings = self.conclude(per_module.into_iter().map(|(i, p, _)| (i, p)));
         Ok((findings, summary))
     }
@@ -51,7 +52,8 @@ impl Audit<'_> {
     pub fn run_loaded(&self, loaded: &[LoadedModule]) -> (Vec<Finding>, Summary) {
         let per_module: Vec<(usize, Partial, Counts)> =
             loaded.par_iter().map(|l| self.judge(l)).collect();
-        let summary = self.summary(loaded.len(), per_module.iter().map(|(.., c)| c));
+        let mut summary = self.summary(loaded.len(), per_module.iter().map(|(.., c)| c));
+        summary.judged = loaded.iter().map(|l| l.module.dir.clone()).collect();
         (self.conclude(per_module.into_iter().map(|(i, p, _)| (i, p))), summary)
     }
 

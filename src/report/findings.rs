@@ -16,6 +16,9 @@ use crate::policy::rules::RULES;
 #[derive(Clone, Debug, Default)]
 pub struct Summary {
     pub modules: usize,
+    /// The directories of the modules judged (`""` for the root), for the reports that
+    /// list each module (JUnit: a module without findings is a passing test).
+    pub judged: Vec<String>,
     pub files: usize,
     pub override_files: usize,
     /// The files that exist only in this checkout (git does not track them).
@@ -214,7 +217,7 @@ pub fn compact(findings: &[Finding], s: &Summary) -> String {
 }
 
 /// Text folded onto one line: its lines trimmed and joined by a space.
-fn one_line(s: &str) -> String {
+pub(super) fn one_line(s: &str) -> String {
     let text = clean(s).replace('\t', " ");
     text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
 }

@@ -123,6 +123,7 @@ pub fn compact(files: &Files, d: &Diagnostic, code: &str) -> String {
     format!("{loc}: {level}[{code}]: {}{detail}", d.summary)
 }
 
+pub mod ci;
 pub mod findings;
 pub mod sarif;
 pub mod vars;
