@@ -289,3 +289,25 @@ fn remap_maps_a_log_made_elsewhere_on_a_flattened_tree() {
     assert_eq!(r.code, 2, "a tree without its map:\n{}", r.shown());
     assert!(r.err().contains(".override-guard-map.json"), "{}", r.shown());
 }
+
+/// The README's transcript of `flatten examples --out /tmp/flat` is what it prints.
+#[test]
+fn the_readme_transcript_of_flatten_is_what_it_prints() {
+    let readme = include_str!("../README.md");
+    let command = "$ override-guard flatten examples --out /tmp/flat\n";
+    let start = readme.find(command).expect("the README shows flatten") + command.len();
+    let said = &readme[start..start + readme[start..].find("```").unwrap()];
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("flat");
+    let mut cmd = crate::util::bin();
+    crate::util::hermetic(&mut cmd, tmp.path());
+    let run = cmd
+        .args(["flatten", "examples", "--out", out.to_str().unwrap()])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1), "legacy/ is copied as it is");
+    let printed = String::from_utf8_lossy(&run.stderr).replace(out.to_str().unwrap(), "/tmp/flat");
+    assert_eq!(printed, said);
+    assert!(run.stdout.is_empty());
+}
