@@ -205,6 +205,15 @@ const CASES: &[Case] = &[
     run(Busy, &["fix", "--check", "net"], 0),
     run(Busy, &["fix", "--dry-run", "--check", "db"], 2),
     run(Busy, &["fix", "does/not/exist"], 2),
+    // flatten writes only under --out (here outside the sandbox); scan only in a
+    // temporary directory it removes; remap writes nothing.
+    run(Busy, &["flatten", "--out", "/tmp/override-guard-nothing-lost-flat", "--force"], 0),
+    run(Busy, &["flatten", "--out", "db"], 2),
+    run(Busy, &["remap", "-", "--tree", "/tmp/override-guard-nothing-lost-flat"], 0)
+        .input(|_| b"{\"version\": \"2.1.0\", \"runs\": []}".to_vec()),
+    run(Busy, &["remap", "no-such.sarif", "--tree", "/tmp/override-guard-nothing-lost-flat"], 2),
+    run(Busy, &["scan", "--", "sh", "-c", "echo '{\"runs\": []}' # {}"], 0),
+    run(Busy, &["scan", "--", "true", "{}"], 2),
     run(Busy, &["fold", "--dry-run", "db/override.tf"], 0),
     run(Busy, &["fold", "db/override.tf"], 2),
     run(Busy, &["fold", "db/main.tf"], 1),
