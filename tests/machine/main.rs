@@ -1,5 +1,5 @@
 //! The tests that need something of the machine besides the binary (see Cargo.toml
-//! `[[test]] machine`): an outside tool (the pre-commit framework, maturin, Neovim), a
+//! `[[test]] machine`): an outside tool (the pre-commit framework, maturin, Neovim, regopy), a
 //! minute of CPU (the big inputs), or a user whom file permissions stop (not root).
 //!
 //! libtest's `#[test]` cannot decide at run time that a test is not to run, so a test that
@@ -18,6 +18,7 @@ mod editor;
 #[path = "../measure.rs"]
 mod measure;
 mod precommit;
+mod rego;
 mod unprivileged;
 #[path = "../util.rs"]
 #[allow(dead_code)] // shared with the other test binaries, which use the rest
@@ -54,7 +55,13 @@ impl Need {
                     format!(
                         "{} not set (see tests/machine/{}; .ci/run sets {})",
                         missing.join(", "),
-                        if vars.contains(&editor::NVIM) { "editor.rs" } else { "precommit.rs" },
+                        if vars.contains(&editor::NVIM) {
+                            "editor.rs"
+                        } else if vars.contains(&rego::PYTHON) {
+                            "rego.rs"
+                        } else {
+                            "precommit.rs"
+                        },
                         if missing.len() == 1 { "it" } else { "them" }
                     )
                 })
@@ -112,6 +119,11 @@ const TESTS: &[(&str, Need, fn())] = &[
             precommit::WHEELHOUSE_VAR,
         ]),
         precommit::the_python_hooks_install_the_prebuilt_wheel,
+    ),
+    (
+        "rego/a_rego_policy_on_config_json_sees_the_merged_configuration",
+        Need::Tools(&[rego::PYTHON]),
+        rego::a_rego_policy_on_config_json_sees_the_merged_configuration,
     ),
     (
         "unprivileged/an_unreadable_file_is_a_finding_of_its_module",
