@@ -1072,3 +1072,65 @@ pub(crate) fn version_constraints(all: &[String]) -> String {
     terms.dedup_by(|a, b| a.2 == b.2);
     terms.into_iter().map(|t| t.2).collect::<Vec<_>>().join(", ")
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::merge::load_texts;
+    use serde_json::json;
+
+    fn config(files: &[(&str, &str)]) -> serde_json::Value {
+        super::configuration(&super::ModuleTree::leaf(load_texts("", files, None)))
+    }
+
+    /// Each reference with its shorter prefixes, the resource or module call without its
+    /// key last, as Terraform 1.15.5 lists them; `for` symbols are no references.
+    #[test]
+    fn references_unwrap_as_terraform_lists_them() {
+        let main = "resource \"a_b\" \"r\" {\n  x = a_c.d[0].id\n  y = module.m[\"k\"].out.z\n  z = [for v in var.l : v.n if local.f]\n  w = data.t.n\n  u = var.m[count.index]\n  s = a_c.e[*].id\n}\n";
+        let c = config(&[("main.tf", main)]);
+        let e = &c["root_module"]["resources"][0]["expressions"];
+        assert_eq!(e["x"], json!({"references": ["a_c.d[0].id", "a_c.d[0]", "a_c.d"]}));
+        assert_eq!(
+            e["y"],
+            json!({"references": ["module.m[\"k\"].out.z", "module.m[\"k\"].out", "module.m[\"k\"]"]})
+        );
+        assert_eq!(e["z"], json!({"references": ["var.l", "local.f"]}));
+        assert_eq!(e["w"], json!({"references": ["data.t.n"]}));
+        assert_eq!(e["u"], json!({"references": ["var.m", "count.index"]}));
+        assert_eq!(e["s"], json!({"references": ["a_c.e"]}));
+    }
+
+    /// A constant is what evaluates with no context: operators, templates and `for` over
+    /// literals; a function call is neither constant nor a reference.
+    #[test]
+    fn constants_evaluate_without_a_context() {
+        let main = "resource \"a_b\" \"r\" {\n  a = 1 + 2\n  b = \"x${1}\"\n  c = upper(\"x\")\n  d = { z = 1, a = [true, null] }\n  e = \"${2}\"\n}\n";
+        let c = config(&[("main.tf", main)]);
+        let e = &c["root_module"]["resources"][0]["expressions"];
+        assert_eq!(e["a"], json!({"constant_value": 3}));
+        assert_eq!(e["b"], json!({"constant_value": "x1"}));
+        assert_eq!(e["c"], json!({}));
+        assert_eq!(e["d"], json!({"constant_value": {"a": [true, null], "z": 1}}));
+        assert_eq!(e["e"], json!({"constant_value": 2}));
+    }
+
+    /// HCL's JSON syntax reads strings literally without a context: a template is both a
+    /// constant (its text) and references (Terraform 1.15.5).
+    #[test]
+    fn json_templates_are_text_and_references() {
+        let main = r#"{"resource": {"a_b": {"r": {"x": "v-${var.n}"}}}}"#;
+        let c = config(&[("main.tf.json", main)]);
+        let e = &c["root_module"]["resources"][0]["expressions"];
+        assert_eq!(e["x"], json!({"constant_value": "v-${var.n}", "references": ["var.n"]}));
+    }
+
+    #[test]
+    fn version_constraints_in_terraform_normal_form() {
+        let v = |c: &[&str]| {
+            super::version_constraints(&c.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+        };
+        assert_eq!(v(&[">= 4.0, ~> 5.1", "~> 5"]), ">= 4.0.0, ~> 5.0, ~> 5.1");
+        assert_eq!(v(&["3.6.0"]), "3.6.0");
+        assert_eq!(v(&["~> 1.2.3"]), "~> 1.2.3");
+    }
+}
