@@ -114,6 +114,14 @@ fn blocks_of<'a>(m: &'a Module, kind: &'a str) -> impl Iterator<Item = &'a Block
     m.blocks.iter().filter(move |b| b.kind == kind)
 }
 
+/// The managed resources, or the data sources (a check block's own one included:
+/// Terraform's `Module.appendFile` adds it to the module's data resources; unlike the
+/// rest, this case was read from Terraform's code, not compared with its output).
+fn resources_of<'a>(m: &'a Module, mode: &'a str) -> impl Iterator<Item = &'a Block> + 'a {
+    let scoped = blocks_of(m, "check").filter(move |_| mode == "data");
+    blocks_of(m, mode).chain(scoped.flat_map(|c| c.body.blocks_of("data")))
+}
+
 /// An argument's value as Terraform decodes a static string (`source`, `version`, an
 /// alias): the literal text.
 fn static_str(a: &Attr) -> Option<String> {
@@ -194,10 +202,17 @@ fn requirements(m: &Module) -> BTreeMap<String, Vec<String>> {
                     e.push(v);
                 }
             }
-            "resource" | "data" | "ephemeral" | "action" => {
-                let local = resource_provider(b);
-                let local = local.split('.').next().unwrap_or_default();
-                reqs.entry(fqn(m, local)).or_default();
+            "resource" | "data" | "ephemeral" | "action" | "check" => {
+                for r in
+                    std::iter::once(b).chain(b.body.blocks_of("data").filter(|_| b.kind == "check"))
+                {
+                    if r.kind == "check" {
+                        continue;
+                    }
+                    let local = resource_provider(r);
+                    let local = local.split('.').next().unwrap_or_default();
+                    reqs.entry(fqn(m, local)).or_default();
+                }
             }
             _ => {}
         }
@@ -381,7 +396,7 @@ fn module(t: &ModuleTree, addr: &str) -> Value {
     let mut resources = Vec::new();
     for mode in ["resource", "data"] {
         let mut rs: Vec<(String, Value)> =
-            blocks_of(m, mode).filter_map(|b| resource(m, &shapes, b, addr)).collect();
+            resources_of(m, mode).filter_map(|b| resource(m, &shapes, b, addr)).collect();
         rs.sort_by(|a, b| a.0.cmp(&b.0));
         resources.extend(rs.into_iter().map(|(_, v)| v));
     }
