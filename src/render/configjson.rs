@@ -15,7 +15,8 @@
 //!   a resource implies, keyed `name` or `name.alias` (`module.x:name` in a called module,
 //!   unless it is the calling module's configuration), with the resolved version
 //!   constraints in Terraform's normal form;
-//! - variables have `default` (converted to their type), `description`, `sensitive`.
+//! - variables have `default` (converted to their type), `description`, `sensitive`, and
+//!   nothing else: Terraform writes no `nullable`, `type` or `ephemeral` there.
 //!
 //! What differs, since no provider schema is at hand (override-guard never runs init):
 //! - Terraform decodes a resource's body with the provider's schema: it tells arguments from
