@@ -367,6 +367,8 @@ pub enum ShowFormat {
     TfJson,
     /// override-guard's own structured view (see README).
     Json,
+    /// The `configuration` object of `terraform show -json` (for plan-JSON policies).
+    ConfigJson,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -51,9 +51,92 @@ pub(super) fn show(
         ShowFormat::Hcl => render::hcl::render(&m),
         ShowFormat::TfJson => render::tfjson::render(&m),
         ShowFormat::Json => render::json::render(&m),
+        ShowFormat::ConfigJson => {
+            let tree = module_tree(&ws, &mut opened, m, engine, &mut vec![scope.clone()]);
+            render::configjson::render(&tree)
+        }
     };
     write_syntax(&text);
     Ok(Outcome::Clean)
+}
+
+/// How deep `module_tree` follows local module calls: far beyond real configurations,
+/// short of any stack limit.
+const MAX_MODULE_DEPTH: usize = 32;
+
+/// The module with the modules its calls load from local paths (`./x`, `../x`), as
+/// Terraform's `init` would find them; `stack`: the directories of the calling modules,
+/// the last one this module's. A call whose module cannot be read, has errors or calls
+/// itself is left without one.
+fn module_tree(
+    ws: &Workspace,
+    opened: &mut Opened,
+    module: merge::Module,
+    engine: Option<Engine>,
+    stack: &mut Vec<String>,
+) -> render::configjson::ModuleTree {
+    let mut calls = BTreeMap::new();
+    let here = stack.last().cloned().unwrap_or_default();
+    for b in module.blocks.iter().filter(|b| b.kind == "module") {
+        let Some(name) = b.labels.first() else { continue };
+        let Some(source) = render::configjson::module_arg(&module, b, "source") else {
+            continue;
+        };
+        if !(source.starts_with("./") || source.starts_with("../")) {
+            continue;
+        }
+        let Some(dir) = local_dir(&here, &source) else { continue };
+        if stack.contains(&dir) || stack.len() > MAX_MODULE_DEPTH {
+            continue;
+        }
+        let dirs = BTreeSet::from([dir.clone()]);
+        if let (Opened::Git(g), Some(git)) = (&mut *opened, &ws.git)
+            && git.load(g, Some(&dirs)).is_err()
+        {
+            continue;
+        }
+        // A worktree source lists the shown directory only: the called one is listed on
+        // its own, within the same root.
+        let disk;
+        let src: &dyn Source = if matches!(opened, Opened::Git(_)) {
+            opened.source()
+        } else {
+            let scope = source::worktree::Scope { dir: dir.clone(), recursive: false };
+            let repo = ws.git.as_ref().map(|_| ws.root.clone());
+            disk = WorktreeSource::scoped(ws.root.clone(), vec![scope], repo);
+            &disk
+        };
+        let Some(names) = src.modules_in(&dirs).ok().and_then(|mut all| all.remove(&dir)) else {
+            continue;
+        };
+        let Ok(child) = merge::load("", &names, engine, |p| src.read(&join(&dir, p))) else {
+            continue;
+        };
+        if child.has_errors() {
+            continue;
+        }
+        stack.push(dir);
+        let tree = module_tree(ws, opened, child, engine, stack);
+        stack.pop();
+        calls.insert(name.clone(), tree);
+    }
+    render::configjson::ModuleTree { module, calls }
+}
+
+/// The directory a local module source names from directory `here`, within the source's
+/// root (`None` above it).
+fn local_dir(here: &str, source: &str) -> Option<String> {
+    let mut parts: Vec<&str> = here.split('/').filter(|p| !p.is_empty()).collect();
+    for p in source.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    Some(parts.join("/"))
 }
 
 /// The error for a directory without configuration files: it names the directory as the

@@ -32,7 +32,7 @@ pub fn parses(e: &Expr) -> bool {
 
 /// An expression's source, to be read again on its own. The source cut from its file ends
 /// at a heredoc's closing marker, whose newline the file had and a heredoc needs.
-fn source_of(e: &Expr) -> String {
+pub(crate) fn source_of(e: &Expr) -> String {
     let text = match &e.source {
         Some(src) => src.to_string(),
         None => e.to_hcl(),

@@ -1,6 +1,8 @@
 //! Printing an effective configuration: native HCL with provenance comments, Terraform's
-//! JSON syntax, and override-guard's own JSON view. Pure: returns strings.
+//! JSON syntax, override-guard's own JSON view, and Terraform's JSON configuration
+//! representation (`terraform show -json`'s `configuration`). Pure: returns strings.
 
+pub mod configjson;
 pub mod hcl;
 pub mod json;
 pub mod tfjson;

@@ -42,7 +42,7 @@ pub fn load_fixture(case: &Path) -> Module {
     load_dir_as(&case.join("module"), Some(engine))
 }
 
-fn load_dir_as(dir: &Path, engine: Option<Engine>) -> Module {
+pub fn load_dir_as(dir: &Path, engine: Option<Engine>) -> Module {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .expect("module dir")
         .map(|e| e.expect("entry"))

@@ -2,7 +2,11 @@
 //! what real Terraform 1.15.5 made of it (`oracle.json`, recorded with the project's
 //! oracle tool). The effective configuration override-guard computes must agree with it,
 //! fact by fact; `show.snap` pins the rendered output; and the rendering must re-load to
-//! the same configuration (fixed point).
+//! the same configuration (fixed point). Where a case has `config.json`, `show --format
+//! config-json` must print it: each is the `configuration` object Terraform 1.15.5 wrote in
+//! `terraform show -json` of a plan of the case (with stand-in providers whose schema makes
+//! every argument an optional `any` and every nested block a list), confirmed equal, less
+//! `schema_version`, which needs the provider's schema.
 
 use std::path::Path;
 
@@ -11,8 +15,9 @@ use override_guard::render;
 use override_guard::terraform::{Attr, Block, ExprKind, Item, Span, Syntax};
 use serde_json::{Value, json};
 
-use crate::fixture::{fixtures, load_fixture};
+use crate::fixture::{fixtures, load_dir_as, load_fixture};
 use crate::{case_name, per_case, whole};
+use override_guard::terraform::discover::Engine;
 
 /// `{"file": …, "line": …}` of where a value came from (line only for native syntax,
 /// where the oracle records it).
@@ -411,7 +416,44 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
     ));
     out.extend(per_case("merge", "show", fixtures("merge"), show_snapshot));
     out.extend(per_case("merge", "renderings-are-fixed-points", fixtures("merge"), fixed_point));
+    let with_config: Vec<_> =
+        fixtures("merge").into_iter().filter(|c| c.join("config.json").is_file()).collect();
+    out.push(whole("merge", "config-json-count", || {
+        let n = fixtures("merge").iter().filter(|c| c.join("config.json").is_file()).count();
+        assert!(n >= 100, "at least 100 merge fixtures pin config-json ({n})");
+    }));
+    out.extend(per_case("merge", "config-json", with_config, config_json));
     out
+}
+
+/// The module with the modules its local calls load, read from the fixture's folders.
+fn module_tree(dir: &Path, m: Module, depth: usize) -> render::configjson::ModuleTree {
+    let mut calls = std::collections::BTreeMap::new();
+    for b in m.blocks.iter().filter(|b| b.kind == "module") {
+        let (Some(name), Some(source)) =
+            (b.labels.first(), render::configjson::module_arg(&m, b, "source"))
+        else {
+            continue;
+        };
+        let child = dir.join(&source);
+        if !(source.starts_with("./") || source.starts_with("../")) || !child.is_dir() || depth > 8
+        {
+            continue;
+        }
+        let c = load_dir_as(&child, Some(Engine::Terraform));
+        if !c.has_errors() {
+            calls.insert(name.clone(), module_tree(&child, c, depth + 1));
+        }
+    }
+    render::configjson::ModuleTree { module: m, calls }
+}
+
+/// `show --format config-json` prints what Terraform 1.15.5 wrote (`config.json`).
+fn config_json(case: &Path) {
+    let m = load_fixture(case);
+    let want = std::fs::read_to_string(case.join("config.json")).expect("config.json");
+    let got = render::configjson::render(&module_tree(&case.join("module"), m, 0));
+    assert!(got == want, "{}: config-json differs; rendered:\n{got}", case_name(case));
 }
 
 /// The effective configuration agrees with Terraform's, fact by fact.

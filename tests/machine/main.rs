@@ -1,5 +1,5 @@
 //! The tests that need something of the machine besides the binary (see Cargo.toml
-//! `[[test]] machine`): an outside tool (the pre-commit framework, maturin, Neovim), a
+//! `[[test]] machine`): an outside tool (the pre-commit framework, maturin, Neovim, regopy), a
 //! minute of CPU (the big inputs), or a user whom file permissions stop (not root).
 //!
 //! libtest's `#[test]` cannot decide at run time that a test is not to run, so a test that
@@ -18,6 +18,7 @@ mod editor;
 #[path = "../measure.rs"]
 mod measure;
 mod precommit;
+mod rego;
 mod scanners;
 mod unprivileged;
 #[path = "../util.rs"]
@@ -59,6 +60,8 @@ impl Need {
                             "editor.rs"
                         } else if vars.contains(&scanners::CHECKOV) {
                             "scanners.rs"
+                        } else if vars.contains(&rego::PYTHON) {
+                            "rego.rs"
                         } else {
                             "precommit.rs"
                         },
@@ -119,6 +122,11 @@ const TESTS: &[(&str, Need, fn())] = &[
             precommit::WHEELHOUSE_VAR,
         ]),
         precommit::the_python_hooks_install_the_prebuilt_wheel,
+    ),
+    (
+        "rego/a_rego_policy_on_config_json_sees_the_merged_configuration",
+        Need::Tools(&[rego::PYTHON]),
+        rego::a_rego_policy_on_config_json_sees_the_merged_configuration,
     ),
     (
         "scanners/checkov_judges_the_effective_module_on_the_users_own_lines",
