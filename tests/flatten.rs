@@ -311,3 +311,28 @@ fn the_readme_transcript_of_flatten_is_what_it_prints() {
     assert_eq!(printed, said);
     assert!(run.stdout.is_empty());
 }
+
+/// A git-ignored override file is read by Terraform, so it is folded like any other; a
+/// git-ignored file outside a module's configuration is not copied.
+#[test]
+fn a_git_ignored_override_file_is_folded_too() {
+    let s = repo();
+    s.write(".gitignore", "*.log\n*_override.tf\n");
+    s.write(
+        "infra/net/local_override.tf",
+        "resource \"aws_vpc\" \"main\" {\n  cidr_block = \"10.9.0.0/16\"\n}\n",
+    );
+    let out = s.beside("flat");
+    // From a subdirectory, with the output named relative to it.
+    let r = s.run_env("infra/net", &["flatten", "..", "--out", "../../../flat"], &[]);
+    assert_eq!(r.code, 0, "{}", r.shown());
+    let files = files_of(&out);
+    assert!(!files.contains_key("net/local_override.tf") && !files.contains_key("db/debug.log"));
+    assert_eq!(files["net/main.tf"], NET.replace("10.0.0.0/16", "10.9.0.0/16").as_bytes());
+    let map = sarif(&String::from_utf8_lossy(&files[".override-guard-map.json"]));
+    let dropped: Vec<&str> =
+        map["dropped"].as_array().unwrap().iter().map(|d| d["source"].as_str().unwrap()).collect();
+    assert_eq!(dropped, ["infra/db/override.tf", "infra/net/local_override.tf"]);
+    let net = map["files"].as_array().unwrap().iter().find(|f| f["path"] == "net/main.tf").unwrap();
+    assert_eq!(net["segments"][1]["path"], "infra/net/local_override.tf");
+}

@@ -205,13 +205,13 @@ const CASES: &[Case] = &[
     run(Busy, &["fix", "--check", "net"], 0),
     run(Busy, &["fix", "--dry-run", "--check", "db"], 2),
     run(Busy, &["fix", "does/not/exist"], 2),
-    // flatten writes only under --out (here outside the sandbox); scan only in a
-    // temporary directory it removes; remap writes nothing.
-    run(Busy, &["flatten", "--out", "/tmp/override-guard-nothing-lost-flat", "--force"], 0),
+    // flatten writes only under --out ({out}: a directory of the fixture's run, outside
+    // the sandbox its snapshots cover); scan only in a temporary directory it removes; remap writes nothing.
+    run(Busy, &["flatten", "--out", "{out}", "--force"], 0),
     run(Busy, &["flatten", "--out", "db"], 2),
-    run(Busy, &["remap", "-", "--tree", "/tmp/override-guard-nothing-lost-flat"], 0)
+    run(Busy, &["remap", "-", "--tree", "{out}"], 0)
         .input(|_| b"{\"version\": \"2.1.0\", \"runs\": []}".to_vec()),
-    run(Busy, &["remap", "no-such.sarif", "--tree", "/tmp/override-guard-nothing-lost-flat"], 2),
+    run(Busy, &["remap", "no-such.sarif", "--tree", "{out}"], 2),
     run(Busy, &["scan", "--", "sh", "-c", "echo '{\"runs\": []}' # {}"], 0),
     run(Busy, &["scan", "--", "true", "{}"], 2),
     run(Busy, &["fold", "--dry-run", "db/override.tf"], 0),
@@ -423,9 +423,11 @@ fn busy(s: &Sandbox) {
 /// Runs every case of a fixture, each between two snapshots of the whole sandbox.
 fn run_cases(fx: Fx) {
     let s = build(fx);
+    // `{out}` in a case's arguments; removed with the fixture's run.
+    let out = tempfile::tempdir().expect("tempdir");
     let mut failures = Vec::new();
     for case in CASES.iter().filter(|c| c.fx == fx) {
-        if let Err(why) = run_case(&s, case) {
+        if let Err(why) = run_case(&s, case, &out.path().join("flat")) {
             failures.push(format!("{:?} in {} {:?}: {why}", case.fx, case.dir, case.args));
         }
     }
@@ -461,12 +463,14 @@ fn lsp_session(root: &Path) -> Vec<u8> {
     out
 }
 
-fn run_case(s: &Sandbox, case: &Case) -> Result<(), String> {
+fn run_case(s: &Sandbox, case: &Case, out: &Path) -> Result<(), String> {
+    let args: Vec<String> =
+        case.args.iter().map(|a| a.replace("{out}", &out.to_string_lossy())).collect();
     let root = s.tmp.path();
     let before = snapshot_tree(root);
     let got = match case.input {
-        Some(input) => s.run_input(case.dir, case.args, case.env, &input(&s.root)),
-        None => s.run_env(case.dir, case.args, case.env),
+        Some(input) => s.run_input(case.dir, &args, case.env, &input(&s.root)),
+        None => s.run_env(case.dir, &args, case.env),
     };
     let after = snapshot_tree(root);
     let mut problems = Vec::new();

@@ -89,3 +89,83 @@ fn each_hook_has_a_twin_built_from_source() {
         assert_eq!(rest(b), rest(twin), "{id} and {id}-src differ");
     }
 }
+
+/// The README's table of layers is the code's: each module of `src/` imports only modules
+/// of its own floor or below (`crate::x` outside its unit tests), no two modules of a floor
+/// import each other, and every top-level module has a floor.
+#[test]
+fn the_readme_layers_are_the_imports_of_the_code() {
+    let readme = read("README.md");
+    let start = readme.find("| floor | modules | what |").expect("the README's table of layers");
+    let table = readme[start..].split("\n\n").next().unwrap_or_default();
+    let mut floor: std::collections::BTreeMap<String, usize> = Default::default();
+    for (n, row) in table.lines().skip(2).enumerate() {
+        let modules = row.split('|').nth(2).unwrap_or_default();
+        // `terraform` (`syntax`, …): the parenthesised names are its submodules.
+        let mut depth = 0;
+        let mut outside = String::new();
+        for c in modules.chars() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                c if depth == 0 => outside.push(c),
+                _ => {}
+            }
+        }
+        for name in outside.split('`').skip(1).step_by(2) {
+            floor.insert(name.trim_end_matches(".rs").to_string(), n);
+        }
+    }
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut imports: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
+        Default::default();
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        if name == "lib" {
+            continue;
+        }
+        assert!(
+            floor.contains_key(&name),
+            "src/{name} has no floor in the README's table of layers"
+        );
+        let mut files = vec![];
+        let mut stack = vec![path];
+        while let Some(p) = stack.pop() {
+            if p.is_dir() {
+                stack.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+            } else if p.extension().is_some_and(|e| e == "rs") {
+                files.push(p);
+            }
+        }
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            let prefix = if name == "main" { "override_guard::" } else { "crate::" };
+            for (i, _) in code.match_indices(prefix) {
+                if name == "main" && !code[..i].ends_with("use ") {
+                    continue; // `override_guard::x` in main.rs's imports only
+                }
+                let rest = &code[i + prefix.len()..];
+                let end = rest
+                    .find(|c: char| !(c.is_ascii_lowercase() || c == '_'))
+                    .unwrap_or(rest.len());
+                let to = &rest[..end];
+                if !to.is_empty() && to != name {
+                    imports.entry(name.clone()).or_default().insert(to.to_string());
+                }
+            }
+        }
+    }
+    for (from, tos) in &imports {
+        for to in tos {
+            let (Some(a), Some(b)) = (floor.get(from), floor.get(to)) else {
+                panic!("src/{from} imports {to}, which has no floor in the README");
+            };
+            assert!(b <= a, "src/{from} (floor {a}) imports {to}, a floor above (floor {b})");
+            let back = imports.get(to).is_some_and(|t| t.contains(from));
+            assert!(!(a == b && back), "{from} and {to} import each other");
+        }
+    }
+    assert!(imports.len() >= 15, "the imports were not read: {imports:?}");
+}

@@ -24,7 +24,7 @@ pub const MAP_FILE: &str = ".override-guard-map.json";
 
 /// What writing a tree did, for the summary line.
 #[derive(Default)]
-struct Written {
+struct Tally {
     modules: usize,
     flattened: usize,
     folded: usize,
@@ -83,22 +83,20 @@ fn prepare_out(ws: &Workspace, out: &Path, force: bool) -> Result<(), source::Er
         if ws.root.starts_with(&real) {
             return Err(bad("it holds the repository; name a directory outside it"));
         }
-        let mut entries =
-            std::fs::read_dir(&real).map_err(|e| source::Error::io(shown.clone(), e))?;
-        if entries.next().is_some() {
-            if !force {
-                return Err(bad("exists and is not empty (--force empties it first)"));
-            }
-            for e in std::fs::read_dir(&real).map_err(|e| source::Error::io(shown.clone(), e))? {
-                let e = e.map_err(|e| source::Error::io(shown.clone(), e))?;
-                let p = e.path();
-                let removed = if e.file_type().is_ok_and(|t| t.is_dir()) {
-                    std::fs::remove_dir_all(&p)
-                } else {
-                    std::fs::remove_file(&p)
-                };
-                removed.map_err(|e| source::Error::io(p.display().to_string(), e))?;
-            }
+        let io = |e| source::Error::io(shown.clone(), e);
+        let entries: Vec<std::fs::DirEntry> =
+            std::fs::read_dir(&real).map_err(io)?.collect::<Result<_, _>>().map_err(io)?;
+        if !entries.is_empty() && !force {
+            return Err(bad("exists and is not empty (--force empties it first)"));
+        }
+        for e in entries {
+            let p = e.path();
+            let removed = if e.file_type().is_ok_and(|t| t.is_dir()) {
+                std::fs::remove_dir_all(&p)
+            } else {
+                std::fs::remove_file(&p)
+            };
+            removed.map_err(|e| source::Error::io(p.display().to_string(), e))?;
         }
     }
     std::fs::create_dir_all(out).map_err(|e| source::Error::io(shown, e))
@@ -133,7 +131,7 @@ fn write_tree(
     ws: &Workspace,
     out: &Path,
     engine: Option<Engine>,
-) -> Result<(TreeMap, Written), source::Error> {
+) -> Result<(TreeMap, Tally), source::Error> {
     let shown = ws.shown();
     let src = ws.worktree_source(true)?;
     let dirs: Vec<(String, Vec<String>)> =
@@ -146,7 +144,7 @@ fn write_tree(
         })
         .collect::<Result<_, source::Error>>()?;
     let root = tree_root(ws);
-    let mut w = Written { modules: plans.len(), ..Written::default() };
+    let mut w = Tally { modules: plans.len(), ..Tally::default() };
     let mut map = TreeMap { version: 1, root: root.clone(), ..TreeMap::default() };
     // Every file of a module, so git-ignored ones are copied too (Terraform reads them).
     let mut files: BTreeSet<String> = BTreeSet::new();
@@ -221,7 +219,7 @@ fn walk_copy(
     root: &str,
     skip: &BTreeSet<String>,
     pending: &mut BTreeSet<String>,
-    w: &mut Written,
+    w: &mut Tally,
 ) -> Result<(), source::Error> {
     let base = ws.root.join(scope);
     let out_real = std::fs::canonicalize(out).ok();

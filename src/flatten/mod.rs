@@ -288,8 +288,8 @@ impl Mapper<'_> {
                     return;
                 }
                 // The header and the closing brace come from the original's.
-                let (a1, a2) = self.after_lines(a.span);
-                let (o1, o2) = self.orig_lines(o.span);
+                let (a1, a2) = lines_of(self.after, a.span);
+                let (o1, o2) = lines_of(self.m, o.span);
                 self.set(a1, (o.span.file, o1));
                 self.set(a2, (o.span.file, o2));
                 // Items matched by name; nested blocks by type and position.
@@ -332,8 +332,8 @@ impl Mapper<'_> {
         if a.file != self.file {
             return;
         }
-        let (a1, a2) = self.after_lines(a);
-        let (o1, o2) = self.orig_lines(o);
+        let (a1, a2) = lines_of(self.after, a);
+        let (o1, o2) = lines_of(self.m, o);
         for (k, l) in (a1..=a2).enumerate() {
             self.set(l, (o.file, (o1 + k).min(o2)));
         }
@@ -343,14 +343,6 @@ impl Mapper<'_> {
         if let Some(slot) = line.checked_sub(1).and_then(|i| self.lines.get_mut(i)) {
             *slot = Some(origin);
         }
-    }
-
-    fn after_lines(&self, s: Span) -> (usize, usize) {
-        lines_of(self.after, s)
-    }
-
-    fn orig_lines(&self, s: Span) -> (usize, usize) {
-        lines_of(self.m, s)
     }
 }
 

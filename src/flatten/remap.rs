@@ -439,9 +439,10 @@ pub fn results(log: &Value) -> Vec<Flat> {
                 path: p["artifactLocation"]["uri"].as_str().unwrap_or_default().to_string(),
                 line,
                 end_line: p["region"]["endLine"].as_u64().map_or(line, |l| l as usize),
+                // SARIF's default level is "warning".
                 level: match r["level"].as_str() {
-                    Some("error") | None => "error",
-                    Some("warning") => "warning",
+                    Some("error") => "error",
+                    Some("warning") | None => "warning",
                     _ => "note",
                 },
                 rule: r["ruleId"].as_str().unwrap_or_default().to_string(),
