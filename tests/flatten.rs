@@ -336,3 +336,28 @@ fn a_git_ignored_override_file_is_folded_too() {
     let net = map["files"].as_array().unwrap().iter().find(|f| f["path"] == "net/main.tf").unwrap();
     assert_eq!(net["segments"][1]["path"], "infra/net/local_override.tf");
 }
+
+/// One broken file never stops the others: a module with a dangling link is copied as it
+/// is (Terraform fails it on that file), the link is named, every other module is
+/// flattened.
+#[test]
+fn a_dangling_link_fails_its_module_only() {
+    let s = repo();
+    s.write("infra/broken/main.tf", NET);
+    s.write(
+        "infra/broken/override.tf",
+        "resource \"aws_vpc\" \"main\" {\n  cidr_block = \"10.1.0.0/16\"\n}\n",
+    );
+    std::os::unix::fs::symlink("nowhere.tf", s.path("infra/broken/vars.tf")).unwrap();
+    let out = s.beside("flat");
+    let r = s.run(&["flatten", "infra", "--out", out.to_str().unwrap()]);
+    assert_eq!(r.code, 1, "{}", r.shown());
+    assert!(
+        r.err().contains("note: infra/broken: copied as it is, not flattened"),
+        "{}",
+        r.shown()
+    );
+    assert_eq!(r.err().matches("infra/broken/vars.tf: not copied").count(), 1, "{}", r.shown());
+    assert!(out.join("broken/override.tf").exists() && !out.join("db/override.tf").exists());
+    assert!(r.err().contains("flattened 1 of 3 modules"), "{}", r.shown());
+}

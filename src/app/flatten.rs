@@ -12,7 +12,7 @@ use super::workspace::Workspace;
 use super::{Outcome, write_err, write_out};
 use crate::cli::ScanFormat;
 use crate::flatten::remap::{self, TreeMap, Unflattened};
-use crate::flatten::{self, ModulePlan};
+use crate::flatten::{self, DropKind, ModulePlan};
 use crate::merge;
 use crate::report;
 use crate::source::{self, Source, join};
@@ -167,10 +167,9 @@ fn write_tree(
             w.flattened += 1;
         }
         for d in plan.dropped {
-            if d.why.starts_with("an override") {
-                w.folded += 1;
-            } else {
-                w.shadowed += 1;
+            match d.kind {
+                DropKind::Folded => w.folded += 1,
+                DropKind::Shadowed => w.shadowed += 1,
             }
             skip.insert(d.source.clone());
             map.dropped.push(d);
@@ -193,9 +192,22 @@ fn write_tree(
             continue;
         }
         let Some(rel) = under_root(&root, &path) else { continue };
-        let bytes = src.read(&path).map_err(|e| shown.error(e))?;
-        write_file(&out.join(rel), &bytes)?;
-        w.copied += 1;
+        match src.read(&path) {
+            Ok(bytes) => {
+                write_file(&out.join(rel), &bytes)?;
+                w.copied += 1;
+            }
+            // The file's own failure (a dangling link, a permission): its module failed
+            // to load with it, and was copied as it is without it.
+            Err(e) => match crate::merge::ReadError::unreadable(&e) {
+                Some(why) => w.notes.push(format!(
+                    "note: {}: not copied: {}\n",
+                    report::clean_line(&shown.path(&path)),
+                    report::clean_line(&why)
+                )),
+                None => return Err(shown.error(e)),
+            },
+        }
     }
     map.files.sort_by(|a, b| a.path.cmp(&b.path));
     map.dropped.sort_by(|a, b| a.source.cmp(&b.source));
@@ -273,6 +285,8 @@ fn walk_copy(
                 pending.remove(&path);
                 w.copied += 1;
             }
+            // A module's file is noted once, by the loop over module files.
+            Err(_) if pending.contains(&path) => {}
             Err(err) => w.notes.push(format!(
                 "note: {}: not copied: {err}\n",
                 report::clean_line(&ws.shown().path(&path))

@@ -70,7 +70,18 @@ pub struct Written {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Dropped {
     pub source: String,
+    pub kind: DropKind,
     pub why: String,
+}
+
+/// Why a file is left out of the flattened tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DropKind {
+    /// An override file, folded into the files it overrides.
+    Folded,
+    /// A `.tf` file whose `.tofu` twin OpenTofu reads instead.
+    Shadowed,
 }
 
 /// What flattening does to one module.
@@ -110,6 +121,7 @@ pub fn plan(m: &Module) -> ModulePlan {
                             files.retain(|f| f.0 != name);
                             out.dropped.push(Dropped {
                                 source: e.path,
+                                kind: DropKind::Folded,
                                 why: "an override file: folded into the files it overrides".into(),
                             });
                         }
@@ -126,6 +138,7 @@ pub fn plan(m: &Module) -> ModulePlan {
         if let Skip::Shadowed { by } = why {
             out.dropped.push(Dropped {
                 source: crate::path::join(&m.dir, name),
+                kind: DropKind::Shadowed,
                 why: format!("OpenTofu reads its twin {by} instead"),
             });
         }
@@ -483,6 +496,7 @@ mod tests {
             p.dropped,
             vec![Dropped {
                 source: "db/override.tf".into(),
+                kind: DropKind::Folded,
                 why: "an override file: folded into the files it overrides".into()
             }]
         );
