@@ -14,6 +14,7 @@ pub mod app;
 pub mod cli;
 pub mod cty;
 pub mod diag;
+pub mod error;
 pub mod finding;
 pub mod fix;
 pub mod flatten;

@@ -1,6 +1,7 @@
 //! `audit PATH…`, and the baselines it writes and reads.
 
 use super::*;
+use crate::error;
 
 /// `audit`'s baseline files: the one to read, the one to write.
 #[derive(Clone, Copy, Default)]
@@ -20,14 +21,14 @@ fn at_sarif_paths(findings: &[Finding], shown: &Shown) -> Vec<Finding> {
 }
 
 /// Reads a baseline file from disk.
-pub(super) fn read_baseline(path: &Path) -> Result<policy::baseline::Baseline, source::Error> {
+pub(super) fn read_baseline(path: &Path) -> Result<policy::baseline::Baseline, error::Error> {
     let shown = workspace::shown_path(path);
-    let text = std::fs::read_to_string(path).map_err(|e| source::Error::ReadBaseline {
+    let text = std::fs::read_to_string(path).map_err(|e| error::Error::ReadBaseline {
         path: shown.clone(),
         source: std::sync::Arc::new(e),
     })?;
     policy::baseline::Baseline::parse(&text)
-        .map_err(|message| source::Error::BadBaseline { path: shown, message })
+        .map_err(|message| error::Error::BadBaseline { path: shown, message })
 }
 
 /// Writes a baseline file (whole, or not at all) and says so.
@@ -35,10 +36,10 @@ pub(super) fn write_baseline(
     path: &Path,
     findings: &[Finding],
     fps: &[String],
-) -> Result<(), source::Error> {
+) -> Result<(), error::Error> {
     let text = policy::baseline::write(findings, fps);
     let name = workspace::shown_path(path);
-    write::atomic(path, text.as_bytes()).map_err(|e| source::Error::io(name.clone(), e))?;
+    write::atomic(path, text.as_bytes()).map_err(|e| error::Error::io(name.clone(), e))?;
     write_note(&format!(
         "wrote {name}: {} finding{} recorded; `--baseline {name}` reports only new ones\n",
         findings.len(),
@@ -55,7 +56,7 @@ pub(super) fn audit_cmd(
     args: &PolicyArgs,
     baseline: Baselines<'_>,
     style: Style,
-) -> Result<Outcome, source::Error> {
+) -> Result<Outcome, error::Error> {
     // A broken baseline is refused before the work, not after.
     let known = baseline.read.map(read_baseline).transpose()?;
     let Some((mut findings, mut summary, shown)) = audited(paths, engine, from, args, style)?
@@ -86,7 +87,7 @@ pub(super) fn audited(
     from: &FromArgs,
     args: &PolicyArgs,
     style: Style,
-) -> Result<Option<(Vec<Finding>, findings::Summary, Shown)>, source::Error> {
+) -> Result<Option<(Vec<Finding>, findings::Summary, Shown)>, error::Error> {
     let Some(levels) = cli_levels(args) else { return Ok(None) };
     let ws = workspace(paths, from)?;
     let shown = ws.shown();

@@ -12,6 +12,7 @@
 //! The framework splits a long file list over several invocations. Each module is then
 //! judged by exactly one of them (see [`chunk_modules`]), so a split run reads like one.
 
+use crate::error;
 use std::collections::{BTreeSet, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -29,7 +30,7 @@ use crate::report::{self, Style};
 use crate::review;
 use crate::source::git::Staged;
 use crate::source::worktree::Scope;
-use crate::source::{self, Git, GitSource, Scoped, Source, Tracked, WorktreeSource, join, split};
+use crate::source::{Git, GitSource, Scoped, Source, Tracked, WorktreeSource, join, split};
 use crate::terraform::discover::{self, Engine};
 
 /// `--from-ref A --to-ref B`: judge what the range changes, at `B`.
@@ -43,14 +44,14 @@ impl Range {
     /// The command line's refs, else the pre-commit framework's (`PRE_COMMIT_FROM_REF`,
     /// `PRE_COMMIT_TO_REF`, exported for every hook of `pre-commit run --from-ref A
     /// --to-ref B` and of the pre-push stage).
-    pub fn from_args(from: Option<&str>, to: Option<&str>) -> Result<Option<Range>, source::Error> {
+    pub fn from_args(from: Option<&str>, to: Option<&str>) -> Result<Option<Range>, error::Error> {
         let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
         let from = from.map(str::to_string).or_else(|| env("PRE_COMMIT_FROM_REF"));
         let to = to.map(str::to_string).or_else(|| env("PRE_COMMIT_TO_REF"));
         match (from, to) {
             (Some(from), Some(to)) => Ok(Some(Range { from, to })),
             (None, None) => Ok(None),
-            _ => Err(source::Error::HalfRange),
+            _ => Err(error::Error::HalfRange),
         }
     }
 }
@@ -92,7 +93,7 @@ impl Change {
 }
 
 impl Hook<'_> {
-    pub fn run(&self) -> Result<Outcome, source::Error> {
+    pub fn run(&self) -> Result<Outcome, error::Error> {
         let Some(levels) = cli_levels(self.args) else { return Ok(Outcome::Error) };
         let ws = Workspace::repository()?;
         let Some(git) = ws.git.as_ref() else { return Ok(Outcome::Error) };
@@ -243,22 +244,22 @@ impl Hook<'_> {
         &self,
         git: &Git,
         path: &std::path::Path,
-    ) -> Result<crate::policy::baseline::Baseline, source::Error> {
+    ) -> Result<crate::policy::baseline::Baseline, error::Error> {
         let typed = super::workspace::shown_path(path);
         let Some(rel) = git.relative(path) else {
-            return Err(source::Error::OutsideRepository { path: typed });
+            return Err(error::Error::OutsideRepository { path: typed });
         };
         let (rev, state) = match &self.range {
             Some(r) => (Some(r.to.as_str()), r.to.clone()),
             None => (None, "the index".to_string()),
         };
         let Some(bytes) = git.file_at(rev, &rel)? else {
-            return Err(source::Error::BaselineNotStaged { path: typed, state });
+            return Err(error::Error::BaselineNotStaged { path: typed, state });
         };
         let text = String::from_utf8(bytes)
-            .map_err(|e| source::Error::NotUtf8 { path: typed.clone(), source: e.utf8_error() })?;
+            .map_err(|e| error::Error::NotUtf8 { path: typed.clone(), source: e.utf8_error() })?;
         crate::policy::baseline::Baseline::parse(&text)
-            .map_err(|message| source::Error::BadBaseline { path: typed, message })
+            .map_err(|message| error::Error::BadBaseline { path: typed, message })
     }
 }
 

@@ -1,6 +1,7 @@
 //! `diff`: the review helper.
 
 use super::*;
+use crate::error;
 
 /// One side of a `diff`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,7 +26,7 @@ pub(super) fn diff_sides(
     git: &Git,
     revs: &[String],
     worktree: bool,
-) -> Result<(Side, Side), source::Error> {
+) -> Result<(Side, Side), error::Error> {
     let rev = |r: &str| Side::Rev(if r.is_empty() { "HEAD".to_string() } else { r.to_string() });
     Ok(match revs {
         [] if worktree => (Side::Index, Side::Worktree),
@@ -43,18 +44,18 @@ pub(super) fn diff_sides(
         }
         [a, b] => (rev(a), rev(b)),
         _ => {
-            return Err(source::Error::TooManyRevisions { revs: revs.join(" ") });
+            return Err(error::Error::TooManyRevisions { revs: revs.join(" ") });
         }
     })
 }
 
-pub(super) fn open_side(ws: &Workspace, git: &Git, side: &Side) -> Result<Opened, source::Error> {
+pub(super) fn open_side(ws: &Workspace, git: &Git, side: &Side) -> Result<Opened, error::Error> {
     Ok(match side {
         Side::Rev(r) => Opened::Git(git.rev(r)?),
         Side::Index => Opened::Git(git.index()?),
         Side::Worktree => {
             if git.workdir().is_none() {
-                return Err(source::Error::BareWorktree { path: ".".into() });
+                return Err(error::Error::BareWorktree { path: ".".into() });
             }
             Opened::Disk(ws.worktree_source(true)?)
         }
@@ -72,7 +73,7 @@ pub(super) fn diff(
     engine: Option<Engine>,
     args: &PolicyArgs,
     style: Style,
-) -> Result<Outcome, source::Error> {
+) -> Result<Outcome, error::Error> {
     let Some(levels) = cli_levels(args) else { return Ok(Outcome::Error) };
     let ws = Workspace::repository()?;
     let Some(git) = ws.git.as_ref() else { return Ok(Outcome::Error) };
@@ -124,7 +125,7 @@ pub(super) fn diff(
             git.load(g, Some(&dirs))?;
         }
     }
-    let side = |o: &Opened| -> Result<Option<BTreeMap<String, Judged>>, source::Error> {
+    let side = |o: &Opened| -> Result<Option<BTreeMap<String, Judged>>, error::Error> {
         let src = o.source();
         let Some(policies) = resolve_policies(
             src,

@@ -2,6 +2,7 @@
 //! (pure, in [`crate::fix`]), show or check the plan, and only then write through
 //! [`super::write`], after making sure git holds a copy of everything they would change.
 
+use crate::error;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -14,7 +15,7 @@ use crate::fix::{FileEdit, comments, fold};
 use crate::merge;
 use crate::pipeline::{Choice, mark_local};
 use crate::report::{self, Style};
-use crate::source::{self, Git, Source, WorktreeSource, join};
+use crate::source::{Git, Source, WorktreeSource, join};
 use crate::terraform::discover::Engine;
 
 /// What to do with a plan.
@@ -32,7 +33,7 @@ pub fn fix(
     engine: Option<Engine>,
     policy_path: Option<&Path>,
     style: Style,
-) -> Result<Outcome, source::Error> {
+) -> Result<Outcome, error::Error> {
     let ws = Workspace::worktree(&[path.to_path_buf()])?;
     let shown = ws.shown();
     let src = ws.worktree_source(true)?;
@@ -59,7 +60,7 @@ pub fn fix(
             let (_, g) = policies.of(dir);
             Ok(comments::plan(&m, &g.policy, &g.base, today))
         })
-        .collect::<Result<_, source::Error>>()?;
+        .collect::<Result<_, error::Error>>()?;
     let mut edits = Vec::new();
     let mut problems = Vec::new();
     for plan in plans {
@@ -117,17 +118,17 @@ pub fn fold(
     dry_run: bool,
     allow_dirty: bool,
     engine: Option<Engine>,
-) -> Result<Outcome, source::Error> {
+) -> Result<Outcome, error::Error> {
     // Files fold into the module of their directory: group them by it.
     let mut groups: BTreeMap<PathBuf, (PathBuf, Vec<String>)> = BTreeMap::new();
     for f in files {
         let shown = f.to_string_lossy().into_owned();
         let Some(name) = f.file_name().and_then(|n| n.to_str()) else {
-            return Err(source::Error::NotAFileName { path: shown });
+            return Err(error::Error::NotAFileName { path: shown });
         };
         match std::fs::symlink_metadata(f) {
-            Err(e) => return Err(source::Error::io(shown, e)),
-            Ok(_) if f.is_dir() => return Err(source::Error::FoldDirectory { path: shown }),
+            Err(e) => return Err(error::Error::io(shown, e)),
+            Ok(_) if f.is_dir() => return Err(error::Error::FoldDirectory { path: shown }),
             Ok(_) => {}
         }
         let dir = f
@@ -235,7 +236,7 @@ fn refuse_dirty(
     changes: &[Change],
     start: &Path,
     allow_dirty: bool,
-) -> Result<Option<Outcome>, source::Error> {
+) -> Result<Option<Outcome>, error::Error> {
     if allow_dirty {
         return Ok(None);
     }

@@ -1,10 +1,11 @@
 //! `explain` and `man`.
 
 use super::*;
+use crate::error;
 
 /// `man [COMMAND]`: the manual page of the tool, or of one command (as git has
 /// `git-commit(1)`), generated from the same definitions as `--help`.
-pub(super) fn man(command: Option<&str>) -> Result<Outcome, source::Error> {
+pub(super) fn man(command: Option<&str>) -> Result<Outcome, error::Error> {
     use clap::CommandFactory;
     let cli = Cli::command();
     let page = match command {
@@ -24,7 +25,7 @@ pub(super) fn man(command: Option<&str>) -> Result<Outcome, source::Error> {
         }
     };
     let mut out = Vec::new();
-    clap_mangen::Man::new(page).render(&mut out).map_err(|e| source::Error::io("-", e))?;
+    clap_mangen::Man::new(page).render(&mut out).map_err(|e| error::Error::io("-", e))?;
     write_out(&String::from_utf8_lossy(&out));
     Ok(Outcome::Clean)
 }

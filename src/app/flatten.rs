@@ -2,6 +2,7 @@
 //! [`crate::flatten`], the tree written under the directory the user named (or a
 //! temporary one, for `scan`), the scanner run, its SARIF put back on the user's files.
 
+use crate::error;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -15,7 +16,7 @@ use crate::flatten::remap::{self, TreeMap, Unflattened};
 use crate::flatten::{self, DropKind, ModulePlan};
 use crate::merge;
 use crate::report;
-use crate::source::{self, Source, join};
+use crate::source::{Source, join};
 use crate::terraform::discover::Engine;
 
 /// The map's name, in the flattened tree's root. Scanners do not read it (a hidden JSON
@@ -38,14 +39,14 @@ pub fn flatten(
     out: &Path,
     force: bool,
     engine: Option<Engine>,
-) -> Result<Outcome, source::Error> {
+) -> Result<Outcome, error::Error> {
     let ws = Workspace::worktree(paths)?;
     let shown_out = out.display().to_string();
     prepare_out(&ws, out, force)?;
     let (map, w) = write_tree(&ws, out, engine)?;
     let text = serde_json::to_string_pretty(&map).unwrap_or_default() + "\n";
     std::fs::write(out.join(MAP_FILE), text)
-        .map_err(|e| source::Error::io(format!("{shown_out}/{MAP_FILE}"), e))?;
+        .map_err(|e| error::Error::io(format!("{shown_out}/{MAP_FILE}"), e))?;
     for n in &w.notes {
         write_err(n);
     }
@@ -70,9 +71,9 @@ fn count(n: usize, what: &str) -> String {
 
 /// Refuses an output directory that would hold or be part of what is copied, or that
 /// has content (unless `force`, which empties it first).
-fn prepare_out(ws: &Workspace, out: &Path, force: bool) -> Result<(), source::Error> {
+fn prepare_out(ws: &Workspace, out: &Path, force: bool) -> Result<(), error::Error> {
     let shown = out.display().to_string();
-    let bad = |why: &str| source::Error::Usage { message: format!("--out {shown}: {why}") };
+    let bad = |why: &str| error::Error::Usage { message: format!("--out {shown}: {why}") };
     if let Ok(real) = std::fs::canonicalize(out) {
         for t in &ws.targets {
             let target = ws.root.join(&t.scope);
@@ -83,7 +84,7 @@ fn prepare_out(ws: &Workspace, out: &Path, force: bool) -> Result<(), source::Er
         if ws.root.starts_with(&real) {
             return Err(bad("it holds the repository; name a directory outside it"));
         }
-        let io = |e| source::Error::io(shown.clone(), e);
+        let io = |e| error::Error::io(shown.clone(), e);
         let entries: Vec<std::fs::DirEntry> =
             std::fs::read_dir(&real).map_err(io)?.collect::<Result<_, _>>().map_err(io)?;
         if !entries.is_empty() && !force {
@@ -96,10 +97,10 @@ fn prepare_out(ws: &Workspace, out: &Path, force: bool) -> Result<(), source::Er
             } else {
                 std::fs::remove_file(&p)
             };
-            removed.map_err(|e| source::Error::io(p.display().to_string(), e))?;
+            removed.map_err(|e| error::Error::io(p.display().to_string(), e))?;
         }
     }
-    std::fs::create_dir_all(out).map_err(|e| source::Error::io(shown, e))
+    std::fs::create_dir_all(out).map_err(|e| error::Error::io(shown, e))
 }
 
 /// The repository-relative directory the tree's root stands for: the targets' deepest
@@ -131,7 +132,7 @@ fn write_tree(
     ws: &Workspace,
     out: &Path,
     engine: Option<Engine>,
-) -> Result<(TreeMap, Tally), source::Error> {
+) -> Result<(TreeMap, Tally), error::Error> {
     let shown = ws.shown();
     let src = ws.worktree_source(true)?;
     let dirs: Vec<(String, Vec<String>)> =
@@ -142,7 +143,7 @@ fn write_tree(
             let m = merge::load(dir, names, engine, |p| src.read(p)).map_err(|e| shown.error(e))?;
             Ok((dir.clone(), names.clone(), flatten::plan(&m)))
         })
-        .collect::<Result<_, source::Error>>()?;
+        .collect::<Result<_, error::Error>>()?;
     let root = tree_root(ws);
     let mut w = Tally { modules: plans.len(), ..Tally::default() };
     let mut map = TreeMap { version: 1, root: root.clone(), ..TreeMap::default() };
@@ -214,12 +215,12 @@ fn write_tree(
     Ok((map, w))
 }
 
-fn write_file(dest: &Path, bytes: &[u8]) -> Result<(), source::Error> {
+fn write_file(dest: &Path, bytes: &[u8]) -> Result<(), error::Error> {
     let shown = dest.display().to_string();
     if let Some(parent) = dest.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| source::Error::io(shown.clone(), e))?;
+        std::fs::create_dir_all(parent).map_err(|e| error::Error::io(shown.clone(), e))?;
     }
-    std::fs::write(dest, bytes).map_err(|e| source::Error::io(shown, e))
+    std::fs::write(dest, bytes).map_err(|e| error::Error::io(shown, e))
 }
 
 /// Copies the files under one target, as they are. `pending` holds the module files not
@@ -232,7 +233,7 @@ fn walk_copy(
     skip: &BTreeSet<String>,
     pending: &mut BTreeSet<String>,
     w: &mut Tally,
-) -> Result<(), source::Error> {
+) -> Result<(), error::Error> {
     let base = ws.root.join(scope);
     let out_real = std::fs::canonicalize(out).ok();
     let walker = ignore::WalkBuilder::new(&base)
@@ -300,7 +301,7 @@ fn walk_copy(
 struct TempDir(PathBuf);
 
 impl TempDir {
-    fn new() -> Result<TempDir, source::Error> {
+    fn new() -> Result<TempDir, error::Error> {
         let base = std::env::temp_dir();
         let pid = std::process::id();
         let mut last = None;
@@ -309,10 +310,10 @@ impl TempDir {
             match std::fs::create_dir(&p) {
                 Ok(()) => return Ok(TempDir(p)),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
-                Err(e) => return Err(source::Error::io(base.display().to_string(), e)),
+                Err(e) => return Err(error::Error::io(base.display().to_string(), e)),
             }
         }
-        Err(source::Error::io(
+        Err(error::Error::io(
             base.display().to_string(),
             last.unwrap_or_else(|| std::io::Error::other("no free name")),
         ))
@@ -330,8 +331,8 @@ pub fn scan(
     command: &[String],
     format: ScanFormat,
     engine: Option<Engine>,
-) -> Result<Outcome, source::Error> {
-    let usage = |m: String| source::Error::Usage { message: m };
+) -> Result<Outcome, error::Error> {
+    let usage = |m: String| error::Error::Usage { message: m };
     let Some((program, args)) = command.split_first() else {
         return Err(usage(
             "scan needs a command after `--`, with {} for the flattened tree".into(),
@@ -346,7 +347,7 @@ pub fn scan(
     let tmp = TempDir::new()?;
     let tree = tmp.0.join("override-guard-flattened");
     let report_path = tmp.0.join("report");
-    std::fs::create_dir(&tree).map_err(|e| source::Error::io(tree.display().to_string(), e))?;
+    std::fs::create_dir(&tree).map_err(|e| error::Error::io(tree.display().to_string(), e))?;
     let (map, w) = write_tree(&ws, &tree, engine)?;
     for n in &w.notes {
         write_err(n);
@@ -415,10 +416,10 @@ pub fn scan(
 
 /// The scanner's report: the file it wrote at `{out}`, or the one SARIF or JSON file in
 /// the directory of that name (checkov's `--output-file-path` makes a directory).
-fn read_report(p: &Path) -> Result<String, source::Error> {
+fn read_report(p: &Path) -> Result<String, error::Error> {
     let shown = "{out}".to_string();
-    let io = |e| source::Error::io(shown.clone(), e);
-    let meta = std::fs::metadata(p).map_err(|_| source::Error::Usage {
+    let io = |e| error::Error::io(shown.clone(), e);
+    let meta = std::fs::metadata(p).map_err(|_| error::Error::Usage {
         message: "the scanner wrote no report at {out}".into(),
     })?;
     if meta.is_file() {
@@ -434,40 +435,40 @@ fn read_report(p: &Path) -> Result<String, source::Error> {
     match found.as_slice() {
         [one] => std::fs::read_to_string(one).map_err(io),
         [] => {
-            Err(source::Error::Usage { message: "the scanner wrote no SARIF file in {out}".into() })
+            Err(error::Error::Usage { message: "the scanner wrote no SARIF file in {out}".into() })
         }
-        _ => Err(source::Error::Usage {
+        _ => Err(error::Error::Usage {
             message: "the scanner wrote several files in {out}: ask it for SARIF alone".into(),
         }),
     }
 }
 
-pub fn remap_cmd(sarif: &Path, tree: &Path, format: ScanFormat) -> Result<Outcome, source::Error> {
+pub fn remap_cmd(sarif: &Path, tree: &Path, format: ScanFormat) -> Result<Outcome, error::Error> {
     let shown = tree.display().to_string();
     let map_path = tree.join(MAP_FILE);
     let text = std::fs::read_to_string(&map_path)
-        .map_err(|e| source::Error::io(format!("{shown}/{MAP_FILE}"), e))?;
-    let map: TreeMap = serde_json::from_str(&text).map_err(|e| source::Error::Usage {
+        .map_err(|e| error::Error::io(format!("{shown}/{MAP_FILE}"), e))?;
+    let map: TreeMap = serde_json::from_str(&text).map_err(|e| error::Error::Usage {
         message: format!("{shown}/{MAP_FILE}: not a flatten map ({e})"),
     })?;
     let log_text = if sarif == Path::new("-") {
         let mut s = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
-            .map_err(|e| source::Error::io("-", e))?;
+            .map_err(|e| error::Error::io("-", e))?;
         s
     } else {
         std::fs::read_to_string(sarif)
-            .map_err(|e| source::Error::io(sarif.display().to_string(), e))?
+            .map_err(|e| error::Error::io(sarif.display().to_string(), e))?
     };
     let mut log: serde_json::Value = serde_json::from_str(log_text.trim_start_matches('\u{feff}'))
-        .map_err(|e| source::Error::Usage {
+        .map_err(|e| error::Error::Usage {
             message: format!("{}: not a SARIF log ({e})", sarif.display()),
         })?;
     let exists = |rel: &str| !rel.is_empty() && tree.join(rel).is_file();
     let roots = roots_of(tree, &exists);
     let root_shown = if map.root.is_empty() { ".".to_string() } else { map.root.clone() };
     remap::sarif(&mut log, &map, &roots, &root_shown)
-        .map_err(|why| source::Error::Usage { message: format!("{}: {why}", sarif.display()) })?;
+        .map_err(|why| error::Error::Usage { message: format!("{}: {why}", sarif.display()) })?;
     print_log(&log, format);
     Ok(Outcome::Clean)
 }

@@ -1,8 +1,9 @@
 //! `init`, and its offer of a baseline.
 
 use super::*;
+use crate::error;
 
-pub(super) fn init(path: &Path, stdout: bool) -> Result<Outcome, source::Error> {
+pub(super) fn init(path: &Path, stdout: bool) -> Result<Outcome, error::Error> {
     if stdout {
         write_out(policy::config::STARTER);
         return Ok(Outcome::Clean);
@@ -16,10 +17,10 @@ pub(super) fn init(path: &Path, stdout: bool) -> Result<Outcome, source::Error> 
             ));
             return Ok(Outcome::Error);
         }
-        Err(e) => return Err(source::Error::io(shown, e)),
+        Err(e) => return Err(error::Error::io(shown, e)),
     };
     file.write_all(policy::config::STARTER.as_bytes())
-        .map_err(|e| source::Error::io(shown.clone(), e))?;
+        .map_err(|e| error::Error::io(shown.clone(), e))?;
     write_err(&format!("wrote {shown}; `override-guard explain` describes every rule\n"));
     offer_baseline(path);
     Ok(Outcome::Clean)

@@ -1,8 +1,9 @@
 //! `lsp`: the language server on this process's stdin and stdout.
 
 use super::*;
+use crate::error;
 
-pub(super) fn lsp() -> Result<Outcome, source::Error> {
+pub(super) fn lsp() -> Result<Outcome, error::Error> {
     let (conn, io) = lsp_server::Connection::stdio();
     let served = crate::lsp::serve(&conn, today());
     // The writer thread ends when the last sender is gone.
@@ -10,7 +11,7 @@ pub(super) fn lsp() -> Result<Outcome, source::Error> {
     let joined = io.join();
     match (served, joined) {
         (Ok(()), Ok(())) => Ok(Outcome::Clean),
-        (Err(message), _) => Err(source::Error::Protocol { message }),
-        (_, Err(e)) => Err(source::Error::Protocol { message: e.to_string() }),
+        (Err(message), _) => Err(error::Error::Protocol { message }),
+        (_, Err(e)) => Err(error::Error::Protocol { message: e.to_string() }),
     }
 }

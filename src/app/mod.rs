@@ -8,6 +8,7 @@
 //! user typed them) and `write` (the only code that changes a user's files). The children
 //! take this file's imports and each other's items through `use super::*`.
 
+use crate::error;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -84,15 +85,15 @@ impl Outcome {
 /// Runs a parsed command line. A report that could not be written whole (a full disk, a
 /// closed file) is an error even when the run itself succeeded: a cut-short SARIF file
 /// must not pass for a clean one.
-pub fn run(cli: &Cli) -> Result<Outcome, source::Error> {
+pub fn run(cli: &Cli) -> Result<Outcome, error::Error> {
     let outcome = dispatch(cli)?;
     match STDOUT_ERROR.lock().map(|mut e| e.take()) {
-        Ok(Some(e)) => Err(source::Error::Stdout { source: std::sync::Arc::new(e) }),
+        Ok(Some(e)) => Err(error::Error::Stdout { source: std::sync::Arc::new(e) }),
         _ => Ok(outcome),
     }
 }
 
-fn dispatch(cli: &Cli) -> Result<Outcome, source::Error> {
+fn dispatch(cli: &Cli) -> Result<Outcome, error::Error> {
     use clap::CommandFactory;
     let style = Style { color: use_color(cli.color), width: 100 };
     COLOR.store(style.color, Ordering::Relaxed);

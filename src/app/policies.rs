@@ -2,6 +2,7 @@
 //! line's `--deny/--warn/--allow`.
 
 use super::*;
+use crate::error;
 
 /// `--deny/--warn/--allow`, checked: an unknown rule id is a usage error (printed; `None`).
 pub(super) fn cli_levels(args: &PolicyArgs) -> Option<Vec<(RuleId, Level)>> {
@@ -27,7 +28,7 @@ pub(super) fn cli_levels(args: &PolicyArgs) -> Option<Vec<(RuleId, Level)>> {
 }
 
 /// How the run finds its policies: `--policy PATH`, else the nearest file per module.
-pub(super) fn policy_choice(ws: &Workspace, args: &PolicyArgs) -> Result<Choice, source::Error> {
+pub(super) fn policy_choice(ws: &Workspace, args: &PolicyArgs) -> Result<Choice, error::Error> {
     Ok(match &args.policy {
         Some(p) => Choice::Fixed(ws.fixed_policy(p)?),
         None => Choice::Nearest,
@@ -44,7 +45,7 @@ pub(super) fn resolve_policies<'a>(
     levels: &[(RuleId, Level)],
     shown: &Shown,
     style: Style,
-) -> Result<Option<Policies>, source::Error> {
+) -> Result<Option<Policies>, error::Error> {
     let Some(p) = audit_policies(src, choice, dirs, levels, shown, style)? else {
         return Ok(None);
     };
@@ -66,7 +67,7 @@ pub(super) fn audit_policies<'a>(
     levels: &[(RuleId, Level)],
     shown: &Shown,
     style: Style,
-) -> Result<Option<Policies>, source::Error> {
+) -> Result<Option<Policies>, error::Error> {
     match Policies::resolve(src, choice, dirs, levels) {
         Ok(p) => Ok(Some(p)),
         Err(Trouble::Source(e)) => Err(shown.error(e)),

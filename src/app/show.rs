@@ -1,6 +1,7 @@
 //! `show DIR`.
 
 use super::*;
+use crate::error;
 
 /// `show DIR`: the effective configuration of one module, from the worktree (every file
 /// Terraform would read there, local-only ones marked), the index or a revision.
@@ -10,7 +11,7 @@ pub(super) fn show(
     format: ShowFormat,
     engine: Option<Engine>,
     style: Style,
-) -> Result<Outcome, source::Error> {
+) -> Result<Outcome, error::Error> {
     let ws = workspace(std::slice::from_ref(&dir.to_path_buf()), from)?;
     let shown = ws.shown();
     let Some(target) = ws.targets.first() else { return Ok(Outcome::Error) };
@@ -147,7 +148,7 @@ pub(super) fn no_configuration(
     from_git: bool,
     scope: &str,
     shown: &Shown,
-) -> source::Error {
+) -> error::Error {
     let below: Vec<String> = if from_git {
         src.modules().map(|m| m.into_keys().collect()).unwrap_or_default()
     } else {
@@ -163,8 +164,8 @@ pub(super) fn no_configuration(
         .collect();
     let path = shown.path(scope);
     if below.is_empty() {
-        source::Error::NoConfiguration { path }
+        error::Error::NoConfiguration { path }
     } else {
-        source::Error::ModulesBelow { dir: path.clone(), path, modules: below }
+        error::Error::ModulesBelow { dir: path.clone(), path, modules: below }
     }
 }

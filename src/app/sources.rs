@@ -2,9 +2,10 @@
 //! index or a revision, and the notes about what a source skipped.
 
 use super::*;
+use crate::error;
 
 /// The directories named, from the worktree, or from git with `--staged` / `--rev`.
-pub(super) fn workspace(paths: &[PathBuf], from: &FromArgs) -> Result<Workspace, source::Error> {
+pub(super) fn workspace(paths: &[PathBuf], from: &FromArgs) -> Result<Workspace, error::Error> {
     if from.staged || from.rev.is_some() {
         Workspace::git(paths)
     } else {
@@ -18,7 +19,7 @@ pub(super) fn open(
     ws: &Workspace,
     from: &FromArgs,
     recursive: bool,
-) -> Result<Opened, source::Error> {
+) -> Result<Opened, error::Error> {
     Ok(match (ws.git.as_ref(), &from.rev) {
         (Some(git), Some(rev)) => Opened::Git(git.rev(rev)?),
         (Some(git), None) if from.staged => Opened::Git(git.index()?),
@@ -33,7 +34,7 @@ pub(super) fn modules_of(
     opened: &mut Opened,
     recursive: bool,
     shown: &Shown,
-) -> Result<Vec<(String, Vec<String>)>, source::Error> {
+) -> Result<Vec<(String, Vec<String>)>, error::Error> {
     let listed = opened.source().modules();
     if let Opened::Disk(d) = &*opened {
         print_disk_notes(d, shown);
@@ -88,7 +89,7 @@ pub(super) fn dirs_of(paths: &BTreeSet<String>) -> BTreeSet<String> {
 pub(super) fn modules_under(
     src: &dyn Source,
     dirs: &BTreeSet<String>,
-) -> Result<Vec<String>, source::Error> {
+) -> Result<Vec<String>, error::Error> {
     if dirs.is_empty() {
         return Ok(Vec::new()); // listing every module of a large repository costs
     }

@@ -1,6 +1,7 @@
 //! `vars DIR`.
 
 use super::*;
+use crate::error;
 
 /// `vars`: the module's variables with every value the files, flags and environment give
 /// them. Reads the module, its auto-loaded variables files, the `--var-file`s and
@@ -12,7 +13,7 @@ pub(super) fn vars_cmd(
     reveal: bool,
     engine: Option<Engine>,
     style: Style,
-) -> Result<Outcome, source::Error> {
+) -> Result<Outcome, error::Error> {
     use crate::vars::{CliArg, Inputs, VarFile};
     let src = WorktreeSource::module(dir);
     let mut dirs = src.modules()?;
@@ -32,7 +33,7 @@ pub(super) fn vars_cmd(
     if m.files.files.is_empty() {
         let shown = workspace::shown_path(dir);
         let path = if shown.is_empty() { ".".into() } else { shown };
-        return Err(source::Error::NoConfiguration { path });
+        return Err(error::Error::NoConfiguration { path });
     }
     if m.has_errors() {
         let mut err = String::new();
@@ -43,7 +44,7 @@ pub(super) fn vars_cmd(
         write_err(&err);
         return Ok(Outcome::Error);
     }
-    let io = |p: &Path, e: std::io::Error| source::Error::io(workspace::shown_path(p), e);
+    let io = |p: &Path, e: std::io::Error| error::Error::io(workspace::shown_path(p), e);
     let auto = crate::pipeline::var_files(&src, "", &names)?;
     let mut cli = Vec::new();
     for arg in order {

@@ -3,6 +3,7 @@
 //! tree (or the repository itself, bare), or, outside git, the directory that holds what
 //! the user named. The directories the user named are the run's targets.
 
+use crate::error;
 use std::path::{Component, Path, PathBuf};
 
 use crate::cli::ReportFormat;
@@ -10,7 +11,7 @@ use crate::pipeline::PolicyFile;
 use crate::policy::{Finding, GlobBase};
 use crate::report::findings::Summary;
 use crate::source::worktree::{Scope, lexical_absolute};
-use crate::source::{self, Git, WorktreeSource, join};
+use crate::source::{Git, WorktreeSource, join};
 
 /// A directory the user named.
 #[derive(Clone, Debug)]
@@ -30,15 +31,15 @@ pub struct Workspace {
 
 impl Workspace {
     /// Directories on disk. Each must exist and be a directory; errors name it as written.
-    pub fn worktree(paths: &[PathBuf]) -> Result<Workspace, source::Error> {
+    pub fn worktree(paths: &[PathBuf]) -> Result<Workspace, error::Error> {
         let mut named = Vec::new();
         for p in paths {
             let typed = display_root(p);
             let shown = if typed.is_empty() { ".".to_string() } else { typed.clone() };
-            let io = |e| source::Error::io(shown.clone(), e);
+            let io = |e| error::Error::io(shown.clone(), e);
             let meta = std::fs::metadata(p).map_err(io)?;
             if !meta.is_dir() {
-                return Err(source::Error::NotADirectory { path: shown });
+                return Err(error::Error::NotADirectory { path: shown });
             }
             let real = std::fs::canonicalize(p).map_err(io)?;
             named.push((typed, shown, real, lexical_absolute(p).unwrap_or_else(|| p.clone())));
@@ -52,7 +53,7 @@ impl Workspace {
         let workdir = git.as_ref().and_then(|g| g.workdir()).map(Path::to_path_buf);
         let root = match &workdir {
             Some(w) => std::fs::canonicalize(w)
-                .map_err(|e| source::Error::io(w.display().to_string(), e))?,
+                .map_err(|e| error::Error::io(w.display().to_string(), e))?,
             None => common_ancestor(named.iter().map(|n| n.2.as_path())),
         };
         let lexical_top = workdir.as_deref().and_then(lexical_absolute);
@@ -60,11 +61,11 @@ impl Workspace {
         for (typed, shown, real, lexical) in named {
             let Ok(rel) = real.strip_prefix(&root) else {
                 return Err(if lexical_top.as_ref().is_some_and(|t| lexical.starts_with(t)) {
-                    source::Error::DirectoryLinkOutside { path: shown }
+                    error::Error::DirectoryLinkOutside { path: shown }
                 } else {
                     let first = display_root(first);
                     let first = if first.is_empty() { ".".to_string() } else { first };
-                    source::Error::OtherRepository { path: shown, first }
+                    error::Error::OtherRepository { path: shown, first }
                 });
             };
             targets.push(Target { typed, scope: slashed(rel) });
@@ -74,18 +75,18 @@ impl Workspace {
 
     /// The git repository of the first path (or of the working directory), for reading its
     /// index or a revision. Paths need not exist on disk (a module deleted since).
-    pub fn git(paths: &[PathBuf]) -> Result<Workspace, source::Error> {
+    pub fn git(paths: &[PathBuf]) -> Result<Workspace, error::Error> {
         let first = paths.first().map_or(Path::new("."), PathBuf::as_path);
         let git = Git::discover(existing_dir(first))?;
         let root = match git.workdir() {
             Some(w) => std::fs::canonicalize(w)
-                .map_err(|e| source::Error::io(w.display().to_string(), e))?,
+                .map_err(|e| error::Error::io(w.display().to_string(), e))?,
             None => PathBuf::new(),
         };
         let mut targets = Vec::new();
         for p in paths {
             let typed = display_root(p);
-            let scope = git.relative(p).ok_or_else(|| source::Error::OutsideWorktree {
+            let scope = git.relative(p).ok_or_else(|| error::Error::OutsideWorktree {
                 path: if typed.is_empty() { ".".into() } else { typed.clone() },
             })?;
             targets.push(Target { typed, scope });
@@ -94,7 +95,7 @@ impl Workspace {
     }
 
     /// The repository of the working directory: the hook and the review name no path.
-    pub fn repository() -> Result<Workspace, source::Error> {
+    pub fn repository() -> Result<Workspace, error::Error> {
         let mut ws = Workspace::git(&[])?;
         ws.targets = vec![Target { typed: String::new(), scope: String::new() }];
         Ok(ws)
@@ -102,7 +103,7 @@ impl Workspace {
 
     /// The worktree below the targets (each target with its subdirectories, or only the
     /// target itself), with the files git does not track marked as local-only.
-    pub fn worktree_source(&self, recursive: bool) -> Result<WorktreeSource, source::Error> {
+    pub fn worktree_source(&self, recursive: bool) -> Result<WorktreeSource, error::Error> {
         let scopes =
             self.targets.iter().map(|t| Scope { dir: t.scope.clone(), recursive }).collect();
         let repo = self.git.as_ref().map(|_| self.root.clone());
@@ -137,10 +138,9 @@ impl Workspace {
 
     /// `--policy PATH`: the file on disk, for every module; its globs are relative to its
     /// directory.
-    pub fn fixed_policy(&self, file: &Path) -> Result<PolicyFile, source::Error> {
+    pub fn fixed_policy(&self, file: &Path) -> Result<PolicyFile, error::Error> {
         let shown = shown_path(file);
-        let text =
-            std::fs::read_to_string(file).map_err(|e| source::Error::io(shown.clone(), e))?;
+        let text = std::fs::read_to_string(file).map_err(|e| error::Error::io(shown.clone(), e))?;
         let real = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
         let dir = real.parent().map(Path::to_path_buf).unwrap_or_default();
         let base = if self.root.as_os_str().is_empty() {
@@ -236,7 +236,7 @@ impl Shown {
     }
 
     /// An error about a path of the run, with the path as the user knows it.
-    pub fn error(&self, e: source::Error) -> source::Error {
+    pub fn error(&self, e: error::Error) -> error::Error {
         e.map_path(|p| self.path(p))
     }
 }

@@ -3,12 +3,11 @@
 //! a crash or a full disk leaves either the old content or the new, never half of each;
 //! and it re-reads each file first, so a file changed since it was planned is left alone.
 
+use crate::error;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-use crate::source;
 
 /// One planned change to a file on disk.
 pub struct Change {
@@ -23,19 +22,19 @@ pub struct Change {
 
 /// Checks that every file can be changed: a regular file (not a link: renaming over a
 /// link would replace the link, not what it points at), unchanged since it was read.
-pub fn preflight(changes: &[Change]) -> Result<(), source::Error> {
+pub fn preflight(changes: &[Change]) -> Result<(), error::Error> {
     for c in changes {
         let path = || c.shown.clone();
-        let meta = fs::symlink_metadata(&c.path).map_err(|e| source::Error::io(path(), e))?;
+        let meta = fs::symlink_metadata(&c.path).map_err(|e| error::Error::io(path(), e))?;
         if meta.file_type().is_symlink() {
-            return Err(source::Error::WriteThroughLink { path: path() });
+            return Err(error::Error::WriteThroughLink { path: path() });
         }
         if !meta.is_file() {
-            return Err(source::Error::WriteNotAFile { path: path() });
+            return Err(error::Error::WriteNotAFile { path: path() });
         }
-        let now = fs::read(&c.path).map_err(|e| source::Error::io(path(), e))?;
+        let now = fs::read(&c.path).map_err(|e| error::Error::io(path(), e))?;
         if now != c.before {
-            return Err(source::Error::ChangedMeanwhile { path: path() });
+            return Err(error::Error::ChangedMeanwhile { path: path() });
         }
     }
     Ok(())
@@ -43,7 +42,7 @@ pub fn preflight(changes: &[Change]) -> Result<(), source::Error> {
 
 /// Applies the changes: every new content is written to a temporary file first, and only
 /// when all of them are written are they renamed into place (then deletions happen).
-pub fn commit(changes: &[Change]) -> Result<(), source::Error> {
+pub fn commit(changes: &[Change]) -> Result<(), error::Error> {
     preflight(changes)?;
     let mut temps: Vec<(PathBuf, &Change)> = Vec::new();
     let cleanup = |temps: &[(PathBuf, &Change)]| {
@@ -58,19 +57,19 @@ pub fn commit(changes: &[Change]) -> Result<(), source::Error> {
             Err(e) => {
                 cleanup(&temps);
                 let (path, source) = (c.shown.clone(), Arc::new(e));
-                return Err(source::Error::TempFile { path, source });
+                return Err(error::Error::TempFile { path, source });
             }
         }
     }
     for (k, (t, c)) in temps.iter().enumerate() {
         if let Err(e) = fs::rename(t, &c.path) {
             cleanup(&temps[k..]);
-            return Err(source::Error::Replace { path: c.shown.clone(), source: Arc::new(e) });
+            return Err(error::Error::Replace { path: c.shown.clone(), source: Arc::new(e) });
         }
     }
     for c in changes.iter().filter(|c| c.after.is_none()) {
         fs::remove_file(&c.path)
-            .map_err(|e| source::Error::Delete { path: c.shown.clone(), source: Arc::new(e) })?;
+            .map_err(|e| error::Error::Delete { path: c.shown.clone(), source: Arc::new(e) })?;
     }
     Ok(())
 }

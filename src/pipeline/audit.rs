@@ -1,12 +1,13 @@
 //! The audit: every module judged by the policy that governs it, and the totals the
 //! report's summary shows. Pure: modules come in through a source, findings go out.
 
+use crate::error;
 use rayon::prelude::*;
 
 use super::{LoadedModule, Policies, Progress, load_module};
 use crate::policy::{self, Date, Finding, Partial, Scope};
 use crate::report::findings::Summary;
-use crate::source::{self, Source};
+use crate::source::Source;
 use crate::terraform::discover::Engine;
 
 /// What an audit needs besides its modules.
@@ -28,9 +29,9 @@ impl Audit<'_> {
         src: &dyn Source,
         modules: &[(String, Vec<String>)],
         progress: &dyn Progress,
-    ) -> Result<(Vec<Finding>, Summary), source::Error> {
+    ) -> Result<(Vec<Finding>, Summary), error::Error> {
         progress.start(modules.len());
-        let per_module: Result<Vec<(usize, Partial, Counts)>, source::Error> = modules
+        let per_module: Result<Vec<(usize, Partial, Counts)>, error::Error> = modules
             .par_iter()
             .map(|(dir, names)| {
                 // The other engine's view is for one rule: not loaded where it cannot fire.
@@ -145,19 +146,17 @@ mod tests {
     struct Counting(MemorySource, AtomicUsize);
 
     impl Source for Counting {
-        fn modules(
-            &self,
-        ) -> Result<std::collections::BTreeMap<String, Vec<String>>, source::Error> {
+        fn modules(&self) -> Result<std::collections::BTreeMap<String, Vec<String>>, error::Error> {
             self.0.modules()
         }
-        fn read(&self, path: &str) -> Result<Vec<u8>, source::Error> {
+        fn read(&self, path: &str) -> Result<Vec<u8>, error::Error> {
             self.1.fetch_add(1, Ordering::Relaxed);
             self.0.read(path)
         }
-        fn policy_file(&self, dir: &str) -> Result<Option<String>, source::Error> {
+        fn policy_file(&self, dir: &str) -> Result<Option<String>, error::Error> {
             self.0.policy_file(dir)
         }
-        fn policy_paths(&self) -> Result<std::collections::BTreeSet<String>, source::Error> {
+        fn policy_paths(&self) -> Result<std::collections::BTreeSet<String>, error::Error> {
             self.0.policy_paths()
         }
     }

@@ -6,12 +6,13 @@
 pub mod audit;
 pub mod policies;
 
+use crate::error;
 use rayon::prelude::*;
 
 use crate::merge::{self, Module};
 use crate::policy::Subject;
 use crate::policy::rules::engine_divergence;
-use crate::source::{self, Source, join};
+use crate::source::{Source, join};
 use crate::terraform::discover::Engine;
 
 pub use policies::{Choice, Governing, Policies, PolicyFile};
@@ -45,7 +46,7 @@ pub fn load_modules(
     src: &dyn Source,
     engine: Option<Engine>,
     progress: &dyn Progress,
-) -> Result<Vec<LoadedModule>, source::Error> {
+) -> Result<Vec<LoadedModule>, error::Error> {
     let dirs: Vec<(String, Vec<String>)> = src.modules()?.into_iter().collect();
     progress.start(dirs.len());
     let out = dirs
@@ -66,7 +67,7 @@ pub fn load_module(
     engine: Option<Engine>,
     compare_engines: bool,
     progress: &dyn Progress,
-) -> Result<LoadedModule, source::Error> {
+) -> Result<LoadedModule, error::Error> {
     let mut module = merge::load(dir, names, engine, |p| src.read(p))?;
     mark_local(&mut module, src);
     let tofu = names.iter().any(|n| n.ends_with(".tofu") || n.ends_with(".tofu.json"));
@@ -96,7 +97,7 @@ pub fn var_files(
     src: &dyn Source,
     dir: &str,
     names: &[String],
-) -> Result<Vec<crate::vars::VarFile>, source::Error> {
+) -> Result<Vec<crate::vars::VarFile>, error::Error> {
     use crate::merge::ReadError;
     use crate::vars::VarFile;
     let mut out = Vec::new();
@@ -140,7 +141,7 @@ pub fn judge(
     policies: &Policies,
     engine: Option<Engine>,
     today: crate::policy::Date,
-) -> Result<std::collections::BTreeMap<String, Judged>, source::Error> {
+) -> Result<std::collections::BTreeMap<String, Judged>, error::Error> {
     use crate::policy::{Scope, config::Origin};
     let loaded = load_modules(src, engine, &())?;
     Ok(loaded

@@ -8,11 +8,12 @@
 //! nearest `ruff.toml` or ESLint flat config does, so a team's file says everything that
 //! applies to its directories.
 
+use crate::error;
 use std::collections::{BTreeMap, HashMap};
 
 use crate::policy::config::Origin;
 use crate::policy::{GlobBase, Level, Policy, PolicyError, RuleId, Scope};
-use crate::source::{self, POLICY_FILE, Source, join, split};
+use crate::source::{POLICY_FILE, Source, join, split};
 
 /// A policy file's text, where it is (a path of the run, for reports) and how the paths
 /// of the run become relative to its directory.
@@ -69,13 +70,13 @@ impl Governing {
 /// Why the policies of a run could not be had.
 #[derive(Debug)]
 pub enum Trouble {
-    Source(source::Error),
+    Source(error::Error),
     /// Mistakes in the policy file named with `--policy`.
     Policy(Vec<PolicyError>),
 }
 
-impl From<source::Error> for Trouble {
-    fn from(e: source::Error) -> Self {
+impl From<error::Error> for Trouble {
+    fn from(e: error::Error) -> Self {
         Trouble::Source(e)
     }
 }
@@ -171,7 +172,7 @@ struct Resolver<'a> {
 }
 
 impl Resolver<'_> {
-    fn nearest(&mut self, dir: &str) -> Result<usize, source::Error> {
+    fn nearest(&mut self, dir: &str) -> Result<usize, error::Error> {
         let mut walked = Vec::new();
         let mut d = dir;
         let found = loop {
@@ -194,7 +195,7 @@ impl Resolver<'_> {
         Ok(found)
     }
 
-    fn above(&mut self) -> Result<usize, source::Error> {
+    fn above(&mut self) -> Result<usize, error::Error> {
         if let Some(i) = self.above {
             return Ok(i);
         }

@@ -1,13 +1,11 @@
 //! Where file contents come from. Only sources (and the app wiring) touch the filesystem
 //! or git; everything after them works on the bytes they return.
 
-pub mod error;
 pub mod git;
 pub mod memory;
 pub mod overlay;
 pub mod worktree;
 
-pub use error::Error;
 pub use git::{Git, GitSource};
 pub use memory::MemorySource;
 pub use overlay::Overlay;
@@ -15,6 +13,7 @@ pub use worktree::WorktreeSource;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::error::Error;
 use crate::terraform::Local;
 
 /// Does git's index hold this configuration file (a path of the source)? The files it does

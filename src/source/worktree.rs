@@ -131,7 +131,7 @@ impl WorktreeSource {
         }
         match std::fs::canonicalize(full) {
             Ok(real) if self.boundary.iter().any(|b| real.starts_with(b)) => Ok(()),
-            Ok(_) => Err(super::error::LINK_OUTSIDE),
+            Ok(_) => Err(crate::error::LINK_OUTSIDE),
             // A dangling link: reading it reports the error itself.
             Err(_) => Ok(()),
         }
