@@ -2,12 +2,9 @@
 //! by `audit --write-baseline` and read by `audit`/`check --baseline`, `--quiet` and
 //! `--soft-fail`. Real repositories, made with the `git` CLI in temporary directories.
 
+use crate::texts::*;
 use crate::util::Sandbox;
 
-const DB_MAIN: &str =
-    "resource \"aws_db_instance\" \"main\" {\n  lifecycle {\n    prevent_destroy = true\n  }\n}\n";
-const WEAKEN: &str =
-    "resource \"aws_db_instance\" \"main\" {\n  lifecycle {\n    prevent_destroy = false\n  }\n}\n";
 const BASELINE: &str = ".override-guard-baseline.json";
 
 /// `db` has an override that weakens a safeguard (deny): the old debt.

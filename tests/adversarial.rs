@@ -11,6 +11,7 @@
 //! and is ignored with the reason `bug: ...`.
 #![cfg(unix)]
 
+use crate::texts::*;
 use std::ffi::OsStr;
 use std::fmt::Write as _;
 use std::os::unix::ffi::OsStrExt;

@@ -6,6 +6,7 @@
 //! tests may themselves run inside a git hook), a temporary HOME, no system or global
 //! git configuration, a fixed author and committer.
 
+use crate::texts::*;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -15,18 +16,6 @@ use crate::util::{
 
 /// The binary's path, for the hook (`OVERRIDE_GUARD`).
 const BIN: &str = env!("CARGO_BIN_EXE_override-guard");
-
-/// An original with a safeguard.
-const DB_MAIN: &str =
-    "resource \"aws_db_instance\" \"main\" {\n  lifecycle {\n    prevent_destroy = true\n  }\n}\n";
-/// An override that turns it off: `weakened-safeguard`, a deny under the built-in policy.
-const WEAKEN: &str =
-    "resource \"aws_db_instance\" \"main\" {\n  lifecycle {\n    prevent_destroy = false\n  }\n}\n";
-/// An override that only changes a plain attribute (a `missing-override-comment` warning).
-const HARMLESS: &str =
-    "resource \"aws_db_instance\" \"main\" {\n  instance_class = \"db.t3.large\"\n}\n";
-/// The compact line of the deny finding `WEAKEN` causes in `db/override.tf`.
-const WEAKENED: &str = "db/override.tf:3:5: error[weakened-safeguard]: resource.aws_db_instance.main: prevent_destroy is turned off";
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -122,7 +111,7 @@ fn check_judges_the_staged_content_not_the_worktree() {
     r.write("db/override.tf", HARMLESS);
     let got = r.run(&["check", "--format", "compact"]);
     expect_code(&got, 1);
-    assert!(got.1.lines().any(|l| l == WEAKENED), "{}", got.1);
+    assert!(got.1.lines().any(|l| *l == weakened_in("db")), "{}", got.1);
     assert_eq!(
         summary_line(&got.1),
         "1 module, 2 files, 1 override file: 1 error, 1 warning (built-in default policy)"
@@ -164,13 +153,13 @@ fn the_hook_reads_the_temporary_index_of_commit_all_and_commit_paths() {
     let out = r.git_output(&r.root, &["commit", "-a", "-m", "weaken"], &hook_env);
     let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
     assert!(!out.status.success(), "commit -a went through:\n{all}");
-    assert!(all.lines().any(|l| l == WEAKENED), "{all}");
+    assert!(all.lines().any(|l| *l == weakened_in("db")), "{all}");
     assert_eq!(r.rev_parse("HEAD"), head, "no commit made");
 
     let out = r.git_output(&r.root, &["commit", "-m", "weaken", "db/override.tf"], &hook_env);
     let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
     assert!(!out.status.success(), "commit PATHS went through:\n{all}");
-    assert!(all.lines().any(|l| l == WEAKENED), "{all}");
+    assert!(all.lines().any(|l| *l == weakened_in("db")), "{all}");
     assert_eq!(r.rev_parse("HEAD"), head, "no commit made");
     // The real index was left as it was: nothing staged.
     assert_eq!(r.git(&["diff", "--cached", "--name-only"]), "");
@@ -218,7 +207,7 @@ fn check_reads_the_index_git_index_file_names() {
         .expect("runs");
     let stdout = text(&with_alt.stdout);
     assert_eq!(with_alt.status.code(), Some(1), "{stdout}{}", text(&with_alt.stderr));
-    assert!(stdout.lines().any(|l| l == WEAKENED), "{stdout}");
+    assert!(stdout.lines().any(|l| *l == weakened_in("db")), "{stdout}");
 
     // A relative GIT_INDEX_FILE, as git itself passes it to hooks, from the root.
     let relative = r
@@ -289,7 +278,7 @@ fn deleting_a_committed_override_is_seen_from_the_index() {
     assert!(out.contains("\n-    prevent_destroy = false # ← override.tf:3\n"), "{out}");
     assert!(out.contains("\n+    prevent_destroy = true\n"), "{out}");
     assert!(out.contains("Findings resolved (2):\n"), "{out}");
-    assert!(out.contains(&format!("\n  {WEAKENED}\n")), "{out}");
+    assert!(out.contains(&format!("\n  {}\n", weakened_in("db"))), "{out}");
     assert!(out.ends_with(
         "1 module with changed files, 1 with a changed effective configuration; findings: 0 introduced (0 errors, 0 warnings), 2 resolved\n"
     ), "{out}");
@@ -349,7 +338,7 @@ fn new_only_leaves_out_the_debt_already_committed() {
     r.stage(&[("db/main.tf", &format!("{DB_MAIN}\nvariable \"region\" {{}}\n"))]);
     let got = r.run(&["check", "--format", "compact"]);
     expect_code(&got, 1);
-    assert!(got.1.lines().any(|l| l == WEAKENED), "{}", got.1);
+    assert!(got.1.lines().any(|l| *l == weakened_in("db")), "{}", got.1);
     let got = r.run(&["check", "--new-only", "--format", "compact"]);
     expect_code(&got, 0);
     assert!(!got.1.contains("weakened-safeguard"), "{}", got.1);
@@ -388,10 +377,10 @@ fn an_unborn_head_is_the_empty_tree() {
     r.stage(&[("db/main.tf", DB_MAIN), ("db/override.tf", WEAKEN)]);
     let got = r.run(&["check", "--format", "compact"]);
     expect_code(&got, 1);
-    assert!(got.1.lines().any(|l| l == WEAKENED), "{}", got.1);
+    assert!(got.1.lines().any(|l| *l == weakened_in("db")), "{}", got.1);
     let got = r.run(&["check", "--new-only", "--format", "compact"]);
     expect_code(&got, 1);
-    assert!(got.1.lines().any(|l| l == WEAKENED), "{}", got.1);
+    assert!(got.1.lines().any(|l| *l == weakened_in("db")), "{}", got.1);
 
     let got = r.run(&["diff", "--color", "never"]);
     expect_code(&got, 1);
@@ -425,7 +414,7 @@ fn a_detached_head_works() {
     );
     let got = r.run(&["audit", "--rev", "HEAD", "--format", "compact"]);
     expect_code(&got, 1);
-    assert!(got.1.lines().any(|l| l == WEAKENED), "{}", got.1);
+    assert!(got.1.lines().any(|l| *l == weakened_in("db")), "{}", got.1);
 }
 
 #[test]
@@ -438,7 +427,7 @@ fn a_linked_worktree_has_its_own_index() {
 
     let got = r.run_in(&wt, &["check", "--format", "compact"]);
     expect_code(&got, 1);
-    assert!(got.1.lines().any(|l| l == WEAKENED), "{}", got.1);
+    assert!(got.1.lines().any(|l| *l == weakened_in("db")), "{}", got.1);
     let got = r.run_in(&wt.join("db"), &["diff", "--format", "json"]);
     expect_code(&got, 1);
     let v: serde_json::Value = serde_json::from_str(&got.1).expect("json");
@@ -464,7 +453,7 @@ fn a_bare_repository_has_revisions_but_no_index() {
 
     let got = r.run_in(&bare, &["audit", "--rev", "HEAD", "--format", "compact"]);
     expect_code(&got, 1);
-    assert!(got.1.lines().any(|l| l == WEAKENED), "{}", got.1);
+    assert!(got.1.lines().any(|l| *l == weakened_in("db")), "{}", got.1);
     let got = r.run_in(&bare, &["show", "--rev", "HEAD~1", "db", "--color", "never"]);
     expect_code(&got, 0);
     assert!(got.1.contains("    prevent_destroy = true\n"), "{}", got.1);
@@ -508,7 +497,7 @@ fn a_sha256_repository_works() {
     r.stage(&[("db/override.tf", WEAKEN)]);
     let got = r.run(&["check", "--format", "compact"]);
     expect_code(&got, 1);
-    assert!(got.1.lines().any(|l| l == WEAKENED), "{}", got.1);
+    assert!(got.1.lines().any(|l| *l == weakened_in("db")), "{}", got.1);
     r.git(&["commit", "-q", "--no-verify", "-m", "weaken"]);
     let got = r.run(&["audit", "--rev", "HEAD~1", "--format", "compact"]);
     expect_code(&got, 0);
@@ -570,7 +559,7 @@ fn a_symbolic_link_inside_the_repository_reads_the_staged_target() {
     r.write("shared/weaken.hcl", HARMLESS);
     let got = r.run(&["check", "--format", "compact"]);
     expect_code(&got, 1);
-    assert!(got.1.lines().any(|l| l == WEAKENED), "{}", got.1);
+    assert!(got.1.lines().any(|l| *l == weakened_in("db")), "{}", got.1);
     assert!(!got.2.contains("note:"), "{}", got.2);
     let got = r.run(&["show", "--staged", "db", "--color", "never"]);
     expect_code(&got, 0);
@@ -804,7 +793,7 @@ fn check_from_a_subdirectory_shows_paths_from_the_root() {
     for sub in ["db", "net/vpc", "net"] {
         let got = r.run_in(&r.path(sub), &["check", "--format", "compact"]);
         expect_code(&got, 1);
-        assert!(got.1.lines().any(|l| l == WEAKENED), "{sub}: {}", got.1);
+        assert!(got.1.lines().any(|l| *l == weakened_in("db")), "{sub}: {}", got.1);
         let got = r.run_in(&r.path(sub), &["diff", "--format", "json"]);
         expect_code(&got, 1);
         let v: serde_json::Value = serde_json::from_str(&got.1).expect("json");
@@ -832,7 +821,7 @@ fn a_relative_git_index_file_is_relative_to_the_top_level_as_in_git() {
         .expect("runs");
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
-    assert!(stdout.lines().any(|l| l == WEAKENED), "{stdout}");
+    assert!(stdout.lines().any(|l| *l == weakened_in("db")), "{stdout}");
 }
 
 #[test]

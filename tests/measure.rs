@@ -18,16 +18,6 @@ use std::time::{Duration, Instant};
 
 use crate::util::Sandbox;
 
-/// An original with a safeguard.
-pub const DB_MAIN: &str =
-    "resource \"aws_db_instance\" \"main\" {\n  lifecycle {\n    prevent_destroy = true\n  }\n}\n";
-/// An override that turns it off: `weakened-safeguard` (deny) at `override.tf:3:5`.
-pub const WEAKEN: &str =
-    "resource \"aws_db_instance\" \"main\" {\n  lifecycle {\n    prevent_destroy = false\n  }\n}\n";
-/// The deny finding [`WEAKEN`] causes, after `DIR/FILE:3:5: `.
-pub const WEAKENED: &str =
-    "error[weakened-safeguard]: resource.aws_db_instance.main: prevent_destroy is turned off";
-
 /// How deep the nesting tests nest: far beyond any sane configuration, and deep enough
 /// to overflow a recursive parser's stack.
 pub const DEEP: usize = 10_000;

@@ -9,21 +9,13 @@
 //! The table [`CASES`] drives it: adding a command is one line. Each fixture is built
 //! once and every case of it runs against it, with a snapshot before and after each run.
 
+use crate::texts::*;
 use std::path::Path;
 
 use clap::CommandFactory;
 
 use crate::util::{Sandbox, Snapshot, snapshot_tree, tree_changes};
 
-/// An original with a safeguard.
-const DB_MAIN: &str =
-    "resource \"aws_db_instance\" \"main\" {\n  lifecycle {\n    prevent_destroy = true\n  }\n}\n";
-/// An override that turns it off: `weakened-safeguard`, a deny under the built-in policy.
-const WEAKEN: &str =
-    "resource \"aws_db_instance\" \"main\" {\n  lifecycle {\n    prevent_destroy = false\n  }\n}\n";
-/// An override that only changes a plain attribute (a `missing-override-comment` warning).
-const HARMLESS: &str =
-    "resource \"aws_db_instance\" \"main\" {\n  instance_class = \"db.t3.large\"\n}\n";
 /// A valid policy with an exception and a protected attribute.
 const POLICY: &str = "[rules.protected-attribute]\nattributes = [\"resource.*.*.key_name\"]\n\n\
     [[exceptions]]\nrule = \"override-file\"\npaths = [\"db/override.tf\"]\nreason = \"sizing\"\n";

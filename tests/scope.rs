@@ -3,12 +3,9 @@
 //! being run (a commit, `--all-files`, a range of commits). Real repositories, made with
 //! the `git` CLI in temporary directories.
 
+use crate::texts::*;
 use crate::util::{Run, Sandbox};
 
-const DB_MAIN: &str =
-    "resource \"aws_db_instance\" \"main\" {\n  lifecycle {\n    prevent_destroy = true\n  }\n}\n";
-const WEAKEN: &str =
-    "resource \"aws_db_instance\" \"main\" {\n  lifecycle {\n    prevent_destroy = false\n  }\n}\n";
 const WEB_MAIN: &str = "resource \"aws_instance\" \"web\" {\n  instance_type = \"t3.micro\"\n}\n";
 const WEB_OVERRIDE: &str =
     "resource \"aws_instance\" \"web\" {\n  instance_type = \"m6i.large\"\n}\n";

@@ -19,6 +19,7 @@ mod props;
 mod release;
 mod sarif;
 mod scope;
+mod texts;
 mod types;
 mod untrusted;
 mod util;

@@ -6,20 +6,11 @@
 //! inherited `GIT_*` variable: see [`Sandbox`]). Where override-guard misbehaves today,
 //! the test asserts the correct behaviour and is ignored with the reason `bug: ...`.
 
+use crate::texts::*;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 
 use crate::util::{Run, Sandbox};
-
-/// An original with a safeguard.
-const DB_MAIN: &str =
-    "resource \"aws_db_instance\" \"main\" {\n  lifecycle {\n    prevent_destroy = true\n  }\n}\n";
-/// An override that only changes a plain attribute.
-const HARMLESS: &str =
-    "resource \"aws_db_instance\" \"main\" {\n  instance_class = \"db.t3.large\"\n}\n";
-/// An override that turns it off: `weakened-safeguard`, a deny under the built-in policy.
-const WEAKEN: &str =
-    "resource \"aws_db_instance\" \"main\" {\n  lifecycle {\n    prevent_destroy = false\n  }\n}\n";
 
 /// Control sequences a hostile file carries: erase the screen (CSI), set the window title
 /// (OSC ended by BEL), a hyperlink (OSC 8 ended by ST), backspace, carriage return,

@@ -20,6 +20,8 @@ mod measure;
 mod precommit;
 mod rego;
 mod scanners;
+#[path = "../texts.rs"]
+mod texts;
 mod unprivileged;
 #[path = "../util.rs"]
 #[allow(dead_code)] // shared with the other test binaries, which use the rest

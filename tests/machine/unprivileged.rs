@@ -1,6 +1,7 @@
 //! What only a user whom file permissions stop can see: a file of mode 000 (root reads it
 //! anyway, so these are reported ignored when the tests run as root).
 
+use crate::texts::*;
 use std::os::unix::fs::PermissionsExt;
 
 use crate::measure::*;
