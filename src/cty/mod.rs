@@ -7,6 +7,7 @@
 //! confirmed on real Terraform (`tests/fixtures/types/cases.toml`).
 
 mod convert;
+mod defaults;
 mod eval;
 mod typeexpr;
 
@@ -15,10 +16,10 @@ use std::collections::{BTreeMap, BTreeSet};
 /// Numbers live with the syntax that reads them (a number literal must parse as one).
 pub use crate::terraform::number::Number;
 pub use convert::{convert, convert_error, convert_error_with_defaults, convert_with_defaults};
+pub use defaults::Defaults;
 pub use eval::{EvalError, eval_expr, eval_source};
 pub use typeexpr::{
-    Defaults, TypeError, TypeSpec, parse_type, parse_type_source, parse_type_text,
-    type_constraint_source,
+    TypeError, TypeSpec, parse_type, parse_type_source, parse_type_text, type_constraint_source,
 };
 
 /// A type, or a type constraint (which may contain `Dynamic`, written `any`, and optional
