@@ -5,6 +5,10 @@
 //! Pure: the merge uses it for the variable checks of spec §5.6, and `vars` for values from
 //! tfvars files, flags and the environment. The behaviour is pinned by a corpus of cases
 //! confirmed on real Terraform (`tests/fixtures/types/cases.toml`).
+//!
+//! Each file imports only those after it: `typeexpr` (type expressions, whose optional
+//! defaults it evaluates), `eval` (constant expressions, which convert operands),
+//! `convert` (go-cty's conversion, which applies defaults first), `defaults`.
 
 mod convert;
 mod defaults;
