@@ -3,19 +3,19 @@
 //! the value (a failure there carries a cty path: `[1]: a number is required`). Terraform
 //! always converts in "unsafe" mode, so string→number/bool and list→set are allowed.
 
-use super::typeexpr::Defaults;
+use super::defaults::Defaults;
 use super::{Number, Type, Value};
 use std::collections::BTreeMap;
 
 /// A step of a cty path, for run-time errors.
-enum Step {
+enum PathStep {
     Index(i64),
     Key(String),
     Attr(String),
 }
 
 struct RunError {
-    path: Vec<Step>,
+    path: Vec<PathStep>,
     msg: String,
 }
 
@@ -24,9 +24,9 @@ impl RunError {
         let mut p = String::new();
         for s in &self.path {
             match s {
-                Step::Index(i) => p.push_str(&format!("[{i}]")),
-                Step::Key(k) => p.push_str(&format!("[{}]", super::go_quote(k))),
-                Step::Attr(a) => p.push_str(&format!(".{a}")),
+                PathStep::Index(i) => p.push_str(&format!("[{i}]")),
+                PathStep::Key(k) => p.push_str(&format!("[{}]", super::go_quote(k))),
+                PathStep::Attr(a) => p.push_str(&format!(".{a}")),
             }
         }
         p
@@ -128,7 +128,7 @@ fn sequence_target(elems: &[Type], want: &Type, strict_dynamic: bool) -> Option<
     elems.iter().all(|t| convertible(t, &ety)).then_some(ety)
 }
 
-fn run(v: &Value, want: &Type, path: &mut Vec<Step>) -> Result<Value, RunError> {
+fn run(v: &Value, want: &Type, path: &mut Vec<PathStep>) -> Result<Value, RunError> {
     if *want == Type::Dynamic {
         return Ok(v.clone());
     }
@@ -138,7 +138,7 @@ fn run(v: &Value, want: &Type, path: &mut Vec<Step>) -> Result<Value, RunError> 
     if v.ty() == *want {
         return Ok(v.clone());
     }
-    let fail = |path: &mut Vec<Step>, msg: String| RunError { path: std::mem::take(path), msg };
+    let fail = |path: &mut Vec<PathStep>, msg: String| RunError { path: std::mem::take(path), msg };
     Ok(match (v, want) {
         (Value::Number(n), Type::String) => Value::String(n.to_text()),
         (Value::Bool(b), Type::String) => Value::String(b.to_string()),
@@ -164,7 +164,7 @@ fn run(v: &Value, want: &Type, path: &mut Vec<Step>) -> Result<Value, RunError> 
             let mut out = BTreeMap::new();
             for (name, a) in attrs {
                 let Some(wt) = wa.get(name) else { continue };
-                path.push(Step::Attr(name.clone()));
+                path.push(PathStep::Attr(name.clone()));
                 let mut c = run(a, wt, path)?;
                 path.pop();
                 if let Value::Null(t) = &c {
@@ -185,7 +185,7 @@ fn run(v: &Value, want: &Type, path: &mut Vec<Step>) -> Result<Value, RunError> 
             for (name, wt) in wa {
                 match m.get(name) {
                     Some(e) => {
-                        path.push(Step::Attr(name.clone()));
+                        path.push(PathStep::Attr(name.clone()));
                         out.insert(name.clone(), run(e, wt, path)?);
                         path.pop();
                     }
@@ -208,7 +208,7 @@ fn run(v: &Value, want: &Type, path: &mut Vec<Step>) -> Result<Value, RunError> 
         (Value::Tuple(items), Type::Tuple(wt)) => {
             let mut out = Vec::with_capacity(items.len());
             for (i, (e, t)) in items.iter().zip(wt).enumerate() {
-                path.push(Step::Index(i as i64));
+                path.push(PathStep::Index(i as i64));
                 out.push(run(e, t, path)?);
                 path.pop();
             }
@@ -225,7 +225,7 @@ fn run(v: &Value, want: &Type, path: &mut Vec<Step>) -> Result<Value, RunError> 
             };
             let mut out = Vec::with_capacity(items.len());
             for (i, e) in items.iter().enumerate() {
-                path.push(Step::Index(i as i64));
+                path.push(PathStep::Index(i as i64));
                 out.push(run(e, &ety, path)?);
                 path.pop();
             }
@@ -243,7 +243,7 @@ fn run(v: &Value, want: &Type, path: &mut Vec<Step>) -> Result<Value, RunError> 
             };
             let mut out = Vec::with_capacity(items.len());
             for (k, e) in items {
-                path.push(Step::Key(k.clone()));
+                path.push(PathStep::Key(k.clone()));
                 out.push(run(e, &ety, path)?);
                 path.pop();
             }
@@ -259,7 +259,7 @@ fn run(v: &Value, want: &Type, path: &mut Vec<Step>) -> Result<Value, RunError> 
 fn settle(
     ety: Type,
     out: Vec<Value>,
-    path: &mut Vec<Step>,
+    path: &mut Vec<PathStep>,
 ) -> Result<(Type, Vec<Value>), RunError> {
     let ety = ety.without_optional();
     if !ety.has_dynamic() {

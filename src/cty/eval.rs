@@ -21,12 +21,12 @@ fn error(summary: &str, detail: impl Into<String>) -> EvalError {
 
 /// The names bound by enclosing `for` expressions, and the element a splat is at.
 #[derive(Default)]
-pub(super) struct Scope {
+struct Bindings {
     vars: Vec<(String, Value)>,
     item: Vec<Value>,
 }
 
-impl Scope {
+impl Bindings {
     fn get(&self, name: &str) -> Option<&Value> {
         self.vars.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v)
     }
@@ -39,18 +39,18 @@ pub fn eval_source(src: &str) -> Result<Value, EvalError> {
     if let Some(e) = errors.into_iter().next() {
         return Err(EvalError { summary: e.summary, detail: e.detail });
     }
-    eval(&expr, &mut Scope::default())
+    eval(&expr, &mut Bindings::default())
 }
 
 /// Evaluates a parsed expression.
 pub fn eval_expr(expr: &Expr) -> Result<Value, EvalError> {
-    eval(expr, &mut Scope::default())
+    eval(expr, &mut Bindings::default())
 }
 
 const NO_VARS: (&str, &str) = ("Variables not allowed", "Variables may not be used here.");
 const NO_CALLS: (&str, &str) = ("Function calls not allowed", "Functions may not be called here.");
 
-pub(super) fn eval(expr: &Expr, scope: &mut Scope) -> Result<Value, EvalError> {
+fn eval(expr: &Expr, bound: &mut Bindings) -> Result<Value, EvalError> {
     Ok(match &expr.node {
         Node::Null => Value::Null(Type::Dynamic),
         Node::Bool(b) => Value::Bool(*b),
@@ -60,87 +60,87 @@ pub(super) fn eval(expr: &Expr, scope: &mut Scope) -> Result<Value, EvalError> {
         ),
         Node::Template { parts, wrap, .. } => {
             if let (true, [Part::Interp(e, _)]) = (*wrap, parts.as_slice()) {
-                return eval(e, scope);
+                return eval(e, bound);
             }
             let mut out = Out::default();
-            render(parts, scope, &mut out)?;
+            render(parts, bound, &mut out)?;
             Value::String(out.text)
         }
         Node::Tuple(items) => {
-            Value::Tuple(items.iter().map(|e| eval(e, scope)).collect::<Result<Vec<_>, _>>()?)
+            Value::Tuple(items.iter().map(|e| eval(e, bound)).collect::<Result<Vec<_>, _>>()?)
         }
         Node::Object(items) => {
             let mut out = BTreeMap::new();
             for (k, v) in items {
                 let key = match k {
                     // A bare name is a literal key, unless a `for` expression binds it.
-                    Key::Name(n, _) => match scope.get(n) {
+                    Key::Name(n, _) => match bound.get(n) {
                         Some(v) => key_string(v)?,
                         None => n.clone(),
                     },
-                    Key::Expr(e) => key_string(&eval(e, scope)?)?,
+                    Key::Expr(e) => key_string(&eval(e, bound)?)?,
                 };
                 // The last of two equal keys wins, as in Terraform.
-                out.insert(key, eval(v, scope)?);
+                out.insert(key, eval(v, bound)?);
             }
             Value::Object(out)
         }
-        Node::Parens(e) => eval(e, scope)?,
-        Node::Variable(name) => match scope.get(name) {
+        Node::Parens(e) => eval(e, bound)?,
+        Node::Variable(name) => match bound.get(name) {
             Some(v) => v.clone(),
             None => return Err(error(NO_VARS.0, NO_VARS.1)),
         },
-        Node::SplatItem => scope.item.last().cloned().unwrap_or(Value::Null(Type::Dynamic)),
+        Node::SplatItem => bound.item.last().cloned().unwrap_or(Value::Null(Type::Dynamic)),
         Node::Conditional { cond, yes, no } => {
-            let c = eval(cond, scope)?;
-            if as_bool(&c, "condition")? { eval(yes, scope)? } else { eval(no, scope)? }
+            let c = eval(cond, bound)?;
+            if as_bool(&c, "condition")? { eval(yes, bound)? } else { eval(no, bound)? }
         }
         Node::Call { .. } => return Err(error(NO_CALLS.0, NO_CALLS.1)),
         Node::Traversal { source, steps } => {
-            let mut v = eval(source, scope)?;
+            let mut v = eval(source, bound)?;
             for s in steps {
-                v = step(v, s, scope)?;
+                v = step(v, s, bound)?;
             }
             v
         }
         Node::Splat { source, each } => {
             // A splat applies `each` to every element; a non-collection becomes a
             // one-element tuple, null an empty one.
-            let items = match eval(source, scope)? {
+            let items = match eval(source, bound)? {
                 Value::Null(_) => Vec::new(),
                 Value::Tuple(items) | Value::List(_, items) | Value::Set(_, items) => items,
                 other => vec![other],
             };
             let mut out = Vec::with_capacity(items.len());
             for e in items {
-                scope.item.push(e);
-                let r = eval(each, scope);
-                scope.item.pop();
+                bound.item.push(e);
+                let r = eval(each, bound);
+                bound.item.pop();
                 out.push(r?);
             }
             Value::Tuple(out)
         }
         Node::Unary { op, operand } => {
-            let v = eval(operand, scope)?;
+            let v = eval(operand, bound)?;
             match op {
                 UnaryOp::Neg => Value::Number(as_number(&v, "operand")?.neg()),
                 UnaryOp::Not => Value::Bool(!as_bool(&v, "operand")?),
             }
         }
         Node::Binary { first, rest } => {
-            let mut l = eval(first, scope)?;
+            let mut l = eval(first, bound)?;
             for (op, e) in rest {
-                let r = eval(e, scope)?;
+                let r = eval(e, bound)?;
                 l = binary(*op, &l, &r)?;
             }
             l
         }
-        Node::For(f) => for_expr(f, scope)?,
+        Node::For(f) => for_expr(f, bound)?,
         Node::Invalid => return Err(error("Invalid expression", "This expression is not valid.")),
     })
 }
 
-fn step(v: Value, s: &Step, scope: &mut Scope) -> Result<Value, EvalError> {
+fn step(v: Value, s: &Step, bound: &mut Bindings) -> Result<Value, EvalError> {
     match s {
         Step::Attr(name, _) => match &v {
             Value::Object(a) | Value::Map(_, a) => a.get(name).cloned().ok_or_else(|| {
@@ -152,7 +152,7 @@ fn step(v: Value, s: &Step, scope: &mut Scope) -> Result<Value, EvalError> {
             _ => Err(error("Unsupported attribute", "This value does not have any attributes.")),
         },
         Step::Index(k, _) => {
-            let k = eval(k, scope)?;
+            let k = eval(k, bound)?;
             index(&v, &k)
         }
     }
@@ -252,8 +252,8 @@ fn index(v: &Value, key: &Value) -> Result<Value, EvalError> {
     }
 }
 
-fn for_expr(f: &ForExpr, scope: &mut Scope) -> Result<Value, EvalError> {
-    let coll = eval(&f.collection, scope)?;
+fn for_expr(f: &ForExpr, bound: &mut Bindings) -> Result<Value, EvalError> {
+    let coll = eval(&f.collection, bound)?;
     let Some(items) = elements(&coll) else {
         return Err(error(
             "Iteration over non-iterable value",
@@ -264,22 +264,22 @@ fn for_expr(f: &ForExpr, scope: &mut Scope) -> Result<Value, EvalError> {
     let mut object: BTreeMap<String, Value> = BTreeMap::new();
     let mut groups: BTreeMap<String, Vec<Value>> = BTreeMap::new();
     for (k, v) in items {
-        let depth = scope.vars.len();
+        let depth = bound.vars.len();
         if let Some(kv) = &f.key_var {
-            scope.vars.push((kv.clone(), k));
+            bound.vars.push((kv.clone(), k));
         }
-        scope.vars.push((f.value_var.clone(), v));
+        bound.vars.push((f.value_var.clone(), v));
         let result = (|| -> Result<(), EvalError> {
             if let Some(c) = &f.cond {
-                let keep = eval(c, scope)?;
+                let keep = eval(c, bound)?;
                 if !as_bool(&keep, "condition")? {
                     return Ok(());
                 }
             }
-            let value = eval(&f.value, scope)?;
+            let value = eval(&f.value, bound)?;
             match &f.key {
                 Some(ke) => {
-                    let key = key_string(&eval(ke, scope)?)?;
+                    let key = key_string(&eval(ke, bound)?)?;
                     if f.group {
                         groups.entry(key).or_default().push(value);
                     } else {
@@ -303,7 +303,7 @@ fn for_expr(f: &ForExpr, scope: &mut Scope) -> Result<Value, EvalError> {
             }
             Ok(())
         })();
-        scope.vars.truncate(depth);
+        bound.vars.truncate(depth);
         result?;
     }
     Ok(match &f.key {
@@ -340,24 +340,24 @@ struct Out {
     text: String,
 }
 
-fn render(parts: &[Part], scope: &mut Scope, out: &mut Out) -> Result<(), EvalError> {
+fn render(parts: &[Part], bound: &mut Bindings, out: &mut Out) -> Result<(), EvalError> {
     for p in parts {
         match p {
             Part::Lit(s, _) => out.text.push_str(s),
             Part::Interp(e, _) => {
-                let v = eval(e, scope)?;
+                let v = eval(e, bound)?;
                 out.text.push_str(&interpolate(&v)?);
             }
             Part::If { cond, yes, no, .. } => {
-                let c = eval(cond, scope)?;
+                let c = eval(cond, bound)?;
                 if as_bool(&c, "condition")? {
-                    render(yes, scope, out)?;
+                    render(yes, bound, out)?;
                 } else {
-                    render(no, scope, out)?;
+                    render(no, bound, out)?;
                 }
             }
             Part::For { key_var, value_var, collection, body, .. } => {
-                let coll = eval(collection, scope)?;
+                let coll = eval(collection, bound)?;
                 let items = elements(&coll).ok_or_else(|| {
                     error(
                         "Iteration over non-iterable value",
@@ -365,13 +365,13 @@ fn render(parts: &[Part], scope: &mut Scope, out: &mut Out) -> Result<(), EvalEr
                     )
                 })?;
                 for (k, v) in items {
-                    let depth = scope.vars.len();
+                    let depth = bound.vars.len();
                     if let Some(kv) = key_var {
-                        scope.vars.push((kv.clone(), k));
+                        bound.vars.push((kv.clone(), k));
                     }
-                    scope.vars.push((value_var.clone(), v));
-                    let r = render(body, scope, out);
-                    scope.vars.truncate(depth);
+                    bound.vars.push((value_var.clone(), v));
+                    let r = render(body, bound, out);
+                    bound.vars.truncate(depth);
                     r?;
                 }
             }

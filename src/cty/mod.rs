@@ -5,8 +5,13 @@
 //! Pure: the merge uses it for the variable checks of spec §5.6, and `vars` for values from
 //! tfvars files, flags and the environment. The behaviour is pinned by a corpus of cases
 //! confirmed on real Terraform (`tests/fixtures/types/cases.toml`).
+//!
+//! Each file imports only those after it: `typeexpr` (type expressions, whose optional
+//! defaults it evaluates), `eval` (constant expressions, which convert operands),
+//! `convert` (go-cty's conversion, which applies defaults first), `defaults`.
 
 mod convert;
+mod defaults;
 mod eval;
 mod typeexpr;
 
@@ -15,10 +20,10 @@ use std::collections::{BTreeMap, BTreeSet};
 /// Numbers live with the syntax that reads them (a number literal must parse as one).
 pub use crate::terraform::number::Number;
 pub use convert::{convert, convert_error, convert_error_with_defaults, convert_with_defaults};
+pub use defaults::Defaults;
 pub use eval::{EvalError, eval_expr, eval_source};
 pub use typeexpr::{
-    Defaults, TypeError, TypeSpec, parse_type, parse_type_source, parse_type_text,
-    type_constraint_source,
+    TypeError, TypeSpec, parse_type, parse_type_source, parse_type_text, type_constraint_source,
 };
 
 /// A type, or a type constraint (which may contain `Dynamic`, written `any`, and optional

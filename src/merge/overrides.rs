@@ -98,7 +98,7 @@ fn ignore(m: &mut Module, span: crate::terraform::Span, what: &str) {
     m.ignored.push(Ignored { span, what: what.to_string(), label: "has no effect" });
 }
 
-/// Override variables whose decoding already failed (reported by decode.rs): the merge
+/// Override variables whose decoding already failed (reported by `decode`): the merge
 /// does not judge them again.
 fn rejected_variables(st: &mut State, f: &ParsedFile) {
     for o in f.body.blocks_of("variable") {

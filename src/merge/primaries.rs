@@ -75,15 +75,16 @@ fn terraform_children<'a>(
 }
 
 /// The `required_providers` blocks of a file that Terraform keeps: one holding a block
-/// fails `JustAttributes`, which `decodeRequiredProvidersBlock` reports (decode.rs), and
-/// then the whole block is dropped (it neither counts as a duplicate nor overrides).
+/// fails `JustAttributes`, which `decodeRequiredProvidersBlock` reports
+/// (`decode/terraform.rs`), and then the whole block is dropped (it neither counts as a
+/// duplicate nor overrides).
 fn required_providers_blocks(f: &ParsedFile) -> impl Iterator<Item = &Block> {
     terraform_children(f, "required_providers").filter(|rp| rp.body.blocks().next().is_none())
 }
 
 /// Appends one primary file (spec §3).
 pub(super) fn append_file(m: &mut Module, st: &mut State, f: &ParsedFile) {
-    // What the file's decoding rejected (decode.rs) is left out here.
+    // What the file's decoding rejected (`decode`) is left out here.
     for b in f.body.blocks() {
         append_block(m, st, b);
     }

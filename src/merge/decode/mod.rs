@@ -1,0 +1,160 @@
+//! The checks Terraform's loader makes while it decodes each file, before any merge
+//! (`parser_config.go: parseConfigFile` and the `decode*Block` functions it calls): HCL's
+//! body decoding against each block's fixed schema (`hclsyntax.Body.Content` /
+//! `PartialContent`, JSON bodies likewise, with HCL's did-you-mean suggestions), names,
+//! reserved names, meta-argument combinations, version constraints and the rules of
+//! nested blocks. Pure: one parsed file in, its diagnostics out, in Terraform's order.
+//! Bodies whose schema only a provider knows (resource and provider configuration) are
+//! decoded partially, as Terraform does at this stage: their own arguments are not judged.
+//!
+//! One file per decoder family; each imports only `decoder` (the state and HCL's body
+//! decoding), `common` and the plain readers below them (`schema`, `names`, `traversal`,
+//! `endpoint`). This file holds the entry points and `parseConfigFile`'s dispatch.
+
+mod action;
+mod check;
+mod common;
+mod decoder;
+mod endpoint;
+mod import;
+mod lifecycle;
+mod module;
+mod moved;
+mod named_values;
+mod names;
+mod provider;
+mod provisioner;
+mod resource;
+mod schema;
+mod terraform;
+mod traversal;
+
+pub(crate) use names::{provider_block_kept, provider_part, provider_source};
+pub(crate) use traversal::{depends_on, static_resource_instance};
+
+use crate::diag::Diagnostic;
+use crate::terraform::discover::Engine;
+use crate::terraform::{Block, Body, Files, ParsedFile, Span};
+use decoder::Decoder;
+use schema::{TF_TOP, TOFU_TOP};
+
+/// The diagnostics Terraform (or OpenTofu) reports while decoding one file.
+pub(crate) fn decode_file(
+    files: &Files,
+    f: &ParsedFile,
+    engine: Engine,
+    is_override: bool,
+) -> Vec<Diagnostic> {
+    let mut d = Decoder::new(files, f.file, engine, is_override);
+    d.file(&f.body);
+    d.out
+}
+
+/// Does a data block nested in a check decode without errors? Terraform keeps only such a
+/// block (`decodeCheckBlock`), so only it can be a duplicate.
+pub(crate) fn nested_data_decodes(files: &Files, engine: Engine, d: &Block) -> bool {
+    !Decoder::new(files, d.span.file, engine, false).data(d, true)
+}
+
+impl Decoder<'_> {
+    fn file(&mut self, body: &Body) {
+        // sniffCoreVersionRequirements
+        for t in self.sniff_terraform(body) {
+            if let Some(a) = t.attr("required_version") {
+                self.version_constraint(a);
+            }
+        }
+        // sniffActiveExperiments
+        for t in self.sniff_terraform(body) {
+            if let Some(a) = t.attr("language") {
+                self.language(a);
+            }
+            if let Some(a) = t.attr("experiments")
+                && !self.tofu
+            {
+                self.err(
+                    "Module uses experimental features",
+                    "Experimental features are intended only for gathering early feedback on new language designs, and so are available only in alpha releases of Terraform.",
+                    a.name_span,
+                );
+            }
+        }
+        let top = if self.tofu { &TOFU_TOP } else { &TF_TOP };
+        // JSON's unknown top-level properties are reported as the file is read.
+        let zero = Span::default();
+        let blocks = self.content(body, zero, top, true, !self.json);
+        for b in blocks {
+            match b.kind.as_str() {
+                "terraform" => self.terraform(b),
+                "required_providers" => self.err(
+                    "Invalid required_providers block",
+                    "A \"required_providers\" block must be nested inside a \"terraform\" block.",
+                    b.type_span,
+                ),
+                "provider" => self.provider(b),
+                "variable" => self.variable(b),
+                "locals" => self.locals(b),
+                "output" => self.output(b),
+                "module" => self.module(b),
+                "resource" => self.resource(b),
+                "data" => {
+                    self.data(b, false);
+                }
+                "ephemeral" => self.ephemeral(b),
+                "moved" => self.moved(b),
+                "removed" => self.removed(b),
+                "import" => self.import(b),
+                "check" => self.check(b),
+                "action" => self.action(b),
+                _ => {}
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn diags(text: &str, over: bool) -> Vec<(String, String)> {
+        let (files, f) = decoder::one_file(text);
+        decode_file(&files, &f, Engine::Terraform, over)
+            .into_iter()
+            .map(|d| (d.summary, d.detail))
+            .collect()
+    }
+
+    #[test]
+    fn unsupported_names_get_hcl_suggestions() {
+        let d = diags("variable \"a\" {\n  tpye = string\n  validation = 1\n}\n", false);
+        assert_eq!(
+            d[0].1,
+            "An argument named \"tpye\" is not expected here. Did you mean \"type\"?"
+        );
+        assert_eq!(
+            d[1].1,
+            "An argument named \"validation\" is not expected here. Did you mean to define a block of type \"validation\"?"
+        );
+        let d = diags("resourse \"a\" \"b\" {}\n", false);
+        assert_eq!(
+            d[0].1,
+            "Blocks of type \"resourse\" are not expected here. Did you mean \"resource\"?"
+        );
+    }
+
+    /// Only Terraform knows action blocks: OpenTofu takes `action.x.y` in depends_on as
+    /// any other reference, and its provider sources are not Terraform's.
+    #[test]
+    fn terraform_only_checks_stay_with_terraform() {
+        let text = "resource \"a\" \"b\" {\n  depends_on = [action.x.y]\n}\nterraform {\n  required_providers {\n    c = {\n      source = \"x/terraform-provider-c\"\n    }\n  }\n}\n";
+        let summaries = |engine| {
+            let m = crate::merge::load_texts("", &[("main.tf", text)], Some(engine));
+            m.diagnostics.iter().map(|d| d.summary.clone()).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            summaries(Engine::Terraform),
+            ["Invalid depends_on Action Reference", "Invalid provider type"]
+        );
+        assert!(summaries(Engine::OpenTofu).is_empty());
+    }
+}

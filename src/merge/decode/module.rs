@@ -1,0 +1,120 @@
+//! Terraform's `decodeModuleBlock` (`module_call.go`) with its `providers` map.
+
+use crate::terraform::syntax::ast::{self, Node};
+use crate::terraform::{Attr, Block, Expr, ExprKind, Span, TplPart};
+
+use super::common::COUNT_FOR_EACH;
+use super::decoder::Decoder;
+use super::names::{BAD_IDENTIFIER, valid_identifier};
+use super::schema::module_schema;
+use super::traversal::{start_range, syntax_of};
+
+impl Decoder<'_> {
+    pub(super) fn module(&mut self, b: &Block) {
+        let s = module_schema(self.tofu);
+        let inner = self.content(&b.body, self.missing(b), s, self.over, false);
+        self.depends_on(b);
+        if !valid_identifier(b.labels.first().map_or("", String::as_str)) {
+            let at = b.label_spans.first().copied().unwrap_or(self.decl(b));
+            self.err("Invalid module instance name", BAD_IDENTIFIER, at);
+        }
+        if !self.tofu {
+            self.count_and_for_each(b, COUNT_FOR_EACH);
+        }
+        if let Some(p) = b.attr("providers") {
+            self.passed_providers(p);
+        }
+        if let Some(a) = b.attr("ignore_nested_deprecations")
+            && !self.tofu
+        {
+            let v = crate::merge::variables::value_of(&a.expr);
+            if v.is_err() {
+                self.err(
+                    "Invalid value for ignore_nested_deprecations",
+                    "The value for ignore_nested_deprecations must be a static boolean (true or false).",
+                    a.expr.span,
+                );
+            }
+            let ty = v.as_ref().map_or_else(|_| "dynamic".to_string(), |v| v.ty().friendly());
+            if !matches!(
+                v,
+                Ok(crate::cty::Value::Bool(_))
+                    | Ok(crate::cty::Value::Null(crate::cty::Type::Bool))
+            ) {
+                self.err(
+                    "Invalid type for ignore_nested_deprecations",
+                    format!("The value for ignore_nested_deprecations must be a boolean (true or false), but the given value has type {ty}."),
+                    a.expr.span,
+                );
+            }
+        }
+        let inner: Vec<&Block> = if self.tofu {
+            inner.into_iter().filter(|c| c.kind != "lifecycle").collect()
+        } else {
+            inner
+        };
+        self.meta_blocks(&inner, "module", "module input variables", "module");
+        // OpenTofu checks the repetition arguments after the nested blocks.
+        if self.tofu {
+            self.count_and_for_each(b, COUNT_FOR_EACH);
+        }
+    }
+
+    /// `decodeProviderConfigRef`: `provider = aws.west` and the values of `providers`.
+    /// `decodePassedProviderConfigs`: a static map whose keys and values are both provider
+    /// references (a quoted key is deprecated like a quoted value), each key given once.
+    fn passed_providers(&mut self, p: &Attr) {
+        let Some(pairs) = p.expr.as_object() else {
+            if self.unbroken(&p.expr) {
+                self.err(
+                    "Invalid expression",
+                    "A static map expression is required.",
+                    start_range(&p.expr),
+                );
+            }
+            return;
+        };
+        // The keys as written (native syntax): their text and range.
+        let tree = syntax_of(&p.expr);
+        let keys: Vec<Option<Expr>> = match &tree {
+            Some((ast::Expr { node: Node::Object(items), .. }, Some(off))) => items
+                .iter()
+                .map(|(k, _)| {
+                    let r = match k {
+                        ast::Key::Name(_, r) => r.clone(),
+                        ast::Key::Expr(x) => x.range.clone(),
+                    };
+                    let span = Span::new(p.expr.span.file, off + r.start, off + r.end);
+                    let text = self.files.text(span).to_string();
+                    let kind = match k {
+                        ast::Key::Expr(x) if matches!(x.node, Node::Template { .. }) => {
+                            match x.as_literal_str() {
+                                Some(s) => ExprKind::Template(vec![TplPart::Lit(s)]),
+                                None => ExprKind::Template(vec![TplPart::Code(text.clone())]),
+                            }
+                        }
+                        _ => ExprKind::Raw(text.as_str().into()),
+                    };
+                    Some(Expr { source: Some(text.as_str().into()), ..Expr::new(kind, span) })
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let mut seen: Vec<(String, Span)> = Vec::new();
+        for (i, (_, v)) in pairs.iter().enumerate() {
+            let key = keys.get(i).cloned().flatten();
+            let k = key.as_ref().map(|k| self.provider_ref(k, "providers"));
+            let value = self.provider_ref(v, "providers");
+            let (Some(Some(k)), Some(_), Some(key)) = (k, value, key) else { continue };
+            if let Some((_, prev)) = seen.iter().find(|(n, _)| *n == k) {
+                self.err(
+                    "Duplicate provider address",
+                    format!("A provider configuration was already passed to {k} at {}. Each child provider configuration can be assigned only once.", self.range(*prev)),
+                    v.span,
+                );
+                continue;
+            }
+            seen.push((k, Span { end: v.span.end, ..key.span }));
+        }
+    }
+}

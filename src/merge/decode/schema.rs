@@ -1,0 +1,276 @@
+//! The fixed schemas Terraform decodes each block kind's body against (the `*Schema`
+//! variables beside each `decode*Block` in `configs/`), one per engine where they differ.
+
+/// A block type a body accepts, with the names of its labels.
+type BlockS = (&'static str, &'static [&'static str]);
+
+/// HCL's `BodySchema`: arguments (name, required) and block types, in declaration order
+/// (the order suggestions and missing arguments are looked for in).
+pub(super) struct Schema {
+    pub(super) attrs: &'static [(&'static str, bool)],
+    pub(super) blocks: &'static [BlockS],
+}
+
+const NAME: &[&str] = &["name"];
+const TYPE_NAME: &[&str] = &["type", "name"];
+const TYPE: &[&str] = &["type"];
+pub(super) const NONE: &[&str] = &[];
+
+pub(super) const TF_TOP: Schema = Schema {
+    attrs: &[],
+    blocks: &[
+        ("terraform", NONE),
+        ("required_providers", NONE),
+        ("provider", NAME),
+        ("variable", NAME),
+        ("locals", NONE),
+        ("output", NAME),
+        ("module", NAME),
+        ("resource", TYPE_NAME),
+        ("data", TYPE_NAME),
+        ("ephemeral", TYPE_NAME),
+        ("action", TYPE_NAME),
+        ("moved", NONE),
+        ("removed", NONE),
+        ("import", NONE),
+        ("check", NAME),
+    ],
+};
+
+/// OpenTofu's top level (`parser_config.go: configFileSchema`): `language`, no `action`.
+pub(super) const TOFU_TOP: Schema = Schema {
+    attrs: &[],
+    blocks: &[
+        ("language", NONE),
+        ("required_providers", NONE),
+        ("provider", NAME),
+        ("variable", NAME),
+        ("locals", NONE),
+        ("output", NAME),
+        ("module", NAME),
+        ("resource", TYPE_NAME),
+        ("data", TYPE_NAME),
+        ("ephemeral", TYPE_NAME),
+        ("moved", NONE),
+        ("import", NONE),
+        ("check", NAME),
+        ("removed", NONE),
+        ("terraform", NONE),
+    ],
+};
+
+pub(super) const TF_TERRAFORM: Schema = Schema {
+    attrs: &[("required_version", false), ("experiments", false), ("language", false)],
+    blocks: &[
+        ("backend", TYPE),
+        ("cloud", NONE),
+        ("required_providers", NONE),
+        ("state_store", TYPE),
+        ("provider_meta", &["provider"]),
+    ],
+};
+
+pub(super) const TOFU_TERRAFORM: Schema = Schema {
+    attrs: &[("required_version", false), ("experiments", false), ("language", false)],
+    blocks: &[
+        ("backend", TYPE),
+        ("cloud", NONE),
+        ("required_providers", NONE),
+        ("provider_meta", &["provider"]),
+        ("encryption", NONE),
+    ],
+};
+
+pub(super) const TF_VARIABLE: Schema = Schema {
+    attrs: &[
+        ("description", false),
+        ("default", false),
+        ("type", false),
+        ("sensitive", false),
+        ("ephemeral", false),
+        ("nullable", false),
+        ("deprecated", false),
+        ("const", false),
+    ],
+    blocks: &[("validation", NONE)],
+};
+
+/// Terraform's arguments in OpenTofu's order: a misspelling two edits from two names is
+/// offered the first, so each engine keeps its own order.
+pub(super) const TOFU_VARIABLE: Schema = Schema {
+    attrs: &[
+        ("description", false),
+        ("default", false),
+        ("type", false),
+        ("sensitive", false),
+        ("ephemeral", false),
+        ("const", false),
+        ("deprecated", false),
+        ("nullable", false),
+    ],
+    blocks: &[("validation", NONE)],
+};
+
+pub(super) const TF_OUTPUT: Schema = Schema {
+    attrs: &[
+        ("description", false),
+        ("value", true),
+        ("depends_on", false),
+        ("sensitive", false),
+        ("ephemeral", false),
+        ("deprecated", false),
+        ("type", false),
+    ],
+    blocks: &[("precondition", NONE), ("postcondition", NONE)],
+};
+
+/// OpenTofu's outputs have no `type` argument.
+pub(super) const TOFU_OUTPUT: Schema = Schema {
+    attrs: &[
+        ("description", false),
+        ("value", true),
+        ("depends_on", false),
+        ("sensitive", false),
+        ("ephemeral", false),
+        ("deprecated", false),
+    ],
+    blocks: &[("precondition", NONE), ("postcondition", NONE)],
+};
+
+const TF_MODULE: Schema = Schema {
+    attrs: &[
+        ("source", true),
+        ("version", false),
+        ("count", false),
+        ("for_each", false),
+        ("depends_on", false),
+        ("providers", false),
+        ("ignore_nested_deprecations", false),
+    ],
+    blocks: &[("_", NONE), ("lifecycle", NONE), ("locals", NONE), ("provider", TYPE)],
+};
+
+const TOFU_MODULE: Schema = Schema {
+    attrs: &[
+        ("source", true),
+        ("version", false),
+        ("count", false),
+        ("for_each", false),
+        ("depends_on", false),
+        ("providers", false),
+    ],
+    blocks: &[("_", NONE), ("lifecycle", NONE), ("locals", NONE), ("provider", TYPE)],
+};
+
+pub(super) const TF_PROVIDER: Schema = Schema {
+    attrs: &[
+        ("alias", false),
+        ("version", false),
+        ("count", false),
+        ("depends_on", false),
+        ("for_each", false),
+        ("source", false),
+    ],
+    blocks: &[("_", NONE), ("lifecycle", NONE), ("locals", NONE)],
+};
+
+const RESOURCE_ATTRS: &[(&str, bool)] =
+    &[("count", false), ("for_each", false), ("provider", false), ("depends_on", false)];
+
+pub(super) const RESOURCE: Schema = Schema {
+    attrs: RESOURCE_ATTRS,
+    blocks: &[
+        ("locals", NONE),
+        ("lifecycle", NONE),
+        ("connection", NONE),
+        ("provisioner", TYPE),
+        ("_", NONE),
+    ],
+};
+
+/// `data` and `ephemeral` blocks.
+pub(super) const DATA: Schema =
+    Schema { attrs: RESOURCE_ATTRS, blocks: &[("lifecycle", NONE), ("locals", NONE), ("_", NONE)] };
+
+pub(super) const TF_LIFECYCLE: Schema = Schema {
+    attrs: &[
+        ("create_before_destroy", false),
+        ("prevent_destroy", false),
+        ("ignore_changes", false),
+        ("replace_triggered_by", false),
+    ],
+    blocks: &[("precondition", NONE), ("postcondition", NONE), ("action_trigger", NONE)],
+};
+
+pub(super) const TOFU_LIFECYCLE: Schema = Schema {
+    attrs: &[
+        ("create_before_destroy", false),
+        ("prevent_destroy", false),
+        ("destroy", false),
+        ("ignore_changes", false),
+        ("replace_triggered_by", false),
+        ("enabled", false),
+    ],
+    blocks: &[("precondition", NONE), ("postcondition", NONE)],
+};
+
+pub(super) const ACTION_TRIGGER: Schema =
+    Schema { attrs: &[("events", true), ("condition", false), ("actions", true)], blocks: &[] };
+
+pub(super) const ACTION: Schema = Schema {
+    attrs: &[("count", false), ("for_each", false), ("provider", false)],
+    blocks: &[("config", NONE)],
+};
+
+pub(super) const PROVISIONER: Schema = Schema {
+    attrs: &[("when", false), ("on_failure", false)],
+    blocks: &[("_", NONE), ("connection", NONE), ("lifecycle", NONE)],
+};
+
+pub(super) const CHECK_RULE: Schema =
+    Schema { attrs: &[("condition", true), ("error_message", true)], blocks: &[] };
+
+pub(super) const CHECK: Schema =
+    Schema { attrs: &[], blocks: &[("data", TYPE_NAME), ("assert", NONE)] };
+
+pub(super) const MOVED: Schema = Schema { attrs: &[("from", true), ("to", true)], blocks: &[] };
+
+pub(super) const TF_IMPORT: Schema = Schema {
+    attrs: &[
+        ("provider", false),
+        ("for_each", false),
+        ("id", false),
+        ("to", true),
+        ("identity", false),
+    ],
+    blocks: &[],
+};
+
+pub(super) const TOFU_IMPORT: Schema = Schema {
+    attrs: &[
+        ("provider", false),
+        ("id", false),
+        ("identity", false),
+        ("to", true),
+        ("for_each", false),
+    ],
+    blocks: &[],
+};
+
+pub(super) const TF_REMOVED: Schema = Schema {
+    attrs: &[("from", true)],
+    blocks: &[("lifecycle", NONE), ("connection", NONE), ("provisioner", TYPE)],
+};
+
+/// OpenTofu's `removed` blocks take no `connection` block of their own.
+pub(super) const TOFU_REMOVED: Schema =
+    Schema { attrs: &[("from", true)], blocks: &[("lifecycle", NONE), ("provisioner", TYPE)] };
+
+pub(super) const REMOVED_LIFECYCLE: Schema = Schema { attrs: &[("destroy", false)], blocks: &[] };
+
+/// The names a variable may not have: the arguments and block types of a `module` block
+/// (Terraform's own list, whichever engine: OpenTofu's module schema lacks only
+/// `ignore_nested_deprecations`).
+pub(super) fn module_schema(tofu: bool) -> &'static Schema {
+    if tofu { &TOFU_MODULE } else { &TF_MODULE }
+}
