@@ -320,7 +320,7 @@ pub enum Error {
     /// The language server could not speak with its editor (a broken stream, a first
     /// message that is not `initialize`).
     #[error("language server: {message}")]
-    #[diagnostic(code(override_guard::lsp))]
+    #[diagnostic(code(override_guard::protocol))]
     Protocol { message: String },
 
     /// `flatten`, `scan` or `remap` asked for something they cannot do (an output
