@@ -214,14 +214,14 @@ fn declared(m: &Module) -> Vec<Var> {
     out
 }
 
-struct Cx {
+struct Gathered {
     files: Files,
     diags: Vec<Diagnostic>,
     /// Settings by variable name, in precedence order (declared or not).
     settings: BTreeMap<String, Vec<Setting>>,
 }
 
-impl Cx {
+impl Gathered {
     fn add_file(&mut self, path: &str, text: Arc<str>, syntax: Syntax) -> usize {
         self.files.files.push(SourceText::new(path.to_string(), FileClass::Primary, syntax, text));
         self.files.files.len() - 1
@@ -362,7 +362,7 @@ pub fn collect(m: &Module, inputs: &Inputs) -> Report {
     let mut vars = declared(m);
     let index: BTreeMap<String, usize> =
         vars.iter().enumerate().map(|(i, v)| (v.name.clone(), i)).collect();
-    let mut cx = Cx { files: m.files.clone(), diags: Vec::new(), settings: BTreeMap::new() };
+    let mut cx = Gathered { files: m.files.clone(), diags: Vec::new(), settings: BTreeMap::new() };
 
     // Environment: only exact names of declared variables; anything else is ignored.
     let mut env = inputs.env.clone();

@@ -54,12 +54,12 @@ struct RuleConfig {
     level: Level,
     paths: Option<GlobSet>,
     exclude: Option<GlobSet>,
-    scopes: Vec<Scope>,
+    scopes: Vec<LevelByPath>,
 }
 
 /// `[[rules.<id>.scope]]`: a different level for some paths.
 #[derive(Clone, Debug)]
-struct Scope {
+struct LevelByPath {
     paths: GlobSet,
     exclude: Option<GlobSet>,
     level: Level,
@@ -234,7 +234,7 @@ fn rules(vd: &mut Validator<'_>, v: &Value<'_>, policy: &mut Policy) {
 }
 
 /// One `[[rules.<id>.scope]]`.
-fn scope(vd: &mut Validator<'_>, t: &DeTable<'_>) -> Option<Scope> {
+fn scope(vd: &mut Validator<'_>, t: &DeTable<'_>) -> Option<LevelByPath> {
     let (mut paths, mut exclude, mut level) = (None, None, None);
     let mut first_key = 0..0;
     for (k, v) in t {
@@ -249,7 +249,7 @@ fn scope(vd: &mut Validator<'_>, t: &DeTable<'_>) -> Option<Scope> {
         }
     }
     match (paths, level) {
-        (Some(paths), Some(level)) => Some(Scope { paths, exclude, level }),
+        (Some(paths), Some(level)) => Some(LevelByPath { paths, exclude, level }),
         _ => {
             if !t.contains_key("paths") || !t.contains_key("level") {
                 vd.err(first_key, "a scope needs both `paths` and `level`", None);

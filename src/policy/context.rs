@@ -64,7 +64,7 @@ impl Change<'_> {
 }
 
 /// Everything a rule may look at for one module.
-pub struct Cx<'a> {
+pub struct Context<'a> {
     pub m: &'a Module,
     /// The same module under the other engine, when it could differ.
     pub other: Option<&'a Module>,
@@ -76,20 +76,20 @@ pub struct Cx<'a> {
     pub vars: Option<crate::vars::Report>,
 }
 
-impl<'a> Cx<'a> {
+impl<'a> Context<'a> {
     pub fn new(
         m: &'a Module,
         other: Option<&'a Module>,
         policy: &'a Policy,
         base: &GlobBase,
         tfvars: &[crate::vars::VarFile],
-    ) -> Cx<'a> {
+    ) -> Context<'a> {
         // Only the files in the repository: flags and the environment are the runner's.
         let vars = (!tfvars.is_empty()).then(|| {
             let inputs = crate::vars::Inputs { auto: tfvars.to_vec(), ..Default::default() };
             crate::vars::collect(m, &inputs)
         });
-        Cx { m, other, policy, base: base.clone(), changes: changes(m), vars }
+        Context { m, other, policy, base: base.clone(), changes: changes(m), vars }
     }
 
     pub fn site(&self, span: Span, label: impl Into<String>) -> Site {
@@ -358,7 +358,7 @@ mod tests {
             None,
         );
         let policy = Policy::builtin();
-        let cx = Cx::new(&m, None, &policy, &GlobBase::default(), &[]);
+        let cx = Context::new(&m, None, &policy, &GlobBase::default(), &[]);
         let got: Vec<(String, bool)> =
             cx.changes.iter().map(|c| (c.address.clone(), c.base.is_some())).collect();
         assert_eq!(

@@ -41,7 +41,7 @@ pub fn parse_bytes(
     let tokens = scan::scan(bytes, Mode::Normal);
     let (body, errors) = super::syntax::parse::parse_tokens(text, &tokens);
     let diags = errors.into_iter().map(|e| diagnostic(file, path, e)).collect();
-    let cx = Cx { file, text };
+    let cx = Lowering { file, text };
     (ParsedFile { file, body: cx.body(&body), notes: Vec::new(), diagnostics: Vec::new() }, diags)
 }
 
@@ -75,12 +75,12 @@ pub fn comments(text: &str) -> Vec<(usize, usize)> {
         .collect()
 }
 
-struct Cx<'a> {
+struct Lowering<'a> {
     file: FileId,
     text: &'a Arc<str>,
 }
 
-impl Cx<'_> {
+impl Lowering<'_> {
     fn span(&self, r: &ast::Range) -> Span {
         Span::new(self.file, r.start, r.end)
     }
@@ -249,7 +249,7 @@ impl Cx<'_> {
 pub fn json_template(text: &str) -> (Vec<TplPart>, Vec<super::syntax::SyntaxError>) {
     let (e, errors) = super::syntax::parse_template(text);
     let shared = Arc::from(text);
-    let cx = Cx { file: 0, text: &shared };
+    let cx = Lowering { file: 0, text: &shared };
     let parts = match &e.node {
         ast::Node::Template { parts, .. } => cx.template(parts),
         _ => vec![TplPart::Lit(text.to_string())],

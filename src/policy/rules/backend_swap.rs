@@ -1,6 +1,6 @@
 //! `backend-swap`: an override that replaces where state lives. See [`RULE`].
 
-use super::{Cx, Finding, Level, Rule};
+use super::{Context, Finding, Level, Rule};
 use crate::terraform::{Block, Item};
 
 pub static RULE: Rule = Rule {
@@ -33,7 +33,7 @@ Example
     check: Some(check),
 };
 
-fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
+fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     for c in &cx.changes {
         if c.address != "terraform.backend" && c.address != "terraform.cloud" {
             continue;
@@ -114,7 +114,7 @@ fn changed(base: &Block, over: &Block) -> Vec<String> {
 }
 
 /// `backend "s3" { bucket = "x", key = "y" }` on one line.
-fn describe(cx: &Cx<'_>, b: &Block) -> String {
+fn describe(cx: &Context<'_>, b: &Block) -> String {
     let parts: Vec<String> = b
         .body
         .items

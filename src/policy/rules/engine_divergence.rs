@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{Cx, Finding, Level, Rule};
+use super::{Context, Finding, Level, Rule};
 use crate::merge::{self, Module};
 use crate::terraform::discover::Skip;
 use crate::terraform::{FileClass, Span};
@@ -41,7 +41,7 @@ Example
     check: Some(check),
 };
 
-fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
+fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     let Some(other) = cx.other else { return };
     let (a, b) = (cx.m, other);
     if a.files.files.is_empty() || b.files.files.is_empty() {
@@ -181,7 +181,7 @@ pub fn may_diverge(m: &Module) -> bool {
 /// Where to point: an override file only this engine merges, else one that changes an
 /// object that differs, else the first override file; without any, the first `.tofu`
 /// file that shadows another, else the first file.
-fn anchor(a: &Module, b: &Module, diff: &[String], cx: &Cx<'_>) -> Span {
+fn anchor(a: &Module, b: &Module, diff: &[String], cx: &Context<'_>) -> Span {
     let overrides =
         || a.files.files.iter().enumerate().filter(|(_, f)| f.class == FileClass::Override);
     let alone =
@@ -229,7 +229,7 @@ mod tests {
             merge::reassemble(&m, Engine::OpenTofu)
         };
         let policy = Policy::builtin();
-        let cx = Cx::new(&m, Some(&other), &policy, &Default::default(), &[]);
+        let cx = Context::new(&m, Some(&other), &policy, &Default::default(), &[]);
         let mut out = Vec::new();
         check(&cx, &mut out);
         out.into_iter()

@@ -1,6 +1,6 @@
 //! `ignored-override`: override content the engine reads and then ignores. See [`RULE`].
 
-use super::{Cx, Finding, Level, Rule};
+use super::{Context, Finding, Level, Rule};
 
 pub static RULE: Rule = Rule {
     id: super::RuleId::IgnoredOverride,
@@ -35,7 +35,7 @@ Example
     check: Some(check),
 };
 
-fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
+fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     let mut ignored: Vec<_> = cx.m.ignored.iter().collect();
     ignored.sort_by_key(|i| (i.span.file, i.span.start));
     for i in ignored {

@@ -1,6 +1,6 @@
 //! `local-override`: an override file that only this checkout has. See [`RULE`].
 
-use super::{Cx, Finding, Level, Rule};
+use super::{Context, Finding, Level, Rule};
 use crate::terraform::FileClass;
 
 pub static RULE: Rule = Rule {
@@ -47,7 +47,7 @@ const ANALYSES: &[&Rule] = &[
     &super::ignored_override::RULE,
 ];
 
-fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
+fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     let local: Vec<usize> = (0..cx.m.files.files.len())
         .filter(|&i| {
             let f = cx.m.files.get(i);

@@ -1,6 +1,6 @@
 //! `merge-error`: what Terraform or OpenTofu itself would reject. See [`RULE`].
 
-use super::{Cx, Finding, Level, Rule};
+use super::{Context, Finding, Level, Rule};
 use crate::diag::{Diagnostic, Severity};
 use crate::policy::Site;
 use crate::terraform::{Files, Span};
@@ -34,7 +34,7 @@ Example
     check: Some(check),
 };
 
-fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
+fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     report(&cx.m.files, &cx.m.diagnostics, out);
     // A variables file Terraform loads by itself but cannot read (a dangling link) stops
     // `terraform plan` as surely.

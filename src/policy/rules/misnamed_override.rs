@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{Cx, Finding, Level, Rule};
+use super::{Context, Finding, Level, Rule};
 use crate::diag::Diagnostic;
 use crate::finding::Site;
 use crate::merge::Module;
@@ -55,7 +55,7 @@ Example
     check: Some(check),
 };
 
-fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
+fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     let m = cx.m;
     for (id, f) in m.files.files.iter().enumerate() {
         let Some(miss) = discover::misnamed(f.name()) else { continue };
@@ -121,7 +121,7 @@ fn naming_rule(engine: Engine) -> &'static str {
     }
 }
 
-fn read_as_primary(cx: &Cx<'_>, id: FileId, miss: &Misnamed, dups: &[&Diagnostic]) -> Finding {
+fn read_as_primary(cx: &Context<'_>, id: FileId, miss: &Misnamed, dups: &[&Diagnostic]) -> Finding {
     let m = cx.m;
     let name = m.files.get(id).name();
     let engine = m.engine.name();
@@ -224,7 +224,7 @@ mod tests {
     fn findings(files: &[(&str, &str)], engine: Engine) -> Vec<Finding> {
         let m = load_texts("m", files, Some(engine));
         let policy = crate::policy::Policy::builtin();
-        let cx = Cx::new(&m, None, &policy, &Default::default(), &[]);
+        let cx = Context::new(&m, None, &policy, &Default::default(), &[]);
         let mut out = Vec::new();
         check(&cx, &mut out);
         out

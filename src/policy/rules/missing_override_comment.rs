@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use regex::Regex;
 
-use super::{Cx, Finding, Level, Options, Rule};
+use super::{Context, Finding, Level, Options, Rule};
 use crate::policy::context::comments_around;
 use crate::policy::validate::{Key, Validator, Value};
 use crate::terraform::Syntax;
@@ -108,7 +108,7 @@ pub(super) fn configure(
     true
 }
 
-fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
+fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     let mut seen = HashSet::new();
     let mut matchers = Vec::new();
     for c in &cx.changes {

@@ -17,7 +17,7 @@ mod silent_drop;
 mod tfvars;
 mod weakened_safeguard;
 
-use super::context::Cx;
+use super::context::Context;
 use super::validate::{Key, Validator, Value};
 use super::{Finding, Level};
 pub use crate::finding::RuleId;
@@ -27,7 +27,7 @@ pub use protected_attribute::ProtectedOptions;
 
 /// A check: reads the context, pushes findings (their level is set by the policy later;
 /// a check may lower it, e.g. Terraform warnings are at most `warn`).
-pub type Check = fn(&Cx<'_>, &mut Vec<Finding>);
+pub type Check = fn(&Context<'_>, &mut Vec<Finding>);
 
 /// One rule.
 pub struct Rule {

@@ -2,7 +2,7 @@
 
 use globset::GlobSet;
 
-use super::{Cx, Finding, Level, Options, Rule};
+use super::{Context, Finding, Level, Options, Rule};
 use crate::policy::validate::{Key, Validator, Value};
 use crate::terraform::{FileClass, Span, Syntax};
 
@@ -70,7 +70,7 @@ pub(super) fn configure(
     true
 }
 
-fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
+fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     let opts = &cx.policy.options.override_file;
     let mut count = 0;
     for (id, f) in cx.m.files.files.iter().enumerate() {
@@ -123,7 +123,7 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
 
 /// Where a finding about a whole file points: its first block's header (so a comment
 /// above it can suppress the finding), else its first line.
-pub(super) fn first_line(cx: &Cx<'_>, id: usize) -> Span {
+pub(super) fn first_line(cx: &Context<'_>, id: usize) -> Span {
     let first = cx.m.parsed.iter().find(|p| p.file == id).and_then(|p| p.body.items.first());
     match first {
         Some(crate::terraform::Item::Block(b)) => return b.def_span,

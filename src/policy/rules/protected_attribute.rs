@@ -2,7 +2,7 @@
 
 use globset::GlobSet;
 
-use super::{Cx, Finding, Level, Options, Rule};
+use super::{Context, Finding, Level, Options, Rule};
 use crate::policy::context::Node;
 use crate::policy::validate::{Key, Validator, Value};
 use crate::terraform::{Block, Item};
@@ -72,7 +72,7 @@ pub(super) fn configure(
     true
 }
 
-fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
+fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     let p = &cx.policy.options.protected;
     if p.attributes.is_none() {
         return;

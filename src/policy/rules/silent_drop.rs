@@ -1,6 +1,6 @@
 //! `silent-drop`: an override that removes more than it shows. See [`RULE`].
 
-use super::{Cx, Finding, Level, Rule};
+use super::{Context, Finding, Level, Rule};
 use crate::terraform::{Block, Expr, ExprKind, Item, ObjKey};
 
 pub static RULE: Rule = Rule {
@@ -32,7 +32,7 @@ Example
     check: Some(check),
 };
 
-fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
+fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     for c in &cx.changes {
         let Some(base) = c.base else { continue };
         // Encryption merges its key providers and methods by name, not by block type.
@@ -71,7 +71,13 @@ fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
 }
 
 /// Nested blocks of the override replace every original block of the same type.
-fn nested_blocks(cx: &Cx<'_>, address: &str, base: &Block, over: &Block, out: &mut Vec<Finding>) {
+fn nested_blocks(
+    cx: &Context<'_>,
+    address: &str,
+    base: &Block,
+    over: &Block,
+    out: &mut Vec<Finding>,
+) {
     let merged_by_argument: &[&str] = match base.kind.as_str() {
         "resource" | "data" | "ephemeral" | "module" => &["lifecycle"],
         _ => &[],
@@ -132,7 +138,13 @@ fn nested_blocks(cx: &Cx<'_>, address: &str, base: &Block, over: &Block, out: &m
 }
 
 /// A module call's `providers` map is replaced, not merged.
-fn providers_map(cx: &Cx<'_>, address: &str, base: &Block, over: &Block, out: &mut Vec<Finding>) {
+fn providers_map(
+    cx: &Context<'_>,
+    address: &str,
+    base: &Block,
+    over: &Block,
+    out: &mut Vec<Finding>,
+) {
     let (Some(b), Some(o)) = (base.attr("providers"), over.attr("providers")) else { return };
     let (Some(bk), Some(ok)) = (b.expr.as_object(), o.expr.as_object()) else { return };
     if ok.is_empty() {

@@ -1,7 +1,7 @@
 //! `variable-shadowed` and `undeclared-variable-value`: what the variables files of a root
 //! module do to its variables. See [`SHADOWED`] and [`UNDECLARED`].
 
-use super::{Cx, Finding, Level, Rule};
+use super::{Context, Finding, Level, Rule};
 use crate::policy::Site;
 use crate::terraform::{Files, Span};
 use crate::vars::{From, Setting};
@@ -62,7 +62,7 @@ fn label(files: &Files, s: &Setting) -> String {
     }
 }
 
-fn shadowed(cx: &Cx<'_>, out: &mut Vec<Finding>) {
+fn shadowed(cx: &Context<'_>, out: &mut Vec<Finding>) {
     let Some(r) = &cx.vars else { return };
     for v in &r.vars {
         let Some(winner) = v.chain.last() else { continue };
@@ -92,7 +92,7 @@ fn shadowed(cx: &Cx<'_>, out: &mut Vec<Finding>) {
     }
 }
 
-fn undeclared(cx: &Cx<'_>, out: &mut Vec<Finding>) {
+fn undeclared(cx: &Context<'_>, out: &mut Vec<Finding>) {
     let Some(r) = &cx.vars else { return };
     let declared: Vec<&str> = r.vars.iter().map(|v| v.name.as_str()).collect();
     for (name, s) in &r.undeclared {

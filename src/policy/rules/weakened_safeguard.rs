@@ -1,6 +1,6 @@
 //! `weakened-safeguard`: an override that switches a safety off. See [`RULE`].
 
-use super::{Cx, Finding, Level, Rule};
+use super::{Context, Finding, Level, Rule};
 use crate::cty::Type;
 use crate::merge::variables::type_spec;
 use crate::terraform::discover::Engine;
@@ -41,7 +41,7 @@ Example
     check: Some(check),
 };
 
-fn check(cx: &Cx<'_>, out: &mut Vec<Finding>) {
+fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     for c in &cx.changes {
         let Some(base) = c.base else { continue };
         let mut flag = |over: &Attr, orig: Option<&Attr>, what: String| {
