@@ -20,7 +20,6 @@ mod release;
 mod sarif;
 mod scope;
 mod texts;
-mod types;
 mod untrusted;
 mod util;
 mod vars_cli;

@@ -401,6 +401,9 @@ pub fn check_default(spec: &TypeSpec, v: &Value, nullable: bool) -> Result<Value
 }
 
 #[cfg(test)]
+mod corpus;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

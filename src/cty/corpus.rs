@@ -1,8 +1,9 @@
 //! The type-conversion corpus: every case of `tests/fixtures/types/cases.toml` was run on
-//! Terraform 1.15.5. override-guard must parse the type, evaluate the default, convert it
-//! and report errors exactly as Terraform did.
+//! Terraform 1.15.5. The type is parsed, the default evaluated, converted and its errors
+//! reported exactly as Terraform did (a unit test: the type system is not the library's
+//! surface).
 
-use override_guard::cty::{DefaultError, check_default, eval_source, parse_type_source};
+use super::{DefaultError, Number, Value, check_default, eval_source, parse_type_source};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -48,9 +49,7 @@ fn outcome(c: &Case) -> (Option<String>, Outcome) {
     let result = match check_default(&spec, &value, c.nullable) {
         Ok(v) => {
             let text = match &v {
-                override_guard::cty::Value::Number(n @ override_guard::cty::Number::Inf { .. }) => {
-                    n.to_text()
-                }
+                Value::Number(n @ Number::Inf { .. }) => n.to_text(),
                 v => v.to_json().to_string(),
             };
             Ok((text, v.ty().to_json().to_string()))
@@ -83,7 +82,11 @@ const KNOWN_DIVERGENCES: &[&str] = &[
 
 #[test]
 fn conversion_corpus_matches_terraform() {
-    let text = std::fs::read_to_string("tests/fixtures/types/cases.toml").expect("corpus");
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/types/cases.toml"
+    ))
+    .expect("corpus");
     let corpus: Corpus = toml::from_str(&text).expect("corpus parses");
     let mut failures = Vec::new();
     let mut checked = 0;
