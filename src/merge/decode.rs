@@ -12,10 +12,10 @@ use std::sync::LazyLock;
 use crate::cty;
 use crate::diag::{Diagnostic, Severity};
 use crate::terraform::discover::Engine;
-use crate::terraform::syntax::ast::{self, Node, Part, Step};
 use crate::terraform::{
     Attr, Block, Body, Expr, ExprKind, Files, Item, ObjKey, ParsedFile, Span, Syntax, TplPart,
 };
+use override_guard_hcl::ast::{self, Node, Part, Step};
 
 /// A block type a body accepts, with the names of its labels.
 type BlockS = (&'static str, &'static [&'static str]);
@@ -370,7 +370,7 @@ pub(crate) fn provider_part(name: &str) -> Result<String, &'static str> {
 
 /// Go's `%q` of a string.
 fn go_quote(s: &str) -> String {
-    format!("\"{}\"", crate::terraform::syntax::parse::go_quote_inner(s))
+    format!("\"{}\"", override_guard_hcl::parse::go_quote_inner(s))
 }
 
 /// `addrs.ParseProviderSourceString` (`tfaddr.ParseProviderSource`): the provider a
@@ -502,15 +502,13 @@ impl Trav {
 /// range at the string.
 fn syntax_of(e: &Expr) -> Option<(ast::Expr, Option<usize>)> {
     match (&e.source, &e.kind) {
-        (Some(src), _) => {
-            Some((crate::terraform::syntax::parse_expression(src).0, Some(e.span.start)))
-        }
-        (None, ExprKind::Raw(s)) => Some((crate::terraform::syntax::parse_expression(s).0, None)),
+        (Some(src), _) => Some((override_guard_hcl::parse_expression(src).0, Some(e.span.start))),
+        (None, ExprKind::Raw(s)) => Some((override_guard_hcl::parse_expression(s).0, None)),
         (None, ExprKind::Template(parts))
             if parts.iter().any(|p| matches!(p, TplPart::Code(_))) =>
         {
             let text = crate::terraform::expr::template_text(parts);
-            Some((crate::terraform::syntax::parse_template(&text).0, None))
+            Some((override_guard_hcl::parse_template(&text).0, None))
         }
         _ => None,
     }
@@ -858,7 +856,7 @@ const NOT_A_REFERENCE: &str = "A single static variable reference is required: o
 /// A string read as a reference (`hclsyntax.ParseTraversalAbs`), its text starting at
 /// byte `origin` of `file`: what it read (nothing when it read no name), and its errors.
 fn string_traversal(s: &str, file: usize, origin: usize) -> (Option<Trav>, Vec<Diagnostic>) {
-    let (steps, errors) = crate::terraform::syntax::parse_traversal_abs(s);
+    let (steps, errors) = override_guard_hcl::parse_traversal_abs(s);
     let at = |r: &std::ops::Range<usize>| Span::new(file, origin + r.start, origin + r.end);
     let diags =
         errors.iter().map(|e| Diagnostic::error(&e.summary, &e.detail, at(&e.range))).collect();
@@ -1294,7 +1292,7 @@ impl Cx<'_> {
     /// met it: inside the expression, or at the first token after it (`}` after `list(`).
     fn broken_at(&self, e: &Expr) -> Option<Span> {
         let src = e.source.as_ref()?;
-        let (_, errors) = crate::terraform::syntax::parse_expression(src);
+        let (_, errors) = override_guard_hcl::parse_expression(src);
         let first = errors.first()?;
         let (file, o) = (e.span.file, e.span.start);
         let end = src.trim_end().len();
@@ -2340,7 +2338,7 @@ impl Cx<'_> {
             );
             return None;
         };
-        let (tree, errors) = crate::terraform::syntax::parse_expression(&text);
+        let (tree, errors) = override_guard_hcl::parse_expression(&text);
         let (file, o) = (e.span.file, e.span.start);
         if !errors.is_empty() {
             for x in errors {
