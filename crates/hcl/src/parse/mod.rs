@@ -2,6 +2,13 @@
 //! no backtracking. Its rules, recovery and diagnostics are HCL's native-syntax parser's,
 //! as Terraform reports them: same summaries, details and ranges, same order, and after an
 //! error the same recovery, so what follows is still read as Terraform reads it.
+//!
+//! One file per part of the grammar, each an `impl Parser` of its productions: `body`
+//! (bodies, attributes, blocks), `expr` (operators, terms, collections, `for`),
+//! `traversal` (attributes, indexes, splats; `ParseTraversalAbs`), `template` (strings and
+//! heredocs), `directive` (`if` and `for` in templates), `literal` (escapes). The state they
+//! share (the token cursor, errors, recovery, the nesting limit) is `parser`'s; this file
+//! holds only the entry points.
 
 mod body;
 mod directive;
