@@ -19,9 +19,9 @@ mod template;
 mod traversal;
 
 use crate::ast::{Body, Expr, Node};
-use crate::error::SyntaxError;
 use crate::scan::{Kind, Mode, Token, invalid_tokens, scan};
 
+pub use crate::error::SyntaxError;
 pub use literal::{go_quote_inner, unescape};
 pub use parser::MAX_DEPTH;
 pub use traversal::{TraversalStep, parse_traversal_abs};
