@@ -96,7 +96,7 @@ fn bench(root: &Path, n: usize, a: &Args) -> std::io::Result<()> {
     // Our parser alone on the same files: the syntax tree, no conversion to the model.
     let ours = time(a.runs, || {
         files.par_iter().filter(|(p, _)| !p.ends_with(".json")).for_each(|(_, t)| {
-            let _ = override_guard::terraform::syntax::parse_config(t);
+            let _ = override_guard_hcl::parse_config(t);
         })
     });
     let parse =

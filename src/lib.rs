@@ -6,9 +6,11 @@
 //! errors → [`policy`] judges it → [`render`]/[`report`] print it; [`fix`] plans the edits
 //! of `fix` and `fold`; [`pipeline`] runs the whole for a source, without the command line;
 //! [`lsp`] serves it to editors. Only `source`, `lsp`'s protocol loop, `app` and `main` do
-//! I/O. The ground floor ([`path`], [`diag`],
-//! [`finding`]) imports nothing of the crate; each module imports only those below it
-//! (README, "How it is built", has the floors).
+//! I/O. Under everything, HCL itself (scanner, parser, syntax tree, formatter, JSON syntax
+//! errors, the line index) is a crate of the workspace of its own, [`override_guard_hcl`]
+//! (`crates/hcl/`), which knows nothing of this one. The ground floor of this crate
+//! ([`path`], [`diag`], [`finding`]) imports nothing of it but that; each module imports
+//! only those below it (README, "How it is built", has the floors).
 
 pub mod app;
 pub mod cli;

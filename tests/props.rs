@@ -1380,7 +1380,7 @@ fn strip_provenance(text: &str) -> String {
         out.push('\n');
     }
     // Without the comments, lines that were apart may now align: lay them out again.
-    override_guard::terraform::syntax::fmt::format(&out).unwrap_or(out)
+    override_guard_hcl::fmt::format(&out).unwrap_or(out)
 }
 
 fn errors(m: &Module) -> Vec<String> {

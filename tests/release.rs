@@ -1,7 +1,7 @@
 //! The version is set in one place, Cargo.toml: everything that names it follows, and the
 //! ways of installing stay in step (each hook's `-src` twin, the wheel's build config).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn read(rel: &str) -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel))
@@ -90,9 +90,14 @@ fn each_hook_has_a_twin_built_from_source() {
     }
 }
 
+/// The HCL crate's name in the code and in the README's table of layers.
+const HCL: &str = "override_guard_hcl";
+
 /// The README's table of layers is the code's: each module of `src/` imports only modules
-/// of its own floor or below (`crate::x` outside its unit tests), no two modules of a floor
-/// import each other, and every top-level module has a floor.
+/// of its own floor or below (`crate::x` outside its unit tests, and the HCL crate as
+/// `override_guard_hcl::`), no two modules of a floor import each other, and every
+/// top-level module has a floor. The HCL crate (`crates/hcl/`) is the lowest floor: it
+/// imports nothing of the tool.
 #[test]
 fn the_readme_layers_are_the_imports_of_the_code() {
     let readme = read("README.md");
@@ -116,7 +121,33 @@ fn the_readme_layers_are_the_imports_of_the_code() {
             floor.insert(name.trim_end_matches(".rs").to_string(), n);
         }
     }
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    assert_eq!(floor.get(HCL), Some(&0), "the HCL crate is the README's lowest floor");
+    let rs_files = |dir: PathBuf| {
+        let mut files = vec![];
+        let mut stack = vec![dir];
+        while let Some(p) = stack.pop() {
+            if p.is_dir() {
+                stack.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+            } else if p.extension().is_some_and(|e| e == "rs") {
+                files.push(p);
+            }
+        }
+        files
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = read("crates/hcl/Cargo.toml");
+    let depends_on_the_tool = manifest.lines().any(|l| {
+        let key = l.trim_start().trim_start_matches('[').trim_start_matches("dependencies.");
+        key.starts_with("override-guard ")
+            || key.starts_with("override-guard=")
+            || key.starts_with("override-guard]")
+    });
+    assert!(!depends_on_the_tool, "crates/hcl/Cargo.toml depends on the tool");
+    for f in rs_files(root.join("crates/hcl")) {
+        let text = std::fs::read_to_string(&f).unwrap();
+        assert!(!text.contains("override_guard::"), "{} imports the tool", f.display());
+    }
+    let src = root.join("src");
     let mut imports: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
         Default::default();
     for entry in std::fs::read_dir(&src).unwrap() {
@@ -129,18 +160,12 @@ fn the_readme_layers_are_the_imports_of_the_code() {
             floor.contains_key(&name),
             "src/{name} has no floor in the README's table of layers"
         );
-        let mut files = vec![];
-        let mut stack = vec![path];
-        while let Some(p) = stack.pop() {
-            if p.is_dir() {
-                stack.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
-            } else if p.extension().is_some_and(|e| e == "rs") {
-                files.push(p);
-            }
-        }
-        for f in files {
+        for f in rs_files(path) {
             let text = std::fs::read_to_string(&f).unwrap();
             let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            if code.contains("override_guard_hcl::") {
+                imports.entry(name.clone()).or_default().insert(HCL.to_string());
+            }
             let prefix = if name == "main" { "override_guard::" } else { "crate::" };
             for (i, _) in code.match_indices(prefix) {
                 if name == "main" && !code[..i].ends_with("use ") {

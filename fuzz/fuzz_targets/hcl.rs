@@ -25,6 +25,6 @@ fuzz_target!(|data: &[u8]| {
         let _ = report::human(&files, d, "merge-error", Style::plain());
     }
     // A standalone expression and a bare template (variable values, JSON strings) too.
-    let _ = override_guard::terraform::syntax::parse_expression(&text);
-    let _ = override_guard::terraform::syntax::parse_template(&text);
+    let _ = override_guard_hcl::parse_expression(&text);
+    let _ = override_guard_hcl::parse_template(&text);
 });

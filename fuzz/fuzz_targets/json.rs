@@ -10,6 +10,10 @@ use override_guard::terraform::{FileClass, Files, SourceText, Syntax, json};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
+    // HCL's JSON checker alone, as the HCL crate runs it (spans within the text).
+    for (_, _, start, end) in override_guard_hcl::json::check(&text) {
+        assert!(start <= end && end <= text.len(), "{start}..{end} of {}", text.len());
+    }
     // The first byte's low bit picks the class, so both primary and override decoding run.
     let (class, name) = if data.first().is_some_and(|b| b & 1 == 1) {
         (FileClass::Override, "a_override.tf.json")

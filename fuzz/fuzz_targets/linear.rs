@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
 use override_guard::terraform::hcl;
-use override_guard::terraform::syntax::{fmt, parse_expression, parse_template};
+use override_guard_hcl::{fmt, parse_expression, parse_template};
 
 /// About 128 KiB of text: a linear reader takes a few milliseconds in a fuzzing build, a
 /// quadratic one minutes. The bound is on the CPU time of this thread, which other

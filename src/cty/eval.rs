@@ -5,7 +5,7 @@
 //! allowed" error.
 
 use super::{Number, Type, Value, convert};
-use crate::terraform::syntax::ast::{BinaryOp, Expr, ForExpr, Key, Node, Part, Step, UnaryOp};
+use override_guard_hcl::ast::{BinaryOp, Expr, ForExpr, Key, Node, Part, Step, UnaryOp};
 use std::collections::BTreeMap;
 
 /// An evaluation error, with Terraform's summary and detail.
@@ -35,7 +35,7 @@ impl Bindings {
 /// Evaluates an expression given as HCL source text. A syntax error is the first of
 /// Terraform's diagnostics for it.
 pub fn eval_source(src: &str) -> Result<Value, EvalError> {
-    let (expr, errors) = crate::terraform::syntax::parse_expression(src);
+    let (expr, errors) = override_guard_hcl::parse_expression(src);
     if let Some(e) = errors.into_iter().next() {
         return Err(EvalError { summary: e.summary, detail: e.detail });
     }

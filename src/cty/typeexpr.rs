@@ -6,7 +6,7 @@
 use super::defaults::Defaults;
 use super::eval::eval_expr;
 use super::{Type, convert};
-use crate::terraform::syntax::ast::{Expr, Key, Node};
+use override_guard_hcl::ast::{Expr, Key, Node};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A type expression Terraform rejects, with its diagnostic texts.
@@ -49,7 +49,7 @@ pub fn parse_type_source(src: &str) -> Result<TypeSpec, TypeError> {
 /// Parses a `type` argument from its text: native syntax (`native`), or the content of a
 /// JSON string, where quotes are no legacy form.
 pub fn parse_type_text(src: &str, native: bool) -> Result<TypeSpec, TypeError> {
-    let (expr, errors) = crate::terraform::syntax::parse_expression(src);
+    let (expr, errors) = override_guard_hcl::parse_expression(src);
     if errors.is_empty() {
         return parse_type(&expr, native);
     }
@@ -69,7 +69,7 @@ pub fn parse_type_text(src: &str, native: bool) -> Result<TypeSpec, TypeError> {
 pub fn type_constraint_source(
     src: &str,
 ) -> Result<(), (TypeError, Option<std::ops::Range<usize>>)> {
-    let (expr, errors) = crate::terraform::syntax::parse_expression(src);
+    let (expr, errors) = override_guard_hcl::parse_expression(src);
     match (get_type(&expr), errors.first()) {
         (Ok(_), _) => Ok(()),
         (Err(_), Some(e)) => Err((err(INVALID, EITHER), Some(e.range.clone()))),

@@ -7,6 +7,8 @@ pub mod fingerprint;
 
 use std::sync::Arc;
 
+use override_guard_hcl::{Columns, LineIndex};
+
 /// A rule's identity. Its kebab-case name (`as_str`) is what users write in policies,
 /// suppressions and `--deny`, and what reports print; in the code, an enum, so that a
 /// misspelt id is a compile error and the policy's table is keyed by it.
@@ -141,15 +143,7 @@ impl Site {
     /// 1-based line and column (in characters) of a byte offset of this site's file. A
     /// byte-order mark is not a column (editors and Terraform start the line after it).
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        let offset = offset.min(self.source.len());
-        let starts = line_starts(&self.source);
-        let line = starts.partition_point(|&s| s <= offset);
-        let start = starts[line - 1];
-        let mut col = column(&self.source, start, offset);
-        if start == 0 && col > 0 && self.source.starts_with('\u{feff}') {
-            col -= 1;
-        }
-        (line, col + 1)
+        line_index(&self.source).line_col(&self.source, offset, Columns::CharsAfterBom)
     }
 
     pub fn start_line_col(&self) -> (usize, usize) {
@@ -161,11 +155,12 @@ impl Site {
     }
 }
 
-/// The offsets at which the lines of `text` start. Reports ask for the line of every
-/// finding, and a file can have thousands: the last few files' line tables are kept
-/// (per thread), so each file is scanned once instead of once per finding.
-fn line_starts(text: &Arc<str>) -> Arc<[usize]> {
-    type Cache = std::cell::RefCell<Vec<(Arc<str>, Arc<[usize]>)>>;
+/// The line index of `text`. Reports ask for the line of every finding, and a file can
+/// have thousands, each site holding the file's text: the last few files' indexes are kept
+/// (per thread), so each file is scanned once instead of once per finding, and the
+/// findings of one long line, reported in order, cost its length once.
+fn line_index(text: &Arc<str>) -> Arc<LineIndex> {
+    type Cache = std::cell::RefCell<Vec<(Arc<str>, Arc<LineIndex>)>>;
     thread_local! {
         static CACHE: Cache = const { std::cell::RefCell::new(Vec::new()) };
     }
@@ -173,39 +168,16 @@ fn line_starts(text: &Arc<str>) -> Arc<[usize]> {
         let mut c = c.borrow_mut();
         if let Some(i) = c.iter().position(|(t, _)| Arc::ptr_eq(t, text)) {
             let hit = c.remove(i);
-            let starts = hit.1.clone();
+            let index = hit.1.clone();
             c.push(hit);
-            return starts;
+            return index;
         }
-        let starts: Arc<[usize]> =
-            std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        let index = Arc::new(LineIndex::new(text));
         if c.len() == 8 {
             c.remove(0);
         }
-        c.push((text.clone(), starts.clone()));
-        starts
-    })
-}
-
-/// The 0-based column (in characters) of `offset` on the line starting at `start`. Counted
-/// on from the last one asked for on the same line of the same text (per thread): the
-/// findings of one long line, reported in order, cost its length once, not once each.
-fn column(text: &Arc<str>, start: usize, offset: usize) -> usize {
-    type Last = std::cell::RefCell<Option<(Arc<str>, usize, usize, usize)>>;
-    thread_local! {
-        static LAST: Last = const { std::cell::RefCell::new(None) };
-    }
-    let count = |from: usize| text.get(from..offset).map_or(offset - from, |s| s.chars().count());
-    LAST.with(|l| {
-        let mut l = l.borrow_mut();
-        let col = match &*l {
-            Some((t, s, from, col)) if Arc::ptr_eq(t, text) && *s == start && *from <= offset => {
-                col + count(*from)
-            }
-            _ => count(start),
-        };
-        *l = Some((text.clone(), start, offset, col));
-        col
+        c.push((text.clone(), index.clone()));
+        index
     })
 }
 

@@ -57,7 +57,7 @@ pub fn apply(text: &str, splices: &[Splice]) -> Result<String, String> {
 /// that runs `terraform fmt -check` stays green. A file that was not canonical keeps the
 /// author's layout outside the edits.
 pub fn keep_canonical(original: &crate::terraform::SourceText, edited: String) -> String {
-    use crate::terraform::syntax::fmt;
+    use override_guard_hcl::fmt;
     if original.syntax != crate::terraform::Syntax::Hcl || !fmt::is_formatted(&original.text) {
         return edited;
     }

@@ -2,6 +2,8 @@
 //! (their plans, cut down to the item at the cursor where the action is about one), and
 //! the suppression comment. Pure: the server turns them into workspace edits.
 
+use override_guard_hcl::LineIndex;
+
 use super::text::{Encoding, Lines};
 use crate::finding::{Finding, RuleId};
 use crate::fix::{comments, fold};
@@ -214,7 +216,7 @@ struct Hunk {
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())].iter().filter(|&&b| b == b'\n').count()
+    LineIndex::new(text).line(offset)
 }
 
 /// The lines of a text with their line breaks, and where each starts.

@@ -396,7 +396,7 @@ mod tests {
     }
 
     fn line_of(text: &str, offset: usize) -> usize {
-        text[..offset].matches('\n').count() + 1
+        override_guard_hcl::LineIndex::new(text).line(offset) + 1
     }
 
     fn hints(a: &Analysis, path: &str) -> Vec<(usize, String)> {

@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use override_guard_hcl::{Columns, LineIndex};
+
 use super::protocol::{Position, Range};
 
 /// How the protocol counts columns, as agreed at initialisation.
@@ -13,52 +15,39 @@ pub enum Encoding {
     Utf16,
 }
 
-/// The start of every line of a text, to turn offsets into positions and back.
+/// The lines of a text, to turn offsets into positions and back.
 pub struct Lines<'a> {
     text: &'a str,
-    starts: Vec<usize>,
+    index: LineIndex,
     enc: Encoding,
 }
 
 impl<'a> Lines<'a> {
     pub fn new(text: &'a str, enc: Encoding) -> Self {
-        let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        Lines { text, starts, enc }
+        Lines { text, index: LineIndex::new(text), enc }
+    }
+
+    fn columns(&self) -> Columns {
+        match self.enc {
+            Encoding::Utf8 => Columns::Bytes,
+            Encoding::Utf16 => Columns::Utf16,
+        }
     }
 
     /// The 0-based line holding a byte offset.
     pub fn line_of(&self, offset: usize) -> usize {
-        let offset = offset.min(self.text.len());
-        match self.starts.binary_search(&offset) {
-            Ok(i) => i,
-            Err(i) => i.saturating_sub(1),
-        }
+        self.index.line(offset)
     }
 
     /// The byte range of a 0-based line, without its line break.
     pub fn line_range(&self, line: usize) -> (usize, usize) {
-        let start = self.starts.get(line).copied().unwrap_or(self.text.len());
-        let mut end = self.starts.get(line + 1).map_or(self.text.len(), |n| n - 1);
-        if end > start && self.text.as_bytes().get(end - 1) == Some(&b'\r') {
-            end -= 1;
-        }
-        (start, end.max(start))
+        self.index.line_range(self.text, line)
     }
 
     /// The position of a byte offset (clamped to the text, and back to a character
     /// boundary).
     pub fn position(&self, offset: usize) -> Position {
-        let mut offset = offset.min(self.text.len());
-        while !self.text.is_char_boundary(offset) {
-            offset -= 1;
-        }
-        let line = self.line_of(offset);
-        let prefix = &self.text[self.starts[line]..offset];
-        let character = match self.enc {
-            Encoding::Utf8 => prefix.len(),
-            Encoding::Utf16 => prefix.encode_utf16().count(),
-        };
+        let (line, character) = self.index.position(self.text, offset, self.columns());
         Position { line: line as u32, character: character as u32 }
     }
 
@@ -69,23 +58,7 @@ impl<'a> Lines<'a> {
     /// The byte offset of a position; a column past the line's end is its end, a line
     /// past the text's end is the end of the text.
     pub fn offset(&self, p: Position) -> usize {
-        let line = p.line as usize;
-        if line >= self.starts.len() {
-            return self.text.len();
-        }
-        let (start, end) = self.line_range(line);
-        let want = p.character as usize;
-        let mut count = 0;
-        for (i, c) in self.text[start..end].char_indices() {
-            if count >= want {
-                return start + i;
-            }
-            count += match self.enc {
-                Encoding::Utf8 => c.len_utf8(),
-                Encoding::Utf16 => c.len_utf16(),
-            };
-        }
-        end
+        self.index.offset(self.text, p.line as usize, p.character as usize, self.columns())
     }
 
     /// The indentation of the line holding `offset`.

@@ -23,10 +23,10 @@ use std::sync::Arc;
 
 use crate::diag::Diagnostic;
 use crate::terraform::discover::{self, Engine, Skip};
-use crate::terraform::syntax::parse::go_quote_inner;
 use crate::terraform::{
     Attr, Block, FileClass, Files, Item, ParsedFile, SourceText, Span, Syntax, hcl, json,
 };
+use override_guard_hcl::parse::go_quote_inner;
 
 /// The effective configuration of one module, with provenance and Terraform's diagnostics.
 #[derive(Clone, Debug)]

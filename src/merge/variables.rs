@@ -27,7 +27,7 @@ pub fn value_of(e: &Expr) -> Result<Value, cty::EvalError> {
 /// Whether an expression is free of syntax errors (one that is not was reported when its
 /// file was read).
 pub fn parses(e: &Expr) -> bool {
-    crate::terraform::syntax::parse_expression(&source_of(e)).1.is_empty()
+    override_guard_hcl::parse_expression(&source_of(e)).1.is_empty()
 }
 
 /// An expression's source, to be read again on its own. The source cut from its file ends

@@ -8,6 +8,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use override_guard_hcl::{Columns, LineIndex};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
@@ -51,10 +52,7 @@ impl miette::Diagnostic for PolicyError {
 impl PolicyError {
     /// 1-based line and column of the error.
     pub fn line_col(&self) -> (usize, usize) {
-        let before = self.text.get(..self.span.start.min(self.text.len())).unwrap_or("");
-        let line = before.matches('\n').count() + 1;
-        let col = before.rsplit('\n').next().map_or(0, |s| s.chars().count()) + 1;
-        (line, col)
+        LineIndex::new(&self.text).line_col(&self.text, self.span.start, Columns::Chars)
     }
 }
 

@@ -36,9 +36,9 @@ use super::{JsonForm, Shape, Shapes};
 use crate::merge::Module;
 use crate::merge::variables;
 use crate::terraform::expr::{escape_template_literal, hcl_quote, template_text};
-use crate::terraform::syntax::ast::{self, Key, Node, Part, Step};
-use crate::terraform::syntax::parse::go_quote_inner;
 use crate::terraform::{Attr, Block, Body, Expr, Item, Syntax, json};
+use override_guard_hcl::ast::{self, Key, Node, Part, Step};
+use override_guard_hcl::parse::go_quote_inner;
 
 /// A module with the modules its calls load (by call name): those with a readable local
 /// source.
@@ -486,7 +486,7 @@ fn depends_on(b: &Block, out: &mut Map<String, Value>) {
         .iter()
         .map(|e| {
             let text = e.as_str().unwrap_or_else(|| e.to_hcl());
-            let (parsed, errors) = crate::terraform::syntax::parse_expression(text.trim());
+            let (parsed, errors) = override_guard_hcl::parse_expression(text.trim());
             let subject = errors
                 .is_empty()
                 .then(|| traversal(&parsed))
@@ -547,7 +547,7 @@ pub fn module_arg(m: &Module, call: &Block, name: &str) -> Option<String> {
         return Some(s);
     }
     let source = variables::source_of(e);
-    let (parsed, errors) = crate::terraform::syntax::parse_expression(&source);
+    let (parsed, errors) = override_guard_hcl::parse_expression(&source);
     // `"${var.x}"` is the value of `var.x`.
     let parsed = match &parsed.node {
         Node::Template { parts, wrap: true, .. } => match parts.as_slice() {
@@ -710,7 +710,7 @@ fn expression(a: &Attr) -> Value {
 fn expression_of(e: &Expr, syntax: Syntax) -> Value {
     let mut out = Map::new();
     let source = variables::source_of(e);
-    let (parsed, errors) = crate::terraform::syntax::parse_expression(&source);
+    let (parsed, errors) = override_guard_hcl::parse_expression(&source);
     let constant = match syntax {
         // HCL's JSON syntax reads every string literally when there is no context.
         Syntax::Json => Some(literal_value(e, false)),

@@ -9,7 +9,7 @@ use crate::terraform::{Attr, Block, Item, Span, json};
 /// Renders the module, laid out as `terraform fmt` lays it out. Same input, same bytes.
 pub fn render(m: &Module) -> String {
     let text = layout(m);
-    crate::terraform::syntax::fmt::format(&text).unwrap_or(text)
+    override_guard_hcl::fmt::format(&text).unwrap_or(text)
 }
 
 /// The rendering before `terraform fmt`'s layout: every expression exactly as written.

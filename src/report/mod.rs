@@ -7,6 +7,7 @@ use miette::{
     GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, MietteError,
     MietteSpanContents, NamedSource, Severity as MSeverity, SourceCode, SourceSpan, SpanContents,
 };
+use override_guard_hcl::LineIndex;
 
 use crate::diag::{Diagnostic, Severity};
 use crate::terraform::Files;
@@ -153,7 +154,7 @@ pub fn clean(s: &str) -> String {
 #[derive(Clone, Debug)]
 pub struct Lined {
     text: Arc<str>,
-    starts: Arc<[usize]>,
+    lines: Arc<LineIndex>,
 }
 
 /// The [`Lined`] text of a file, shared by the findings drawn on it (per thread: the last
@@ -173,11 +174,7 @@ pub fn lined(text: &Arc<str>) -> Lined {
             s => s.into(),
         };
         // Lines as the library counts them: a lone `\r` ends one too.
-        let b = clean.as_bytes();
-        let ends = (0..b.len())
-            .filter(|&i| b[i] == b'\n' || b[i] == b'\r' && b.get(i + 1) != Some(&b'\n'));
-        let l =
-            Lined { starts: std::iter::once(0).chain(ends.map(|i| i + 1)).collect(), text: clean };
+        let l = Lined { lines: Arc::new(LineIndex::with_lone_cr(&clean)), text: clean };
         if c.len() == 4 {
             c.remove(0);
         }
@@ -196,12 +193,12 @@ impl SourceCode for Lined {
         let len = self.text.len();
         let start = span.offset().min(len);
         let end = span.offset().saturating_add(span.len()).min(len).max(start);
-        let line_of = |o: usize| self.starts.partition_point(|&s| s <= o).saturating_sub(1);
+        let line_of = |o: usize| self.lines.line(o);
         // A line more on each side than asked: the library picks its context from these.
         let first = line_of(start).saturating_sub(before + 1);
         let last = line_of(end).saturating_add(after + 1);
-        let lo = self.starts.get(first).copied().unwrap_or(0);
-        let hi = self.starts.get(last + 1).copied().unwrap_or(len);
+        let lo = self.lines.line_start(first).unwrap_or(0);
+        let hi = self.lines.line_start(last + 1).unwrap_or(len);
         let part = self.text.get(lo..hi).ok_or(MietteError::OutOfBounds)?;
         let inner =
             part.read_span(&SourceSpan::new((start - lo).into(), end - start), before, after)?;

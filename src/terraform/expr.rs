@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::Span;
-use super::syntax::printable;
+use override_guard_hcl::printable;
 
 /// A piece of a file's text, shared with the file instead of copied: every expression
 /// keeps its source, so a copy per node (and per clone of a merged block) was a

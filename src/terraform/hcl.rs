@@ -4,10 +4,10 @@
 use std::sync::Arc;
 
 use super::expr::{Expr, ExprKind, ObjKey, Src, TplPart};
-use super::syntax::ast;
-use super::syntax::scan::{self, Kind, Mode};
 use super::{Attr, Block, Body, FileId, Item, ParsedFile, Span};
 use crate::diag::Diagnostic;
+use override_guard_hcl::ast;
+use override_guard_hcl::scan::{self, Kind, Mode};
 
 /// Parses one native-syntax file.
 pub fn parse(file: FileId, text: &str) -> (ParsedFile, Vec<Diagnostic>) {
@@ -39,7 +39,7 @@ pub fn parse_bytes(
     text: &Arc<str>,
 ) -> (ParsedFile, Vec<Diagnostic>) {
     let tokens = scan::scan(bytes, Mode::Normal);
-    let (body, errors) = super::syntax::parse::parse_tokens(text, &tokens);
+    let (body, errors) = override_guard_hcl::parse::parse_tokens(text, &tokens);
     let diags = errors.into_iter().map(|e| diagnostic(file, path, e)).collect();
     let cx = Lowering { file, text };
     (ParsedFile { file, body: cx.body(&body), notes: Vec::new(), diagnostics: Vec::new() }, diags)
@@ -57,7 +57,7 @@ pub fn lossless_text(bytes: &[u8]) -> String {
 }
 
 /// A syntax error as a diagnostic of the file.
-pub fn diagnostic(file: FileId, path: &str, e: super::syntax::SyntaxError) -> Diagnostic {
+pub fn diagnostic(file: FileId, path: &str, e: override_guard_hcl::SyntaxError) -> Diagnostic {
     Diagnostic::error(
         e.summary,
         e.detail.replace("{file}", path),
@@ -246,8 +246,8 @@ impl Lowering<'_> {
 
 /// The parts of a template written as a JSON string (Terraform reads every JSON string
 /// where an expression is expected as a template), with the errors of reading it.
-pub fn json_template(text: &str) -> (Vec<TplPart>, Vec<super::syntax::SyntaxError>) {
-    let (e, errors) = super::syntax::parse_template(text);
+pub fn json_template(text: &str) -> (Vec<TplPart>, Vec<override_guard_hcl::SyntaxError>) {
+    let (e, errors) = override_guard_hcl::parse_template(text);
     let shared = Arc::from(text);
     let cx = Lowering { file: 0, text: &shared };
     let parts = match &e.node {

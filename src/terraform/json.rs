@@ -14,13 +14,7 @@ use super::{
     Span,
 };
 use crate::diag::Diagnostic;
-
-/// How deep JSON values may nest, counted as the JSON reader counts (an array one level,
-/// an object two: itself and the property holding the value). The reader stops at this
-/// depth with an error of its own; ours says what the limit is. It keeps the recursion of
-/// the reader and of everything after it (the value as an expression) within what native
-/// syntax may nest (`syntax::parse::MAX_DEPTH`, 1000 levels).
-pub(super) const MAX_DEPTH: usize = 512;
+use override_guard_hcl::json::MAX_DEPTH;
 
 /// Parses one JSON-syntax file. Errors that still leave a usable body are returned with it;
 /// a file that does not parse gives its errors alone.
@@ -49,7 +43,7 @@ pub fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Vec<Diagnostic>
         )]);
     }
     // HCL's errors, as Terraform reports them (the value is read below once there are none).
-    let errors = super::json_syntax::check(text);
+    let errors = override_guard_hcl::json::check(text);
     if !errors.is_empty() {
         return Err(errors
             .into_iter()

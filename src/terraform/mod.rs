@@ -9,14 +9,16 @@ pub mod discover;
 pub mod expr;
 pub mod hcl;
 pub mod json;
-mod json_syntax;
 pub mod number;
 pub mod schema;
-pub mod syntax;
 
 pub use expr::{Expr, ExprKind, ObjKey, TplPart};
 
 pub use crate::diag::{FileId, Span};
+
+use std::sync::OnceLock;
+
+use override_guard_hcl::{Columns, LineIndex};
 
 /// Which concrete syntax a file is written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -62,35 +64,13 @@ pub struct SourceText {
     pub text: std::sync::Arc<str>,
     /// Set when the file exists only in this checkout (see [`Local`]).
     pub local: Option<Local>,
-    line_starts: Vec<usize>,
-    last: LastColumn,
-}
-
-/// The last column [`SourceText::line_col`] counted, as (line start, offset, column): the
-/// next one on the same line is counted on from it, so the diagnostics of a long line cost
-/// its length once, not once each.
-#[derive(Debug, Default)]
-struct LastColumn(std::sync::Mutex<Option<(usize, usize, usize)>>);
-
-impl Clone for LastColumn {
-    fn clone(&self) -> Self {
-        LastColumn::default()
-    }
+    /// Built on first use: most files are never asked for a line.
+    lines: OnceLock<LineIndex>,
 }
 
 impl SourceText {
     pub fn new(path: String, class: FileClass, syntax: Syntax, text: std::sync::Arc<str>) -> Self {
-        let mut line_starts = vec![0];
-        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        SourceText {
-            path,
-            class,
-            syntax,
-            text,
-            local: None,
-            line_starts,
-            last: LastColumn::default(),
-        }
+        SourceText { path, class, syntax, text, local: None, lines: OnceLock::new() }
     }
 
     /// The file name without its directory.
@@ -103,24 +83,16 @@ impl SourceText {
     /// an emoji sequence, are one) and a leading byte order mark is no column; JSON counts
     /// characters.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        let offset = offset.min(self.text.len());
-        let line = match self.line_starts.binary_search(&offset) {
-            Ok(i) => i,
-            Err(i) => i - 1,
+        let columns = match self.syntax {
+            Syntax::Hcl => Columns::Graphemes,
+            Syntax::Json => Columns::Chars,
         };
-        let start = self.line_starts[line];
-        let count = |from: usize| match (self.syntax, self.text.get(from..offset)) {
-            (Syntax::Hcl, Some(s)) => syntax::parse::columns(s, from == 0),
-            (_, Some(s)) => s.chars().count(),
-            (_, None) => offset - from,
-        };
-        let mut last = self.last.0.lock().unwrap_or_else(|e| e.into_inner());
-        let col = match *last {
-            Some((s, from, col)) if s == start && from <= offset => col + count(from),
-            _ => count(start),
-        };
-        *last = Some((start, offset, col));
-        (line + 1, col + 1)
+        self.lines().line_col(&self.text, offset, columns)
+    }
+
+    /// The file's line index, built on first use.
+    pub fn lines(&self) -> &LineIndex {
+        self.lines.get_or_init(|| LineIndex::new(&self.text))
     }
 
     /// Terraform's `hcl.Range.String()` form of a byte range of this file, named as

@@ -5,6 +5,8 @@
 
 use std::cmp::Ordering;
 
+use override_guard_hcl::number::Literal;
+
 /// A number: finite (`digits × 10^exp`, sign kept even for zero) or an infinity.
 #[derive(Clone, Debug)]
 pub enum Number {
@@ -22,9 +24,6 @@ pub enum Number {
 /// Significant digits kept by a division that does not terminate (Terraform keeps 512 bits,
 /// about 154 digits).
 const DIV_DIGITS: usize = 160;
-
-/// The largest decimal exponent a literal may have (`1e100000`).
-const MAX_EXP: i64 = 100_000;
 
 impl Number {
     pub fn from_i64(n: i64) -> Number {
@@ -48,46 +47,13 @@ impl Number {
         Number::Finite { neg, digits, exp }
     }
 
-    /// Parses a number as go's `big.ParseFloat(s, 10, …)` does: an optional sign, digits with
-    /// an optional point, an optional `e` exponent, or `Inf` / `inf`. No spaces, no `0x`, no
-    /// underscores.
+    /// Parses a number as go's `big.ParseFloat(s, 10, …)` does (the HCL crate's reading
+    /// of a literal, which the parser shares).
     pub fn parse(s: &str) -> Option<Number> {
-        let (neg, rest) = match s.as_bytes().first() {
-            Some(b'-') => (true, &s[1..]),
-            Some(b'+') => (false, &s[1..]),
-            _ => (false, s),
-        };
-        if rest == "Inf" || rest == "inf" {
-            return Some(Number::Inf { neg });
-        }
-        let (mant, exp_part) = match rest.find(['e', 'E']) {
-            Some(i) => (&rest[..i], Some(&rest[i + 1..])),
-            None => (rest, None),
-        };
-        let (int, frac) = match mant.find('.') {
-            Some(i) => (&mant[..i], &mant[i + 1..]),
-            None => (mant, ""),
-        };
-        if int.is_empty() && frac.is_empty() {
-            return None;
-        }
-        if !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        let mut exp: i64 = 0;
-        if let Some(e) = exp_part {
-            let digits = e.strip_prefix(['+', '-']).unwrap_or(e);
-            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-                return None;
-            }
-            exp = e.parse().ok()?;
-            // Far beyond any real number, and written out in full it would exhaust memory.
-            if exp.abs() > MAX_EXP {
-                return None;
-            }
-        }
-        let digits = int.bytes().chain(frac.bytes()).map(|b| b - b'0').collect();
-        Some(Number::finite(neg, digits, exp - frac.len() as i64))
+        Some(match override_guard_hcl::number::parse(s)? {
+            Literal::Finite { neg, digits, exp } => Number::finite(neg, digits, exp),
+            Literal::Inf { neg } => Number::Inf { neg },
+        })
     }
 
     pub fn is_neg(&self) -> bool {

@@ -10,7 +10,7 @@ use std::path::Path;
 use override_guard::fix::comments::{self, generated};
 use override_guard::merge::load_texts;
 use override_guard::policy::Policy;
-use override_guard::terraform::syntax::fmt;
+use override_guard_hcl::fmt;
 
 use crate::fixture::{fixtures, load_fixture};
 use crate::util::{Sandbox, files_of, index_bytes};

@@ -2,7 +2,7 @@
 //! the `expected.tf` real Terraform 1.15.5's `fmt` made of it. Our formatter must write
 //! exactly that, and leave it unchanged.
 
-use override_guard::terraform::syntax::fmt::format;
+use override_guard_hcl::fmt::format;
 
 use std::path::Path;
 

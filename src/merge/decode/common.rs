@@ -3,8 +3,8 @@
 //! shims and `decodeCheckRuleBlock`.
 
 use crate::diag::Diagnostic;
-use crate::terraform::syntax::ast;
 use crate::terraform::{Attr, Block, Expr, Span};
+use override_guard_hcl::ast;
 
 use super::decoder::Decoder;
 use super::names::{BAD_IDENTIFIER, provider_part, valid_constraint, valid_identifier};
@@ -222,7 +222,7 @@ impl Decoder<'_> {
             );
             return None;
         };
-        let (tree, errors) = crate::terraform::syntax::parse_expression(&text);
+        let (tree, errors) = override_guard_hcl::parse_expression(&text);
         let (file, o) = (e.span.file, e.span.start);
         if !errors.is_empty() {
             for x in errors {

@@ -123,7 +123,7 @@ impl Decoder<'_> {
     /// met it: inside the expression, or at the first token after it (`}` after `list(`).
     pub(super) fn broken_at(&self, e: &Expr) -> Option<Span> {
         let src = e.source.as_ref()?;
-        let (_, errors) = crate::terraform::syntax::parse_expression(src);
+        let (_, errors) = override_guard_hcl::parse_expression(src);
         let first = errors.first()?;
         let (file, o) = (e.span.file, e.span.start);
         let end = src.trim_end().len();

@@ -1,7 +1,7 @@
 //! Terraform's `decodeImportBlock` (`import.go`).
 
-use crate::terraform::syntax::ast::{Node, Step};
 use crate::terraform::{Block, Expr, Span};
+use override_guard_hcl::ast::{Node, Step};
 
 use super::decoder::Decoder;
 use super::endpoint::move_endpoint;

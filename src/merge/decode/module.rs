@@ -1,7 +1,7 @@
 //! Terraform's `decodeModuleBlock` (`module_call.go`) with its `providers` map.
 
-use crate::terraform::syntax::ast::{self, Node};
 use crate::terraform::{Attr, Block, Expr, ExprKind, Span, TplPart};
+use override_guard_hcl::ast::{self, Node};
 
 use super::common::COUNT_FOR_EACH;
 use super::decoder::Decoder;

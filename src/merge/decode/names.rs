@@ -56,7 +56,7 @@ pub(crate) fn provider_part(name: &str) -> Result<String, &'static str> {
 
 /// Go's `%q` of a string.
 fn go_quote(s: &str) -> String {
-    format!("\"{}\"", crate::terraform::syntax::parse::go_quote_inner(s))
+    format!("\"{}\"", override_guard_hcl::parse::go_quote_inner(s))
 }
 
 /// `addrs.ParseProviderSourceString` (`tfaddr.ParseProviderSource`): the provider a

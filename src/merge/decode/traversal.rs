@@ -2,8 +2,8 @@
 //! `addrs.ParseRef`) and `DecodeDependsOn`, which the block decoders share.
 
 use crate::diag::Diagnostic;
-use crate::terraform::syntax::ast::{self, Node, Part, Step};
 use crate::terraform::{Attr, Expr, ExprKind, Files, Span, Syntax, TplPart};
+use override_guard_hcl::ast::{self, Node, Part, Step};
 
 /// A static traversal (`hcl.AbsTraversalForExpr`): the root, then attribute names (`None`
 /// for an index), each with its span.
@@ -39,15 +39,13 @@ impl Trav {
 /// range at the string.
 pub(super) fn syntax_of(e: &Expr) -> Option<(ast::Expr, Option<usize>)> {
     match (&e.source, &e.kind) {
-        (Some(src), _) => {
-            Some((crate::terraform::syntax::parse_expression(src).0, Some(e.span.start)))
-        }
-        (None, ExprKind::Raw(s)) => Some((crate::terraform::syntax::parse_expression(s).0, None)),
+        (Some(src), _) => Some((override_guard_hcl::parse_expression(src).0, Some(e.span.start))),
+        (None, ExprKind::Raw(s)) => Some((override_guard_hcl::parse_expression(s).0, None)),
         (None, ExprKind::Template(parts))
             if parts.iter().any(|p| matches!(p, TplPart::Code(_))) =>
         {
             let text = crate::terraform::expr::template_text(parts);
-            Some((crate::terraform::syntax::parse_template(&text).0, None))
+            Some((override_guard_hcl::parse_template(&text).0, None))
         }
         _ => None,
     }
@@ -399,7 +397,7 @@ pub(super) fn string_traversal(
     file: usize,
     origin: usize,
 ) -> (Option<Trav>, Vec<Diagnostic>) {
-    let (steps, errors) = crate::terraform::syntax::parse_traversal_abs(s);
+    let (steps, errors) = override_guard_hcl::parse_traversal_abs(s);
     let at = |r: &std::ops::Range<usize>| Span::new(file, origin + r.start, origin + r.end);
     let diags =
         errors.iter().map(|e| Diagnostic::error(&e.summary, &e.detail, at(&e.range))).collect();

@@ -3,12 +3,12 @@
 //! so it prints as LF; inside a heredoc the CR is part of the string (Terraform keeps it in
 //! the value), which no heredoc can hold without a raw CR, so such a heredoc prints as the
 //! quoted string of the same value, with `\r` escapes. Every printer goes through here
-//! ([`crate::terraform::Expr`]'s printing methods), so none of them sees a raw CR.
+//! (override-guard's expression printers), so none of them sees a raw CR.
 
 use std::borrow::Cow;
 
-use super::ast::{Node, Part};
-use super::scan::{self, Kind, Mode, Token};
+use crate::ast::{Node, Part};
+use crate::scan::{self, Kind, Mode, Token};
 
 /// A native-syntax expression's source, printable: line breaks LF, heredocs that hold a
 /// CR as quoted strings. Source without a CR is returned as it is.
@@ -183,7 +183,7 @@ fn quote_literal(s: &str, out: &mut String) {
 /// (directives spaced as `terraform fmt` spaces them).
 fn heredoc_as_quoted(src: Option<&str>) -> Option<String> {
     let text = format!("{}\n", src?);
-    let (e, errors) = super::parse_expression(&text);
+    let (e, errors) = crate::parse::parse_expression(&text);
     if !errors.is_empty() {
         return None;
     }
@@ -196,7 +196,7 @@ fn heredoc_as_quoted(src: Option<&str>) -> Option<String> {
 
 fn quoted_parts(src: &str, parts: &[Part], out: &mut String) {
     let code =
-        |e: &super::ast::Expr| expression(src.get(e.range.clone()).unwrap_or("")).into_owned();
+        |e: &crate::ast::Expr| expression(src.get(e.range.clone()).unwrap_or("")).into_owned();
     for p in parts {
         match p {
             Part::Lit(s, _) => {

@@ -3,7 +3,7 @@
 //! fails: what it cannot place becomes an `Invalid` or `BadUtf8` token for the checks in
 //! [`invalid_tokens`], and it runs in one pass, linear in the input.
 
-use super::SyntaxError;
+use crate::error::SyntaxError;
 
 /// A token kind. The names follow HCL's, so its parser's rules read the same here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

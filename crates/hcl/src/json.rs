@@ -5,8 +5,15 @@
 //! Recursion: one call per nesting level, bounded by the depth check that runs first, and
 //! here too (the reader's limit), should that check count differently.
 
+/// How deep JSON values may nest, counted as the JSON reader counts (an array one level,
+/// an object two: itself and the property holding the value). The reader stops at this
+/// depth with an error of its own; ours says what the limit is. It keeps the recursion of
+/// the reader and of everything after it (the value as an expression) within what native
+/// syntax may nest ([`crate::parse::MAX_DEPTH`], 1000 levels).
+pub const MAX_DEPTH: usize = 512;
+
 /// One error: summary, detail and byte range.
-pub(super) type SyntaxError = (&'static str, String, usize, usize);
+pub type SyntaxError = (&'static str, String, usize, usize);
 
 const VALUE_START: &str =
     "A JSON value must start with a brace, a bracket, a number, a string, or a keyword.";
@@ -45,7 +52,7 @@ enum Node {
 }
 
 /// HCL's errors for a JSON document, in its order (empty when HCL reads it).
-pub(super) fn check(text: &str) -> Vec<SyntaxError> {
+pub fn check(text: &str) -> Vec<SyntaxError> {
     let mut p = Parser { text, next: token_at(text, 0), depth: 0, out: Vec::new() };
     let first = p.peek();
     let root = p.value();
@@ -174,7 +181,7 @@ impl Parser<'_> {
     fn value(&mut self) -> Option<Node> {
         let t = self.peek();
         let (summary, detail) = match t.kind {
-            Kind::BraceO | Kind::BrackO if self.depth >= super::json::MAX_DEPTH => {
+            Kind::BraceO | Kind::BrackO if self.depth >= MAX_DEPTH => {
                 ("Nesting too deep", "JSON values may be nested at most 512 levels deep.")
             }
             Kind::BraceO | Kind::BrackO => {

@@ -9,9 +9,9 @@
 //! depth, one space or none between tokens, and `=` signs and trailing comments aligned
 //! over runs of consecutive lines.
 
-use super::ast::{Body, Item};
-use super::parse::parse_tokens;
-use super::scan::{Kind, Mode, Token, scan};
+use crate::ast::{Body, Item};
+use crate::parse::parse_tokens;
+use crate::scan::{Kind, Mode, Token, scan};
 
 /// The text as `terraform fmt` writes it, or `None` when it has syntax errors (Terraform
 /// does not format such a file either).
