@@ -19,6 +19,7 @@ mod props;
 mod release;
 mod sarif;
 mod scope;
+mod structure;
 mod texts;
 mod untrusted;
 mod util;

@@ -1,0 +1,344 @@
+//! The shape of the tree that the README's "How it is built" promises, checked file by file
+//! (the layers between top-level modules are `release.rs`'s): no file imports a file that
+//! imports it back, directly or round a longer loop; no source file is over 1,200 lines and
+//! no command file (`src/app/`) over 400. A module's `mod.rs` declaring its children is no
+//! import; calling into a child (`child::f`, `pub use child::X`) is, as is a child's
+//! `super::X` of something its parent defines. Doc comments are not read.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// A crate's files by module path (`["merge", "decode", "common"]`; the root is `[]`).
+type Modules = BTreeMap<Vec<String>, PathBuf>;
+
+fn rs_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = vec![];
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(p) = stack.pop() {
+        if p.is_dir() {
+            stack.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+        } else if p.extension().is_some_and(|e| e == "rs") {
+            files.push(p);
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The library's modules under `src` (a binary's `main.rs` is another crate: left out).
+fn modules(src: &Path) -> Modules {
+    let mut out = Modules::new();
+    for f in rs_files(src) {
+        let rel = f.strip_prefix(src).unwrap();
+        let mut path: Vec<String> =
+            rel.iter().map(|c| c.to_string_lossy().trim_end_matches(".rs").to_string()).collect();
+        if path == ["main"] {
+            continue;
+        }
+        if matches!(path.last().map(String::as_str), Some("mod" | "lib")) {
+            path.pop();
+        }
+        out.insert(path, f);
+    }
+    out
+}
+
+/// The code of a file as the compiler sees it outside its unit tests, without comments.
+fn code(f: &Path) -> String {
+    let text = std::fs::read_to_string(f).unwrap();
+    let text = text.split("#[cfg(test)]\nmod tests").next().unwrap_or_default();
+    text.lines()
+        .map(|l| match l.find("//") {
+            Some(i) if !l[..i].contains('"') => &l[..i],
+            _ => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn ident(s: &[u8], mut i: usize) -> (String, usize) {
+    let start = i;
+    while i < s.len() && (s[i].is_ascii_alphanumeric() || s[i] == b'_') {
+        i += 1;
+    }
+    (String::from_utf8_lossy(&s[start..i]).into_owned(), i)
+}
+
+fn skip_ws(s: &[u8], mut i: usize) -> usize {
+    while i < s.len() && s[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    i
+}
+
+/// The paths of a use tree or a path expression starting at `i` (`a::b::{c, d::e}`).
+fn use_tree(s: &[u8], i: usize, prefix: Vec<String>, out: &mut Vec<Vec<String>>) -> usize {
+    let mut path = prefix;
+    let mut i = skip_ws(s, i);
+    loop {
+        if i < s.len() && s[i] == b'{' {
+            i += 1;
+            loop {
+                i = skip_ws(s, i);
+                if i >= s.len() || s[i] == b'}' {
+                    return i + 1;
+                }
+                i = use_tree(s, i, path.clone(), out);
+                i = skip_ws(s, i);
+                if i < s.len() && s[i] == b',' {
+                    i += 1;
+                }
+            }
+        }
+        if i < s.len() && s[i] == b'*' {
+            out.push(path);
+            return i + 1;
+        }
+        let (name, j) = ident(s, i);
+        if name.is_empty() {
+            out.push(path);
+            return i;
+        }
+        if name != "self" {
+            path.push(name);
+        }
+        i = j;
+        if s[i..].starts_with(b"::") {
+            i = skip_ws(s, i + 2);
+        } else {
+            out.push(path);
+            // `x as y`: the alias names nothing of the tree.
+            let k = skip_ws(s, i);
+            if s[k..].starts_with(b"as ") {
+                return ident(s, skip_ws(s, k + 3)).1;
+            }
+            return i;
+        }
+    }
+}
+
+/// Every path the file names that starts in the crate: `crate::`, `super::`, `self::`, or
+/// one of the file's own child modules.
+fn references(module: &[String], code: &str, children: &BTreeSet<String>) -> Vec<Vec<String>> {
+    let s = code.as_bytes();
+    let mut out = vec![];
+    let mut i = 0;
+    while i < s.len() {
+        let boundary = i == 0 || !(s[i - 1].is_ascii_alphanumeric() || s[i - 1] == b'_');
+        if !boundary || !(s[i].is_ascii_alphabetic() || s[i] == b'_') {
+            i += 1;
+            continue;
+        }
+        let (first, j) = ident(s, i);
+        let qualified = i >= 2 && &s[i - 2..i] == b"::";
+        if qualified || !s[j..].starts_with(b"::") {
+            i = j;
+            continue;
+        }
+        let base: Option<Vec<String>> = match first.as_str() {
+            "crate" => Some(vec![]),
+            "self" => Some(module.to_vec()),
+            "super" => {
+                let mut m = module.to_vec();
+                let mut k = j;
+                m.pop();
+                while s[k..].starts_with(b"::super") {
+                    m.pop();
+                    k += 7;
+                }
+                if k != j {
+                    let mut paths = vec![];
+                    let end = use_tree(s, k + 2, m, &mut paths);
+                    out.extend(paths);
+                    i = end.max(j);
+                    continue;
+                }
+                Some(m)
+            }
+            c if children.contains(c) => {
+                let mut m = module.to_vec();
+                m.push(c.to_string());
+                Some(m)
+            }
+            _ => None,
+        };
+        match base {
+            Some(base) => {
+                let mut paths = vec![];
+                let end = use_tree(s, j + 2, base, &mut paths);
+                out.extend(paths);
+                i = end.max(j);
+            }
+            None => i = j,
+        }
+    }
+    out
+}
+
+/// The file a path leads to: its longest prefix that is a module, then, where the next
+/// name is only handed on there (`pub use x::Name`), the file that defines it.
+fn resolve(mods: &Modules, exports: &Exports, path: &[String], depth: usize) -> Option<PathBuf> {
+    let n = (0..=path.len()).rev().find(|&n| mods.contains_key(&path[..n]))?;
+    let file = mods[&path[..n]].clone();
+    if depth < 8 {
+        if let Some(name) = path.get(n) {
+            if let Some(to) = exports.get(&file).and_then(|e| e.get(name)) {
+                let mut to = to.clone();
+                to.extend(path[n + 1..].iter().cloned());
+                return resolve(mods, exports, &to, depth + 1).or(Some(file));
+            }
+        }
+    }
+    Some(file)
+}
+
+/// What each file hands on with `pub use`: the name and the path it comes from.
+type Exports = BTreeMap<PathBuf, BTreeMap<String, Vec<String>>>;
+
+/// The arrows between a crate's files.
+fn arrows(src: &Path) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
+    let mods = modules(src);
+    let mut refs = BTreeMap::new();
+    let mut exports = Exports::new();
+    for (module, file) in &mods {
+        let code = code(file);
+        let children: BTreeSet<String> = code
+            .lines()
+            .filter_map(|l| {
+                let l = l.trim();
+                let rest = l.strip_prefix("pub ").or(Some(l))?;
+                let rest = rest.strip_prefix("(crate) ").unwrap_or(rest);
+                rest.strip_prefix("mod ")?.strip_suffix(';').map(str::to_string)
+            })
+            .collect();
+        for l in code.split(';') {
+            let l = l.trim_start();
+            let Some(rest) = l.strip_prefix("pub use ").or_else(|| l.strip_prefix("pub(crate) use "))
+            else {
+                continue;
+            };
+            for p in references(module, rest, &children) {
+                if let Some(name) = p.last() {
+                    exports.entry(file.clone()).or_default().insert(name.clone(), p);
+                }
+            }
+        }
+        refs.insert(file.clone(), references(module, &code, &children));
+    }
+    let mut out: BTreeMap<PathBuf, BTreeSet<PathBuf>> = BTreeMap::new();
+    for (file, paths) in refs {
+        let to: BTreeSet<PathBuf> = paths
+            .iter()
+            .filter_map(|p| resolve(&mods, &exports, p, 0))
+            .filter(|t| *t != file)
+            .collect();
+        out.insert(file, to);
+    }
+    out
+}
+
+/// A loop of arrows, if there is one: the files in order.
+fn a_circle(arrows: &BTreeMap<PathBuf, BTreeSet<PathBuf>>) -> Option<Vec<PathBuf>> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        New,
+        Open,
+        Done,
+    }
+    let mut mark: BTreeMap<&PathBuf, Mark> = arrows.keys().map(|k| (k, Mark::New)).collect();
+    fn visit<'a>(
+        f: &'a PathBuf,
+        arrows: &'a BTreeMap<PathBuf, BTreeSet<PathBuf>>,
+        mark: &mut BTreeMap<&'a PathBuf, Mark>,
+        stack: &mut Vec<&'a PathBuf>,
+    ) -> Option<Vec<PathBuf>> {
+        mark.insert(f, Mark::Open);
+        stack.push(f);
+        for t in arrows.get(f).into_iter().flatten() {
+            match mark.get(t).copied().unwrap_or(Mark::Done) {
+                Mark::Open => {
+                    let from = stack.iter().position(|s| *s == t).unwrap();
+                    return Some(stack[from..].iter().map(|p| (*p).clone()).collect());
+                }
+                Mark::New => {
+                    if let Some(c) = visit(t, arrows, mark, stack) {
+                        return Some(c);
+                    }
+                }
+                Mark::Done => {}
+            }
+        }
+        stack.pop();
+        mark.insert(f, Mark::Done);
+        None
+    }
+    for f in arrows.keys() {
+        if mark[f] == Mark::New {
+            if let Some(c) = visit(f, arrows, &mut mark, &mut vec![]) {
+                return Some(c);
+            }
+        }
+    }
+    None
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn no_file_imports_a_file_that_imports_it_back() {
+    for src in ["src", "crates/hcl/src"] {
+        let arrows = arrows(&root().join(src));
+        let total: usize = arrows.values().map(BTreeSet::len).sum();
+        assert!(total > 40, "{src}: the imports were not read ({total} arrows)");
+        if let Some(circle) = a_circle(&arrows) {
+            let names: Vec<String> = circle
+                .iter()
+                .map(|p| p.strip_prefix(root()).unwrap().display().to_string())
+                .collect();
+            panic!("these files import each other in a circle: {}", names.join(" -> "));
+        }
+    }
+}
+
+/// The check finds what it must: a parent calling into a child that takes a name from it,
+/// a re-export followed to the file that defines the name, and a longer loop.
+#[test]
+fn the_circle_check_sees_circles() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = |p: &str, t: &str| {
+        let p = dir.path().join(p);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, t).unwrap();
+    };
+    w("lib.rs", "pub mod a;\npub mod b;\n/// [`crate::b::g`] in a doc comment is no import\n");
+    w("a/mod.rs", "mod kid;\npub use kid::Thing;\npub fn f() {}\n");
+    w("a/kid.rs", "pub struct Thing;\n");
+    w("b.rs", "use crate::a::Thing;\npub fn g() {}\n");
+    let none = arrows(dir.path());
+    assert_eq!(a_circle(&none), None, "{none:?}");
+    // b takes `Thing` through a's re-export: the arrow is b -> kid.
+    assert!(none[&dir.path().join("b.rs")].contains(&dir.path().join("a/kid.rs")), "{none:?}");
+    w("a/kid.rs", "use super::f;\npub struct Thing;\n");
+    assert!(a_circle(&arrows(dir.path())).is_some(), "mod.rs -> kid -> mod.rs");
+    w("a/kid.rs", "use crate::b::{self as bee, g};\npub struct Thing;\n");
+    let c = a_circle(&arrows(dir.path())).expect("b -> kid -> b");
+    assert_eq!(c.len(), 2, "{c:?}");
+}
+
+#[test]
+fn no_source_file_over_1200_lines_and_no_command_file_over_400() {
+    let mut long = vec![];
+    for dir in ["src", "crates/hcl/src"] {
+        for f in rs_files(&root().join(dir)) {
+            let lines = std::fs::read_to_string(&f).unwrap().lines().count();
+            let rel = f.strip_prefix(root()).unwrap().display().to_string();
+            let limit = if rel.starts_with("src/app/") { 400 } else { 1200 };
+            if lines > limit {
+                long.push(format!("{rel}: {lines} lines (at most {limit})"));
+            }
+        }
+    }
+    assert!(long.is_empty(), "{}", long.join("\n"));
+}
