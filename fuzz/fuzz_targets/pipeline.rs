@@ -14,7 +14,7 @@ mod module_input;
 use override_guard::lsp::{actions, analysis::Analysis};
 use override_guard::pipeline::audit::Audit;
 use override_guard::pipeline::policies::Trouble;
-use override_guard::pipeline::{Choice, Policies, load_module};
+use override_guard::pipeline::{Choice, Policies};
 use override_guard::policy::Date;
 use override_guard::report::{self, Style, findings};
 use override_guard::source::{MemorySource, Source};
@@ -65,9 +65,9 @@ fuzz_target!(|data: &[u8]| {
     let _ = findings::github(&found, &summary);
     let _ = report::sarif::render(&found);
 
-    for (dir, names) in &modules {
-        let Ok(loaded) = load_module(&src, dir, names, engine, true, &()) else { continue };
-        let m = &loaded.module;
+    let Ok(judged) = audit.judge(&src, &modules) else { return };
+    for (dir, j) in &judged {
+        let m = &j.loaded.module;
         let here: Vec<_> =
             found.iter().filter(|f| f.primary.path.starts_with("m/")).cloned().collect();
         let a = Analysis::new(m, here);

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::error;
+use crate::pipeline::touched;
 
 /// One side of a `diff`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -87,8 +88,8 @@ pub(super) fn diff(
             let staged = git.staged()?;
             let changed = staged.changed.clone();
             let policies_changed = staged.policies_changed.clone();
-            let mut dirs = dirs_of(&changed);
-            dirs.extend(modules_under(&staged.index, &dirs_of(&policies_changed))?);
+            // Every policy counts here: the trees to read, not yet the modules to judge.
+            let dirs = touched(&changed, &policies_changed, true, &[&staged.index])?;
             let (head, index) = staged.into_sides(&dirs);
             (Opened::Git(head), Opened::Git(index), changed, policies_changed)
         } else {
@@ -116,10 +117,7 @@ pub(super) fn diff(
             (old, new, changed, policies_changed)
         };
     let policies_changed = if nearest { policies_changed } else { BTreeSet::new() };
-    let mut dirs = dirs_of(&changed);
-    let governed = dirs_of(&policies_changed);
-    dirs.extend(modules_under(old.source(), &governed)?);
-    dirs.extend(modules_under(new.source(), &governed)?);
+    let dirs = touched(&changed, &policies_changed, nearest, &[old.source(), new.source()])?;
     for o in [&mut old, &mut new] {
         if let Opened::Git(g) = o {
             git.load(g, Some(&dirs))?;
@@ -139,7 +137,9 @@ pub(super) fn diff(
             return Ok(None);
         };
         let scoped = Scoped { inner: src, dirs: &dirs };
-        Ok(Some(judge(&scoped, &policies, engine, today())?))
+        let modules: Vec<(String, Vec<String>)> = scoped.modules()?.into_iter().collect();
+        let audit = Audit { policies: &policies, engine, today: today(), scopes: Vec::new() };
+        Ok(Some(audit.judge(&scoped, &modules)?))
     };
     let (Some(before), Some(after)) = (side(&old)?, side(&new)?) else {
         return Ok(Outcome::Error);

@@ -21,9 +21,8 @@ use crate::cli::{
     Cli, Color, Command, FromArgs, PolicyArgs, ReportFormat, ShowFormat, VarArg, VarsFormat,
 };
 use crate::merge;
-use crate::pipeline::audit::Audit;
 use crate::pipeline::policies::Trouble;
-use crate::pipeline::{Choice, Judged, Policies, judge};
+use crate::pipeline::{Audit, Choice, Judged, Policies};
 use crate::policy::{self, Date, Finding, Level, RuleId, Tally, rules};
 use crate::report::{self, Escapes, Style, findings};
 use crate::source::{self, Git, GitSource, Scoped, Source, WorktreeSource, join, split};

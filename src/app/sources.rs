@@ -80,22 +80,6 @@ pub(super) fn print_disk_notes(src: &WorktreeSource, shown: &Shown) {
     print_notes(all.iter().map(|(p, n)| (p.as_str(), n.as_str())), shown);
 }
 
-/// The module directories of some paths.
-pub(super) fn dirs_of(paths: &BTreeSet<String>) -> BTreeSet<String> {
-    paths.iter().map(|p| split(p).0.to_string()).collect()
-}
-
-/// The module directories a source has under some directories (a changed policy's).
-pub(super) fn modules_under(
-    src: &dyn Source,
-    dirs: &BTreeSet<String>,
-) -> Result<Vec<String>, error::Error> {
-    if dirs.is_empty() {
-        return Ok(Vec::new()); // listing every module of a large repository costs
-    }
-    Ok(src.modules()?.into_keys().filter(|m| dirs.iter().any(|d| under(m, d))).collect())
-}
-
 pub(super) enum Opened {
     Git(GitSource),
     Disk(WorktreeSource),

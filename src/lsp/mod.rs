@@ -32,8 +32,8 @@ use self::text::{Encoding, Lines, path_of, uri_of};
 use crate::finding::{Finding, Level};
 use crate::merge::Module;
 use crate::pipeline::policies::Trouble;
-use crate::pipeline::{Choice, Policies};
-use crate::policy::{Date, GlobBase, Policy, PolicyError, Scope};
+use crate::pipeline::{Audit, Choice, Policies};
+use crate::policy::{Date, GlobBase, Policy, PolicyError};
 use crate::source::worktree::{self, WorktreeSource};
 use crate::source::{Overlay, POLICY_FILE, Source, join};
 use crate::terraform::discover::{Engine, config_ext};
@@ -352,26 +352,25 @@ impl Server<'_> {
         if !names.iter().any(|n| config_ext(n, Engine::OpenTofu).is_some()) {
             return Ok(None);
         }
-        let loaded = crate::pipeline::load_module(&src, &rel, names, None, true, &())
-            .map_err(|e| e.to_string())?;
-        let (findings, governing) =
-            match Policies::resolve(&src, &Choice::Nearest, [rel.as_str()], &[]) {
-                // A broken policy file: shown in that file, the module not judged.
-                Ok(p) if !p.of(&rel).1.broken.is_empty() => (Vec::new(), Err(p.mistakes())),
-                Ok(p) => {
-                    let (_, g) = p.of(&rel);
-                    let findings = crate::policy::evaluate(
-                        &g.policy,
-                        &[loaded.subject()],
-                        &g.base,
-                        self.today,
-                        &Scope::Part,
-                    );
-                    (findings, Ok((g.policy.clone(), g.base.clone())))
-                }
-                Err(Trouble::Policy(errors)) => (Vec::new(), Err(errors)),
-                Err(Trouble::Source(e)) => return Err(e.to_string()),
-            };
+        let policies = match Policies::resolve(&src, &Choice::Nearest, [rel.as_str()], &[]) {
+            Ok(p) => p,
+            // Only a `--policy` file's mistakes come back so; the nearest one's are `broken`.
+            Err(Trouble::Policy(errors)) => {
+                return Err(errors.into_iter().map(|e| e.message).collect::<Vec<_>>().join("\n"));
+            }
+            Err(Trouble::Source(e)) => return Err(e.to_string()),
+        };
+        let audit =
+            Audit { policies: &policies, engine: None, today: self.today, scopes: Vec::new() };
+        let modules = [(rel.clone(), names.clone())];
+        let judged = audit.judge(&src, &modules).map_err(|e| e.to_string())?;
+        let Some(judged) = judged.into_values().next() else { return Ok(None) };
+        // A broken policy file: shown in that file, the module not judged.
+        let governing = match policies.of(&rel).1 {
+            g if g.broken.is_empty() => Ok((g.policy.clone(), g.base.clone())),
+            _ => Err(policies.mistakes()),
+        };
+        let (loaded, findings) = (judged.loaded, judged.findings);
         let analysis = Analysis::new(&loaded.module, findings);
         Ok(Some(Analysed { rel, root, module: loaded.module, analysis, governing }))
     }

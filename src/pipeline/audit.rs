@@ -1,16 +1,21 @@
-//! The audit: every module judged by the policy that governs it, and the totals the
-//! report's summary shows. Pure: modules come in through a source, findings go out.
+//! The judging of a source's modules, for every command and the language server: each
+//! module loaded (see [`super::load`]), judged by the policy that governs it, with
+//! suppressions and exceptions. Pure: modules come in through a source, findings go out.
+
+use std::collections::BTreeMap;
 
 use crate::error;
 use rayon::prelude::*;
 
-use super::{LoadedModule, Policies, Progress, load_module};
+use super::load::{LoadedModule, Progress, load_module};
+use super::policies::Policies;
 use crate::policy::{self, Date, Finding, Partial, Scope};
 use crate::report::findings::Summary;
 use crate::source::Source;
 use crate::terraform::discover::Engine;
 
-/// What an audit needs besides its modules.
+/// What judging needs besides its modules: the policies found for them (see
+/// [`Policies::resolve`]), the engine asked for, and the day exceptions expire against.
 pub struct Audit<'a> {
     pub policies: &'a Policies,
     pub engine: Option<Engine>,
@@ -18,6 +23,15 @@ pub struct Audit<'a> {
     /// How much of each policy's area the run sees (by index in `policies.list`; a policy
     /// without an entry is judged as [`Scope::Part`]).
     pub scopes: Vec<Scope>,
+}
+
+/// One module judged on its own (a side of a comparison: `diff`, the hook's
+/// `--new-only`; a module in an editor), with the policy that governed it.
+pub struct Judged {
+    pub loaded: LoadedModule,
+    pub findings: Vec<Finding>,
+    /// The policy file's path, `None` for the built-in default.
+    pub policy: Option<String>,
 }
 
 impl Audit<'_> {
@@ -34,11 +48,8 @@ impl Audit<'_> {
         let per_module: Result<Vec<(usize, Partial, Counts)>, error::Error> = modules
             .par_iter()
             .map(|(dir, names)| {
-                // The other engine's view is for one rule: not loaded where it cannot fire.
-                let rule = crate::policy::rules::engine_divergence::RULE.id;
-                let compare = self.policies.of(dir).1.policy.may_fire(rule);
-                let l = load_module(src, dir, names, self.engine, compare, progress)?;
-                Ok(self.judge(&l))
+                let l = self.load(src, dir, names, progress)?;
+                Ok(self.partial(&l))
             })
             .collect();
         progress.finish();
@@ -49,16 +60,51 @@ impl Audit<'_> {
         Ok((findings, summary))
     }
 
-    /// The same for modules already loaded.
-    pub fn run_loaded(&self, loaded: &[LoadedModule]) -> (Vec<Finding>, Summary) {
-        let per_module: Vec<(usize, Partial, Counts)> =
-            loaded.par_iter().map(|l| self.judge(l)).collect();
-        let mut summary = self.summary(loaded.len(), per_module.iter().map(|(.., c)| c));
-        summary.judged = loaded.iter().map(|l| l.module.dir.clone()).collect();
-        (self.conclude(per_module.into_iter().map(|(i, p, _)| (i, p))), summary)
+    /// Loads and judges each module of `modules` on its own: an exception's use is not
+    /// judged here, as only part of the repository is seen.
+    pub fn judge(
+        &self,
+        src: &dyn Source,
+        modules: &[(String, Vec<String>)],
+    ) -> Result<BTreeMap<String, Judged>, error::Error> {
+        use crate::policy::config::Origin;
+        modules
+            .par_iter()
+            .map(|(dir, names)| {
+                let loaded = self.load(src, dir, names, &())?;
+                let (_, g) = self.policies.of(dir);
+                let findings = if g.broken.is_empty() {
+                    policy::evaluate(
+                        &g.policy,
+                        &[loaded.subject()],
+                        &g.base,
+                        self.today,
+                        &Scope::Part,
+                    )
+                } else {
+                    Vec::new()
+                };
+                let policy = match &g.policy.origin {
+                    Origin::BuiltIn => None,
+                    Origin::File { path, .. } => Some(path.clone()),
+                };
+                Ok((loaded.module.dir.clone(), Judged { loaded, findings, policy }))
+            })
+            .collect()
     }
 
-    fn judge(&self, l: &LoadedModule) -> (usize, Partial, Counts) {
+    /// Loads one module under the policy that governs it.
+    fn load(
+        &self,
+        src: &dyn Source,
+        dir: &str,
+        names: &[String],
+        progress: &dyn Progress,
+    ) -> Result<LoadedModule, error::Error> {
+        load_module(src, dir, names, self.engine, self.policies.of(dir).1, progress)
+    }
+
+    fn partial(&self, l: &LoadedModule) -> (usize, Partial, Counts) {
         let (i, g) = self.policies.of(&l.module.dir);
         let partial = if g.broken.is_empty() {
             policy::evaluate_module(&g.policy, &l.subject(), &g.base, self.today)

@@ -8,10 +8,11 @@ use std::path::Path;
 
 use override_guard::pipeline::audit::Audit;
 use override_guard::pipeline::policies::Trouble;
-use override_guard::pipeline::{Choice, Policies, PolicyFile, load_modules};
+use override_guard::pipeline::{Choice, Policies, PolicyFile};
 use override_guard::policy::{Date, GlobBase, Scope};
 use override_guard::report::{self, Style, findings};
 use override_guard::source::MemorySource;
+use override_guard::source::Source;
 use override_guard::terraform::discover::Engine;
 
 use crate::fixture::fixtures;
@@ -52,8 +53,9 @@ pub fn run_case(case: &Path) -> String {
     };
     let mut src = MemorySource::new();
     read_tree(&case.join("module"), "", &mut src);
-    let loaded = load_modules(&src, engine, &()).expect("in-memory source");
-    let dirs: Vec<&str> = loaded.iter().map(|l| l.module.dir.as_str()).collect();
+    let modules: Vec<(String, Vec<String>)> =
+        src.modules().expect("in-memory source").into_iter().collect();
+    let dirs = modules.iter().map(|(d, _)| d.as_str());
     let policies = match Policies::resolve(&src, &choice, dirs, &[]) {
         Ok(p) => p,
         Err(Trouble::Policy(errors)) => {
@@ -69,7 +71,7 @@ pub fn run_case(case: &Path) -> String {
         today,
         scopes: policies.list.iter().map(|_| Scope::whole()).collect(),
     };
-    let (found, summary) = audit.run_loaded(&loaded);
+    let (found, summary) = audit.run(&src, &modules, &()).expect("in-memory source");
     let mut out = findings::human(&found, &summary, Style::plain());
     out.push_str("\n---- compact ----\n");
     out.push_str(&findings::compact(&found, &summary));
