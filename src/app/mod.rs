@@ -35,6 +35,7 @@ mod check;
 mod diff;
 mod edit;
 mod explain;
+mod flat_tree;
 mod flatten;
 mod init;
 mod lsp;
