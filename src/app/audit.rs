@@ -1,7 +1,19 @@
 //! `audit PATH…`, and the baselines it writes and reads.
 
-use super::*;
+use std::path::{Path, PathBuf};
+
+use super::outcome::{Outcome, outcome};
+use super::output::{print_findings, render_findings, write_note};
+use super::policies::{audit_policies, cli_levels, policy_choice, today};
+use super::progress::Bar;
+use super::sources::{modules_of, open, workspace};
+use super::workspace::Shown;
+use crate::cli::{FromArgs, PolicyArgs, ReportFormat};
 use crate::error;
+use crate::pipeline::Audit;
+use crate::policy::{self, Finding};
+use crate::report::{self, Style, findings};
+use crate::terraform::discover::Engine;
 
 /// `audit`'s baseline files: the one to read, the one to write.
 #[derive(Clone, Copy, Default)]
@@ -22,7 +34,7 @@ fn at_sarif_paths(findings: &[Finding], shown: &Shown) -> Vec<Finding> {
 
 /// Reads a baseline file from disk.
 pub(super) fn read_baseline(path: &Path) -> Result<policy::baseline::Baseline, error::Error> {
-    let shown = workspace::shown_path(path);
+    let shown = super::workspace::shown_path(path);
     let text = std::fs::read_to_string(path).map_err(|e| error::Error::ReadBaseline {
         path: shown.clone(),
         source: std::sync::Arc::new(e),
@@ -38,8 +50,8 @@ pub(super) fn write_baseline(
     fps: &[String],
 ) -> Result<(), error::Error> {
     let text = policy::baseline::write(findings, fps);
-    let name = workspace::shown_path(path);
-    write::atomic(path, text.as_bytes()).map_err(|e| error::Error::io(name.clone(), e))?;
+    let name = super::workspace::shown_path(path);
+    super::write::atomic(path, text.as_bytes()).map_err(|e| error::Error::io(name.clone(), e))?;
     write_note(&format!(
         "wrote {name}: {} finding{} recorded; `--baseline {name}` reports only new ones\n",
         findings.len(),

@@ -18,11 +18,10 @@ use std::collections::{BTreeSet, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::outcome::{Outcome, outcome};
+use super::output::{print_findings, render_findings, write_note, write_out};
+use super::policies::{audit_policies, cli_levels, policy_choice, today};
 use super::workspace::{Shown, Workspace};
-use super::{
-    Outcome, audit_policies, cli_levels, outcome, policy_choice, print_findings, render_findings,
-    today, write_note, write_out,
-};
 use crate::cli::{PolicyArgs, ReportFormat};
 use crate::pipeline::hook::{chunk_modules, hook_file};
 use crate::pipeline::{Audit, Choice, touched};

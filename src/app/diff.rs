@@ -1,8 +1,20 @@
 //! `diff`: the review helper.
 
-use super::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::outcome::{Outcome, outcome};
+use super::output::{print_findings, render_findings, write_note};
+use super::policies::{cli_levels, policy_choice, resolve_policies, today};
+use super::sources::{Opened, print_disk_notes};
+use super::workspace::{Shown, Workspace};
+use crate::cli::{PolicyArgs, ReportFormat};
 use crate::error;
-use crate::pipeline::touched;
+use crate::pipeline::{Audit, Choice, Judged, touched};
+use crate::policy::Finding;
+use crate::report::{self, Style, findings};
+use crate::review;
+use crate::source::{Git, Scoped, Source, split};
+use crate::terraform::discover::Engine;
 
 /// One side of a `diff`.
 #[derive(Clone, Debug, PartialEq, Eq)]

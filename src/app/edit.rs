@@ -8,9 +8,12 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use super::outcome::Outcome;
+use super::output::{write_err, write_out};
+use super::policies::{resolve_policies, today};
+use super::sources::print_disk_notes;
 use super::workspace::{Workspace, display_root};
 use super::write::{self, Change};
-use super::{Outcome, print_disk_notes, resolve_policies, today, write_err, write_out};
 use crate::fix::{FileEdit, comments, fold};
 use crate::merge;
 use crate::pipeline::{Choice, mark_local};

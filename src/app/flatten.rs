@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use super::flat_tree::{MAP_FILE, prepare_out, write_tree};
+use super::outcome::Outcome;
+use super::output::{write_err, write_out};
 use super::workspace::Workspace;
-use super::{Outcome, write_err, write_out};
 use crate::cli::ScanFormat;
 use crate::flatten::remap::{self, TreeMap};
 use crate::report;

@@ -1,8 +1,15 @@
 //! The policies of a run: `--policy`, or the nearest file per module, with the command
 //! line's `--deny/--warn/--allow`.
 
-use super::*;
+use super::output::write_err;
+use super::workspace::{Shown, Workspace};
+use crate::cli::PolicyArgs;
 use crate::error;
+use crate::pipeline::policies::Trouble;
+use crate::pipeline::{Choice, Policies};
+use crate::policy::{Date, Level, RuleId, rules};
+use crate::report::{self, Style};
+use crate::source::Source;
 
 /// `--deny/--warn/--allow`, checked: an unknown rule id is a usage error (printed; `None`).
 pub(super) fn cli_levels(args: &PolicyArgs) -> Option<Vec<(RuleId, Level)>> {
@@ -85,4 +92,12 @@ fn print_policy_errors(errors: Vec<crate::policy::PolicyError>, shown: &Shown, s
         err.push_str(&report::policy_error(e, style));
     }
     write_err(&err);
+}
+
+/// Today's date (UTC), for exception expiry.
+pub(super) fn today() -> Date {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    Date::from_days((secs / 86_400) as i64)
 }

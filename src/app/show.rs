@@ -1,7 +1,19 @@
 //! `show DIR`.
 
-use super::*;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use super::outcome::Outcome;
+use super::output::{write_err, write_syntax};
+use super::sources::{Opened, modules_of, open, workspace};
+use super::workspace::{Shown, Workspace, under};
+use crate::cli::{FromArgs, ShowFormat};
 use crate::error;
+use crate::merge;
+use crate::render;
+use crate::report::{self, Style};
+use crate::source::{self, Source, WorktreeSource, join};
+use crate::terraform::discover::Engine;
 
 /// `show DIR`: the effective configuration of one module, from the worktree (every file
 /// Terraform would read there, local-only ones marked), the index or a revision.

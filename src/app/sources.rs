@@ -1,8 +1,15 @@
 //! The run's sources: the directories named on the command line, from the worktree, the
 //! index or a revision, and the notes about what a source skipped.
 
-use super::*;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use super::output::write_note;
+use super::workspace::{Shown, Workspace};
+use crate::cli::FromArgs;
 use crate::error;
+use crate::report;
+use crate::source::{GitSource, Source, WorktreeSource};
 
 /// The directories named, from the worktree, or from git with `--staged` / `--rev`.
 pub(super) fn workspace(paths: &[PathBuf], from: &FromArgs) -> Result<Workspace, error::Error> {
