@@ -10,7 +10,7 @@ use super::sources::{modules_of, open, workspace};
 use super::workspace::Shown;
 use crate::cli::{FromArgs, PolicyArgs, ReportFormat};
 use crate::error;
-use crate::pipeline::Audit;
+use crate::pipeline::audit::Audit;
 use crate::policy::{self, Finding};
 use crate::report::{self, Style, findings};
 use crate::terraform::discover::Engine;

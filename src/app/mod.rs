@@ -5,7 +5,7 @@
 //! `edit` for `fix` and `fold`, `flatten` for `flatten`, `scan` and `remap` with the tree
 //! they write in `flat_tree`, `init`, `explain` for `explain` and `man`), which decides
 //! what to read and how to print; the judging itself is the pipeline's
-//! ([`crate::pipeline::Audit`]). Beside them is what they share: `outcome` (exit codes),
+//! ([`crate::pipeline::audit::Audit`]). Beside them is what they share: `outcome` (exit codes),
 //! `sources` (what a run reads), `policies` (which policy governs what), `output`
 //! (everything printed), `progress`, `workspace` (paths as the user typed them) and
 //! `write` (the only code that changes a user's files). The children import what they use

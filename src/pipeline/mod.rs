@@ -13,7 +13,5 @@ pub mod hook;
 pub mod load;
 pub mod policies;
 
-pub use audit::{Audit, Judged};
-pub use change::touched;
 pub use load::{LoadedModule, Progress, mark_local, var_files};
 pub use policies::{Choice, Governing, Policies, PolicyFile};
