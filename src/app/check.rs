@@ -10,8 +10,8 @@
 //!   `PRE_COMMIT_FROM_REF` / `PRE_COMMIT_TO_REF`): the modules the range touches, at `B`.
 //!
 //! The framework splits a long file list over several invocations. Each module is then
-//! judged by exactly one of them (see [`chunk_modules`], with the rest of the framework's
-//! file lists in the pipeline), so a split run reads like one.
+//! judged by exactly one of them (see [`owned`]: the framework's file lists are the
+//! pipeline's), so a split run reads like one.
 
 use crate::error;
 use std::collections::{BTreeSet, HashSet};
@@ -26,7 +26,7 @@ use crate::cli::{PolicyArgs, ReportFormat};
 use crate::pipeline::Choice;
 use crate::pipeline::audit::Audit;
 use crate::pipeline::change::touched;
-use crate::pipeline::hook::{chunk_modules, hook_file};
+use crate::pipeline::hook::{Owned, owned};
 use crate::policy::Finding;
 use crate::report::{self, Style};
 use crate::review;
@@ -124,28 +124,9 @@ impl Hook<'_> {
         let after = change.after();
         let nearest = matches!(choice, Choice::Nearest);
         let touched = touched(&changed, &policies_changed, nearest, &[&*after])?;
-        // What the framework passed: files, or (by hand) module directories.
-        let mut passed_files = Vec::new();
-        let mut passed_dirs = BTreeSet::new();
-        for f in self.files {
-            let Some(rel) = git.relative(f) else { continue };
-            if after.has_module(&rel) {
-                passed_dirs.insert(rel);
-            } else {
-                passed_files.push(rel);
-            }
-        }
-        // The files the framework would pass, in its order (git's): the change's, or
-        // every file under `--all-files` (a passed file the change does not touch).
-        let mut universe: Vec<String> =
-            changed.iter().filter(|p| after.has_file(p) && hook_file(p)).cloned().collect();
-        if self.range.is_none() && passed_files.iter().any(|p| !changed.contains(p)) {
-            universe = after.paths().filter(|p| hook_file(p)).cloned().collect();
-        }
-        let mut dirs = chunk_modules(&passed_files, &universe, &touched);
-        dirs.extend(passed_dirs);
-        // Modules whose files were all deleted have nothing left to check.
-        dirs.retain(|d| after.has_module(d));
+        let passed: Vec<String> = self.files.iter().filter_map(|f| git.relative(f)).collect();
+        let Owned { files: passed_files, dirs } =
+            owned(&passed, &changed, &touched, after, self.range.is_none());
         print_notes(after.notes_for(|p| changed.contains(p) || dirs.contains(split(p).0)));
         git.load(after, Some(&dirs))?;
         // Each state's modules are judged by that state's policies.

@@ -4,11 +4,47 @@
 
 use std::collections::BTreeSet;
 
-use crate::source::split;
+use crate::source::{GitSource, split};
+
+/// What one invocation of the hook judges.
+pub struct Owned {
+    /// The files passed that are not module directories (repository-relative).
+    pub files: Vec<String>,
+    /// The module directories it judges, each with files in the state judged.
+    pub dirs: BTreeSet<String>,
+}
+
+/// The modules one invocation of the hook owns, from what the framework passed it
+/// (`passed`, repository-relative: files, or by hand module directories), the change's
+/// files and the modules it touches, in the state `after` that is judged. `all_files`:
+/// a passed file the change does not touch means `--all-files` (a commit's run, not a
+/// range's), and the framework then passes every file of the state.
+pub fn owned(
+    passed: &[String],
+    changed: &BTreeSet<String>,
+    touched: &BTreeSet<String>,
+    after: &GitSource,
+    all_files: bool,
+) -> Owned {
+    let (dirs, files): (Vec<String>, Vec<String>) =
+        passed.iter().cloned().partition(|p| after.has_module(p));
+    // The files the framework would pass, in its order (git's): the change's, or every
+    // file under `--all-files`.
+    let mut universe: Vec<String> =
+        changed.iter().filter(|p| after.has_file(p) && hook_file(p)).cloned().collect();
+    if all_files && files.iter().any(|p| !changed.contains(p)) {
+        universe = after.paths().filter(|p| hook_file(p)).cloned().collect();
+    }
+    let mut owned = chunk_modules(&files, &universe, touched);
+    owned.extend(dirs);
+    // Modules whose files were all deleted have nothing left to check.
+    owned.retain(|d| after.has_module(d));
+    Owned { files, dirs: owned }
+}
 
 /// Would the pre-commit framework pass this file to the hook? (`files:` in
 /// `.pre-commit-hooks.yaml`: `(^|/)[^/]+\.(tf|tofu)(\.json)?$`, not under `.terraform/`.)
-pub fn hook_file(path: &str) -> bool {
+fn hook_file(path: &str) -> bool {
     let name = split(path).1;
     [".tf", ".tofu", ".tf.json", ".tofu.json"]
         .iter()
