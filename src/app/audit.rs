@@ -6,7 +6,7 @@ use super::outcome::{Outcome, outcome};
 use super::output::{print_findings, render_findings, write_note};
 use super::policies::{audit_policies, cli_levels, policy_choice, today};
 use super::progress::Bar;
-use super::sources::{modules_of, open, workspace};
+use super::sources::{Read, read};
 use super::workspace::Shown;
 use crate::cli::{FromArgs, PolicyArgs, ReportFormat};
 use crate::error;
@@ -101,10 +101,7 @@ pub(super) fn audited(
     style: Style,
 ) -> Result<Option<(Vec<Finding>, findings::Summary, Shown)>, error::Error> {
     let Some(levels) = cli_levels(args) else { return Ok(None) };
-    let ws = workspace(paths, from)?;
-    let shown = ws.shown();
-    let mut opened = open(&ws, from, true)?;
-    let modules = modules_of(&ws, &mut opened, true, &shown)?;
+    let Read { ws, shown, opened, modules } = read(paths, from, true)?;
     let src = opened.source();
     if modules.is_empty() {
         let named: Vec<String> = ws.targets.iter().map(|t| shown.path(&t.scope)).collect();

@@ -11,8 +11,32 @@ use crate::error;
 use crate::report;
 use crate::source::{GitSource, Source, WorktreeSource};
 
+/// What a command reads: the directories named (as the user typed them), their source,
+/// and the modules in them.
+pub(super) struct Read {
+    pub(super) ws: Workspace,
+    pub(super) shown: Shown,
+    pub(super) opened: Opened,
+    pub(super) modules: Vec<(String, Vec<String>)>,
+}
+
+/// Reads the directories named, from the worktree or from git (`--staged` / `--rev`):
+/// their modules (below them too, with `recursive`), with the notes about what the
+/// source skipped printed.
+pub(super) fn read(
+    paths: &[PathBuf],
+    from: &FromArgs,
+    recursive: bool,
+) -> Result<Read, error::Error> {
+    let ws = workspace(paths, from)?;
+    let shown = ws.shown();
+    let mut opened = open(&ws, from, recursive)?;
+    let modules = modules_of(&ws, &mut opened, recursive, &shown)?;
+    Ok(Read { ws, shown, opened, modules })
+}
+
 /// The directories named, from the worktree, or from git with `--staged` / `--rev`.
-pub(super) fn workspace(paths: &[PathBuf], from: &FromArgs) -> Result<Workspace, error::Error> {
+fn workspace(paths: &[PathBuf], from: &FromArgs) -> Result<Workspace, error::Error> {
     if from.staged || from.rev.is_some() {
         Workspace::git(paths)
     } else {
@@ -22,11 +46,7 @@ pub(super) fn workspace(paths: &[PathBuf], from: &FromArgs) -> Result<Workspace,
 
 /// The run's source: the index or a revision (per `--staged` / `--rev`), else the worktree
 /// below the targets (with their subdirectories or not).
-pub(super) fn open(
-    ws: &Workspace,
-    from: &FromArgs,
-    recursive: bool,
-) -> Result<Opened, error::Error> {
+fn open(ws: &Workspace, from: &FromArgs, recursive: bool) -> Result<Opened, error::Error> {
     Ok(match (ws.git.as_ref(), &from.rev) {
         (Some(git), Some(rev)) => Opened::Git(git.rev(rev)?),
         (Some(git), None) if from.staged => Opened::Git(git.index()?),
@@ -36,7 +56,7 @@ pub(super) fn open(
 
 /// The modules of an opened source that lie in the targets (below them too, with
 /// `recursive`), with their blobs read from git; a worktree's listing notes are printed.
-pub(super) fn modules_of(
+fn modules_of(
     ws: &Workspace,
     opened: &mut Opened,
     recursive: bool,
