@@ -4,13 +4,13 @@ use std::path::{Path, PathBuf};
 
 use super::outcome::{Outcome, outcome};
 use super::output::{print_findings, render_findings, write_note};
-use super::policies::{audit_policies, cli_levels, policy_choice, today};
+use super::policies::{cli_levels, judging, policy_choice, today};
 use super::progress::Bar;
 use super::sources::{Read, read};
 use super::workspace::Shown;
 use crate::cli::{FromArgs, PolicyArgs, ReportFormat};
 use crate::error;
-use crate::pipeline::audit::Audit;
+use crate::pipeline::audit::Ask;
 use crate::policy::{self, Finding};
 use crate::report::{self, Style, findings};
 use crate::terraform::discover::Engine;
@@ -116,17 +116,13 @@ pub(super) fn audited(
         ));
     }
     let choice = policy_choice(&ws, args)?;
+    let ask = Ask { choice: &choice, levels: &levels, engine, today: today() };
     let scopes = ws.scopes();
     let dirs = modules.iter().map(|(d, _)| d.as_str()).chain(scopes.iter().map(String::as_str));
-    let Some(policies) = audit_policies(src, &choice, dirs, &levels, &shown, style)? else {
+    let Some(audit) = judging(src, &ask, dirs, &shown, style)? else {
         return Ok(None);
     };
-    let audit = Audit {
-        policies: &policies,
-        engine,
-        today: today(),
-        scopes: policies.list.iter().map(|g| g.coverage(&scopes)).collect(),
-    };
+    let audit = audit.covering(&scopes);
     let (findings, summary) = audit.run(src, &modules, &Bar::new()).map_err(|e| shown.error(e))?;
     Ok(Some((findings, summary, shown)))
 }

@@ -20,11 +20,11 @@ use std::sync::Arc;
 
 use super::outcome::{Outcome, outcome};
 use super::output::{print_findings, render_findings, write_note, write_out};
-use super::policies::{audit_policies, cli_levels, policy_choice, today};
+use super::policies::{cli_levels, judging, policy_choice, today};
 use super::workspace::{Shown, Workspace};
 use crate::cli::{PolicyArgs, ReportFormat};
 use crate::pipeline::Choice;
-use crate::pipeline::audit::Audit;
+use crate::pipeline::audit::Ask;
 use crate::pipeline::change::touched;
 use crate::pipeline::hook::{Owned, owned};
 use crate::policy::Finding;
@@ -130,15 +130,13 @@ impl Hook<'_> {
         print_notes(after.notes_for(|p| changed.contains(p) || dirs.contains(split(p).0)));
         git.load(after, Some(&dirs))?;
         // Each state's modules are judged by that state's policies.
-        let policies_in = |src: &dyn Source| {
-            let dirs = dirs.iter().map(String::as_str);
-            audit_policies(src, &choice, dirs, &levels, &shown, self.style)
+        let ask = Ask { choice: &choice, levels: &levels, engine: self.engine, today: today() };
+        let judging_of = |src: &dyn Source| {
+            judging(src, &ask, dirs.iter().map(String::as_str), &shown, self.style)
         };
         let scoped = Scoped { inner: &*after, dirs: &dirs };
         let modules: Vec<(String, Vec<String>)> = scoped.modules()?.into_iter().collect();
-        let Some(policies) = policies_in(&scoped)? else { return Ok(Outcome::Error) };
-        let audit =
-            Audit { policies: &policies, engine: self.engine, today: today(), scopes: Vec::new() };
+        let Some(audit) = judging_of(&scoped)? else { return Ok(Outcome::Error) };
         let (mut findings, summary) = audit.run(&scoped, &modules, &())?;
         if self.new_only {
             // Introduced by the change, policy included: the state before is judged by its
@@ -146,9 +144,8 @@ impl Hook<'_> {
             let before = change.before(&dirs);
             git.load(before, Some(&dirs))?;
             let scoped = Scoped { inner: &*before, dirs: &dirs };
-            let Some(old_policies) = policies_in(&scoped)? else { return Ok(Outcome::Error) };
+            let Some(audit) = judging_of(&scoped)? else { return Ok(Outcome::Error) };
             let modules: Vec<(String, Vec<String>)> = scoped.modules()?.into_iter().collect();
-            let audit = Audit { policies: &old_policies, scopes: Vec::new(), ..audit };
             let old: Vec<Finding> =
                 audit.judge(&scoped, &modules)?.into_values().flat_map(|j| j.findings).collect();
             findings = review::introduced(&old, findings);

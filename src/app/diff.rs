@@ -4,13 +4,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::outcome::{Outcome, outcome};
 use super::output::{print_findings, render_findings, write_note};
-use super::policies::{cli_levels, policy_choice, resolve_policies, today};
+use super::policies::{cli_levels, judging, policy_choice, refused, today};
 use super::sources::{Opened, print_disk_notes};
 use super::workspace::{Shown, Workspace};
 use crate::cli::{PolicyArgs, ReportFormat};
 use crate::error;
 use crate::pipeline::Choice;
-use crate::pipeline::audit::{Audit, Judged};
+use crate::pipeline::audit::{Ask, Judged};
 use crate::pipeline::change::touched;
 use crate::policy::Finding;
 use crate::report::{self, Style, findings};
@@ -137,22 +137,18 @@ pub(super) fn diff(
             git.load(g, Some(&dirs))?;
         }
     }
+    let ask = Ask { choice: &choice, levels: &levels, engine, today: today() };
     let side = |o: &Opened| -> Result<Option<BTreeMap<String, Judged>>, error::Error> {
         let src = o.source();
-        let Some(policies) = resolve_policies(
-            src,
-            &choice,
-            dirs.iter().map(String::as_str),
-            &levels,
-            &shown,
-            style,
-        )?
-        else {
+        let dirs_asked = dirs.iter().map(String::as_str);
+        let Some(audit) = judging(src, &ask, dirs_asked, &shown, style)? else {
             return Ok(None);
         };
+        if refused(&audit.policies, &shown, style) {
+            return Ok(None);
+        }
         let scoped = Scoped { inner: src, dirs: &dirs };
         let modules: Vec<(String, Vec<String>)> = scoped.modules()?.into_iter().collect();
-        let audit = Audit { policies: &policies, engine, today: today(), scopes: Vec::new() };
         Ok(Some(audit.judge(&scoped, &modules)?))
     };
     let (Some(before), Some(after)) = (side(&old)?, side(&new)?) else {

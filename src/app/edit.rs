@@ -49,7 +49,7 @@ pub fn fix(
     };
     let scopes = ws.scopes();
     let asked = dirs.iter().map(|(d, _)| d.as_str()).chain(scopes.iter().map(String::as_str));
-    let Some(policies) = resolve_policies(&src, &choice, asked, &[], &shown, style)? else {
+    let Some(policies) = resolve_policies(&src, &choice, asked, &shown, style)? else {
         return Ok(Outcome::Error);
     };
     let today = today();

@@ -8,16 +8,25 @@ use crate::error;
 use rayon::prelude::*;
 
 use super::load::{LoadedModule, Progress, load_module};
-use super::policies::Policies;
-use crate::policy::{self, Date, Finding, Partial, Scope};
+use super::policies::{Choice, Policies, Trouble};
+use crate::policy::{self, Date, Finding, Level, Partial, RuleId, Scope};
 use crate::report::findings::Summary;
 use crate::source::Source;
 use crate::terraform::discover::Engine;
 
-/// What judging needs besides its modules: the policies found for them (see
-/// [`Policies::resolve`]), the engine asked for, and the day exceptions expire against.
-pub struct Audit<'a> {
-    pub policies: &'a Policies,
+/// What a run asks of the judging besides its source: how each module's policy is
+/// found, the command line's levels, the engine, and the day exceptions expire against.
+pub struct Ask<'a> {
+    pub choice: &'a Choice,
+    pub levels: &'a [(RuleId, Level)],
+    pub engine: Option<Engine>,
+    pub today: Date,
+}
+
+/// The judging of a run: the policies that govern its modules, found once (see
+/// [`Audit::find`]), and how much of each one's area the run sees.
+pub struct Audit {
+    pub policies: Policies,
     pub engine: Option<Engine>,
     pub today: Date,
     /// How much of each policy's area the run sees (by index in `policies.list`; a policy
@@ -34,7 +43,26 @@ pub struct Judged {
     pub policy: Option<String>,
 }
 
-impl Audit<'_> {
+impl Audit {
+    /// Finds the policy that governs each of `dirs` in `src` (module directories, and the
+    /// directories the user named): the judging's first step, the same for every command
+    /// and the language server.
+    pub fn find<'d>(
+        src: &dyn Source,
+        ask: &Ask<'_>,
+        dirs: impl IntoIterator<Item = &'d str>,
+    ) -> Result<Audit, Trouble> {
+        let policies = Policies::resolve(src, ask.choice, dirs, ask.levels)?;
+        Ok(Audit { policies, engine: ask.engine, today: ask.today, scopes: Vec::new() })
+    }
+
+    /// The run sees `dirs` (the directories the user named, each with everything below
+    /// it) whole: the exceptions about them are judged too.
+    pub fn covering(mut self, dirs: &[String]) -> Audit {
+        self.scopes = self.policies.list.iter().map(|g| g.coverage(dirs)).collect();
+        self
+    }
+
     /// Loads, judges and drops each module of `modules` (a few at a time, in parallel):
     /// the memory an audit needs is what its findings keep, not the whole repository's
     /// parsed configuration.
@@ -135,7 +163,8 @@ impl Audit<'_> {
     }
 
     fn summary<'c>(&self, modules: usize, counts: impl Iterator<Item = &'c Counts>) -> Summary {
-        let mut s = Summary { modules, policies: policies_of(self.policies), ..Summary::default() };
+        let mut s =
+            Summary { modules, policies: policies_of(&self.policies), ..Summary::default() };
         for c in counts {
             s.files += c.files;
             s.override_files += c.overrides;
@@ -185,7 +214,6 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
-    use crate::pipeline::Choice;
     use crate::source::MemorySource;
 
     /// A source that counts the file reads made through it.
@@ -220,13 +248,13 @@ mod tests {
             let modules: Vec<(String, Vec<String>)> =
                 src.modules().expect("listed").into_iter().collect();
             let dirs = modules.iter().map(|(d, _)| d.as_str());
-            let policies = Policies::resolve(&src, &Choice::Nearest, dirs, &[]).expect("policy");
-            let audit = Audit {
-                policies: &policies,
+            let ask = Ask {
+                choice: &Choice::Nearest,
+                levels: &[],
                 engine: None,
                 today: Date::from_days(0),
-                scopes: Vec::new(),
             };
+            let audit = Audit::find(&src, &ask, dirs).expect("policy");
             let (findings, _) = audit.run(&src, &modules, &()).expect("audited");
             let rules: Vec<&str> = findings.iter().map(|f| f.rule.as_str()).collect();
             (src.1.load(Ordering::Relaxed), rules)

@@ -6,9 +6,9 @@
 
 use std::path::Path;
 
-use override_guard::pipeline::audit::Audit;
+use override_guard::pipeline::audit::{Ask, Audit};
 use override_guard::pipeline::policies::Trouble;
-use override_guard::pipeline::{Choice, Policies, PolicyFile};
+use override_guard::pipeline::{Choice, PolicyFile};
 use override_guard::policy::{Date, GlobBase, Scope};
 use override_guard::report::{self, Style, findings};
 use override_guard::source::MemorySource;
@@ -56,8 +56,9 @@ pub fn run_case(case: &Path) -> String {
     let modules: Vec<(String, Vec<String>)> =
         src.modules().expect("in-memory source").into_iter().collect();
     let dirs = modules.iter().map(|(d, _)| d.as_str());
-    let policies = match Policies::resolve(&src, &choice, dirs, &[]) {
-        Ok(p) => p,
+    let ask = Ask { choice: &choice, levels: &[], engine, today };
+    let mut audit = match Audit::find(&src, &ask, dirs) {
+        Ok(a) => a,
         Err(Trouble::Policy(errors)) => {
             let shown: Vec<String> =
                 errors.into_iter().map(|e| report::policy_error(e, Style::plain())).collect();
@@ -65,12 +66,7 @@ pub fn run_case(case: &Path) -> String {
         }
         Err(Trouble::Source(e)) => panic!("{e}"),
     };
-    let audit = Audit {
-        policies: &policies,
-        engine,
-        today,
-        scopes: policies.list.iter().map(|_| Scope::whole()).collect(),
-    };
+    audit.scopes = audit.policies.list.iter().map(|_| Scope::whole()).collect();
     let (found, summary) = audit.run(&src, &modules, &()).expect("in-memory source");
     let mut out = findings::human(&found, &summary, Style::plain());
     out.push_str("\n---- compact ----\n");
