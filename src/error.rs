@@ -318,9 +318,10 @@ pub enum Error {
     },
 
     /// The language server could not speak with its editor (a broken stream, a first
-    /// message that is not `initialize`).
+    /// message that is not `initialize`). The code is written as text: as a path it
+    /// reads like an import of the language server, which imports this file.
     #[error("language server: {message}")]
-    #[diagnostic(code(override_guard::protocol))]
+    #[diagnostic(code("override_guard::lsp"))]
     Protocol { message: String },
 
     /// `flatten`, `scan` or `remap` asked for something they cannot do (an output

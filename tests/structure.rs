@@ -180,14 +180,13 @@ fn references(module: &[String], code: &str, children: &BTreeSet<String>) -> Vec
 fn resolve(mods: &Modules, exports: &Exports, path: &[String], depth: usize) -> Option<PathBuf> {
     let n = (0..=path.len()).rev().find(|&n| mods.contains_key(&path[..n]))?;
     let file = mods[&path[..n]].clone();
-    if depth < 8 {
-        if let Some(name) = path.get(n) {
-            if let Some(to) = exports.get(&file).and_then(|e| e.get(name)) {
-                let mut to = to.clone();
-                to.extend(path[n + 1..].iter().cloned());
-                return resolve(mods, exports, &to, depth + 1).or(Some(file));
-            }
-        }
+    if depth < 8
+        && let Some(name) = path.get(n)
+        && let Some(to) = exports.get(&file).and_then(|e| e.get(name))
+    {
+        let mut to = to.clone();
+        to.extend(path[n + 1..].iter().cloned());
+        return resolve(mods, exports, &to, depth + 1).or(Some(file));
     }
     Some(file)
 }
@@ -213,7 +212,8 @@ fn arrows(src: &Path) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
             .collect();
         for l in code.split(';') {
             let l = l.trim_start();
-            let Some(rest) = l.strip_prefix("pub use ").or_else(|| l.strip_prefix("pub(crate) use "))
+            let Some(rest) =
+                l.strip_prefix("pub use ").or_else(|| l.strip_prefix("pub(crate) use "))
             else {
                 continue;
             };
@@ -223,7 +223,15 @@ fn arrows(src: &Path) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
                 }
             }
         }
-        refs.insert(file.clone(), references(module, &code, &children));
+        // A `pub use` hands a name on: who takes it gets the arrow to the file that defines it.
+        let own: Vec<&str> = code
+            .split_inclusive(';')
+            .filter(|l| {
+                let l = l.trim_start();
+                !(l.starts_with("pub use ") || l.starts_with("pub(crate) use "))
+            })
+            .collect();
+        refs.insert(file.clone(), references(module, &own.concat(), &children));
     }
     let mut out: BTreeMap<PathBuf, BTreeSet<PathBuf>> = BTreeMap::new();
     for (file, paths) in refs {
@@ -289,16 +297,21 @@ fn root() -> &'static Path {
 #[test]
 fn no_file_imports_a_file_that_imports_it_back() {
     for src in ["src", "crates/hcl/src"] {
-        let arrows = arrows(&root().join(src));
+        let mut arrows = arrows(&root().join(src));
         let total: usize = arrows.values().map(BTreeSet::len).sum();
         assert!(total > 40, "{src}: the imports were not read ({total} arrows)");
-        if let Some(circle) = a_circle(&arrows) {
+        // Every circle, each named once: the arrow that closes one is taken away to look on.
+        let mut circles = vec![];
+        while let Some(circle) = a_circle(&arrows) {
             let names: Vec<String> = circle
                 .iter()
                 .map(|p| p.strip_prefix(root()).unwrap().display().to_string())
                 .collect();
-            panic!("these files import each other in a circle: {}", names.join(" -> "));
+            circles.push(names.join(" -> "));
+            let (last, first) = (&circle[circle.len() - 1], &circle[0]);
+            arrows.get_mut(last).unwrap().remove(first);
         }
+        assert!(circles.is_empty(), "files that import each other in a circle:\n{}", circles.join("\n"));
     }
 }
 

@@ -12,9 +12,9 @@ use libfuzzer_sys::fuzz_target;
 #[path = "module_input.rs"]
 mod module_input;
 use override_guard::lsp::{actions, analysis::Analysis};
-use override_guard::pipeline::audit::Audit;
+use override_guard::pipeline::audit::{Ask, Audit};
 use override_guard::pipeline::policies::Trouble;
-use override_guard::pipeline::{Choice, Policies, load_module};
+use override_guard::pipeline::Choice;
 use override_guard::policy::Date;
 use override_guard::report::{self, Style, findings};
 use override_guard::source::{MemorySource, Source};
@@ -42,8 +42,9 @@ fuzz_target!(|data: &[u8]| {
     }
     let Ok(modules) = src.modules() else { return };
     let modules: Vec<(String, Vec<String>)> = modules.into_iter().collect();
-    let policies = match Policies::resolve(&src, &Choice::Nearest, ["m"], &[]) {
-        Ok(p) => p,
+    let ask = Ask { choice: &Choice::Nearest, levels: &[], engine, today: TODAY };
+    let audit = match Audit::find(&src, &ask, ["m"]) {
+        Ok(a) => a,
         Err(Trouble::Policy(errors)) => {
             for e in errors {
                 let _ = report::policy_error(e, Style::plain());
@@ -52,26 +53,20 @@ fuzz_target!(|data: &[u8]| {
         }
         Err(Trouble::Source(_)) => return,
     };
-    let scope = vec!["m".to_string()];
-    let audit = Audit {
-        policies: &policies,
-        engine,
-        today: TODAY,
-        scopes: policies.list.iter().map(|g| g.coverage(&scope)).collect(),
-    };
+    let audit = audit.covering(&["m".to_string()]);
     let Ok((found, summary)) = audit.run(&src, &modules, &()) else { return };
     let _ = findings::human(&found, &summary, Style::plain());
     let _ = findings::json(&found, &summary);
     let _ = findings::github(&found, &summary);
     let _ = report::sarif::render(&found);
 
-    for (dir, names) in &modules {
-        let Ok(loaded) = load_module(&src, dir, names, engine, true, &()) else { continue };
-        let m = &loaded.module;
+    let Ok(judged) = audit.judge(&src, &modules) else { return };
+    for (dir, j) in &judged {
+        let m = &j.loaded.module;
         let here: Vec<_> =
             found.iter().filter(|f| f.primary.path.starts_with("m/")).cloned().collect();
         let a = Analysis::new(m, here);
-        let (_, g) = policies.of(dir);
+        let (_, g) = audit.policies.of(dir);
         for f in &a.files {
             let len = f.text.len();
             for at in [0, len / 3, len / 2, len] {

@@ -1,7 +1,19 @@
 //! `audit PATH…`, and the baselines it writes and reads.
 
-use super::*;
+use std::path::{Path, PathBuf};
+
+use super::outcome::{Outcome, outcome};
+use super::output::{print_findings, render_findings, write_note};
+use super::policies::{cli_levels, judging, policy_choice, today};
+use super::progress::Bar;
+use super::sources::{Read, read};
+use super::workspace::Shown;
+use crate::cli::{FromArgs, PolicyArgs, ReportFormat};
 use crate::error;
+use crate::pipeline::audit::Ask;
+use crate::policy::{self, Finding};
+use crate::report::{self, Style, findings};
+use crate::terraform::discover::Engine;
 
 /// `audit`'s baseline files: the one to read, the one to write.
 #[derive(Clone, Copy, Default)]
@@ -22,7 +34,7 @@ fn at_sarif_paths(findings: &[Finding], shown: &Shown) -> Vec<Finding> {
 
 /// Reads a baseline file from disk.
 pub(super) fn read_baseline(path: &Path) -> Result<policy::baseline::Baseline, error::Error> {
-    let shown = workspace::shown_path(path);
+    let shown = super::workspace::shown_path(path);
     let text = std::fs::read_to_string(path).map_err(|e| error::Error::ReadBaseline {
         path: shown.clone(),
         source: std::sync::Arc::new(e),
@@ -38,8 +50,8 @@ pub(super) fn write_baseline(
     fps: &[String],
 ) -> Result<(), error::Error> {
     let text = policy::baseline::write(findings, fps);
-    let name = workspace::shown_path(path);
-    write::atomic(path, text.as_bytes()).map_err(|e| error::Error::io(name.clone(), e))?;
+    let name = super::workspace::shown_path(path);
+    super::write::atomic(path, text.as_bytes()).map_err(|e| error::Error::io(name.clone(), e))?;
     write_note(&format!(
         "wrote {name}: {} finding{} recorded; `--baseline {name}` reports only new ones\n",
         findings.len(),
@@ -89,10 +101,7 @@ pub(super) fn audited(
     style: Style,
 ) -> Result<Option<(Vec<Finding>, findings::Summary, Shown)>, error::Error> {
     let Some(levels) = cli_levels(args) else { return Ok(None) };
-    let ws = workspace(paths, from)?;
-    let shown = ws.shown();
-    let mut opened = open(&ws, from, true)?;
-    let modules = modules_of(&ws, &mut opened, true, &shown)?;
+    let Read { ws, shown, opened, modules } = read(paths, from, true)?;
     let src = opened.source();
     if modules.is_empty() {
         let named: Vec<String> = ws.targets.iter().map(|t| shown.path(&t.scope)).collect();
@@ -107,17 +116,13 @@ pub(super) fn audited(
         ));
     }
     let choice = policy_choice(&ws, args)?;
+    let ask = Ask { choice: &choice, levels: &levels, engine, today: today() };
     let scopes = ws.scopes();
     let dirs = modules.iter().map(|(d, _)| d.as_str()).chain(scopes.iter().map(String::as_str));
-    let Some(policies) = audit_policies(src, &choice, dirs, &levels, &shown, style)? else {
+    let Some(audit) = judging(src, &ask, dirs, &shown, style)? else {
         return Ok(None);
     };
-    let audit = Audit {
-        policies: &policies,
-        engine,
-        today: today(),
-        scopes: policies.list.iter().map(|g| g.coverage(&scopes)).collect(),
-    };
+    let audit = audit.covering(&scopes);
     let (findings, summary) = audit.run(src, &modules, &Bar::new()).map_err(|e| shown.error(e))?;
     Ok(Some((findings, summary, shown)))
 }

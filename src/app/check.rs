@@ -10,21 +10,23 @@
 //!   `PRE_COMMIT_FROM_REF` / `PRE_COMMIT_TO_REF`): the modules the range touches, at `B`.
 //!
 //! The framework splits a long file list over several invocations. Each module is then
-//! judged by exactly one of them (see [`chunk_modules`]), so a split run reads like one.
+//! judged by exactly one of them (see [`owned`]: the framework's file lists are the
+//! pipeline's), so a split run reads like one.
 
 use crate::error;
 use std::collections::{BTreeSet, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::workspace::{Shown, Workspace, under};
-use super::{
-    Outcome, audit_policies, cli_levels, outcome, policy_choice, print_findings, render_findings,
-    today, write_note, write_out,
-};
+use super::outcome::{Outcome, outcome};
+use super::output::{print_findings, render_findings, write_note, write_out};
+use super::policies::{cli_levels, judging, policy_choice, today};
+use super::workspace::{Shown, Workspace};
 use crate::cli::{PolicyArgs, ReportFormat};
-use crate::pipeline::audit::Audit;
-use crate::pipeline::{Choice, judge};
+use crate::pipeline::Choice;
+use crate::pipeline::audit::Ask;
+use crate::pipeline::change::touched;
+use crate::pipeline::hook::{Owned, owned};
 use crate::policy::Finding;
 use crate::report::{self, Style};
 use crate::review;
@@ -120,50 +122,21 @@ impl Hook<'_> {
             }
         };
         let after = change.after();
-        // The modules the change touches: its files', and a changed policy's.
-        let mut touched: BTreeSet<String> =
-            changed.iter().map(|p| split(p).0.to_string()).collect();
-        if matches!(choice, Choice::Nearest) && !policies_changed.is_empty() {
-            let governed: BTreeSet<String> =
-                policies_changed.iter().map(|p| split(p).0.to_string()).collect();
-            touched.extend(
-                after.modules()?.into_keys().filter(|m| governed.iter().any(|d| under(m, d))),
-            );
-        }
-        // What the framework passed: files, or (by hand) module directories.
-        let mut passed_files = Vec::new();
-        let mut passed_dirs = BTreeSet::new();
-        for f in self.files {
-            let Some(rel) = git.relative(f) else { continue };
-            if after.has_module(&rel) {
-                passed_dirs.insert(rel);
-            } else {
-                passed_files.push(rel);
-            }
-        }
-        // The files the framework would pass, in its order (git's): the change's, or
-        // every file under `--all-files` (a passed file the change does not touch).
-        let mut universe: Vec<String> =
-            changed.iter().filter(|p| after.has_file(p) && hook_file(p)).cloned().collect();
-        if self.range.is_none() && passed_files.iter().any(|p| !changed.contains(p)) {
-            universe = after.paths().filter(|p| hook_file(p)).cloned().collect();
-        }
-        let mut dirs = chunk_modules(&passed_files, &universe, &touched);
-        dirs.extend(passed_dirs);
-        // Modules whose files were all deleted have nothing left to check.
-        dirs.retain(|d| after.has_module(d));
+        let nearest = matches!(choice, Choice::Nearest);
+        let touched = touched(&changed, &policies_changed, nearest, &[&*after])?;
+        let passed: Vec<String> = self.files.iter().filter_map(|f| git.relative(f)).collect();
+        let Owned { files: passed_files, dirs } =
+            owned(&passed, &changed, &touched, after, self.range.is_none());
         print_notes(after.notes_for(|p| changed.contains(p) || dirs.contains(split(p).0)));
         git.load(after, Some(&dirs))?;
         // Each state's modules are judged by that state's policies.
-        let policies_in = |src: &dyn Source| {
-            let dirs = dirs.iter().map(String::as_str);
-            audit_policies(src, &choice, dirs, &levels, &shown, self.style)
+        let ask = Ask { choice: &choice, levels: &levels, engine: self.engine, today: today() };
+        let judging_of = |src: &dyn Source| {
+            judging(src, &ask, dirs.iter().map(String::as_str), &shown, self.style)
         };
         let scoped = Scoped { inner: &*after, dirs: &dirs };
         let modules: Vec<(String, Vec<String>)> = scoped.modules()?.into_iter().collect();
-        let Some(policies) = policies_in(&scoped)? else { return Ok(Outcome::Error) };
-        let audit =
-            Audit { policies: &policies, engine: self.engine, today: today(), scopes: Vec::new() };
+        let Some(audit) = judging_of(&scoped)? else { return Ok(Outcome::Error) };
         let (mut findings, summary) = audit.run(&scoped, &modules, &())?;
         if self.new_only {
             // Introduced by the change, policy included: the state before is judged by its
@@ -171,11 +144,10 @@ impl Hook<'_> {
             let before = change.before(&dirs);
             git.load(before, Some(&dirs))?;
             let scoped = Scoped { inner: &*before, dirs: &dirs };
-            let Some(old_policies) = policies_in(&scoped)? else { return Ok(Outcome::Error) };
-            let old: Vec<Finding> = judge(&scoped, &old_policies, self.engine, today())?
-                .into_values()
-                .flat_map(|j| j.findings)
-                .collect();
+            let Some(audit) = judging_of(&scoped)? else { return Ok(Outcome::Error) };
+            let modules: Vec<(String, Vec<String>)> = scoped.modules()?.into_iter().collect();
+            let old: Vec<Finding> =
+                audit.judge(&scoped, &modules)?.into_values().flat_map(|j| j.findings).collect();
             findings = review::introduced(&old, findings);
         }
         let mut summary = summary;
@@ -338,145 +310,4 @@ fn local_notes(ws: &Workspace, git: &Git, dirs: &BTreeSet<String>, tracked: Trac
         }
     }
     write_note(&err);
-}
-
-/// Would the pre-commit framework pass this file to the hook? (`files:` in
-/// `.pre-commit-hooks.yaml`: `(^|/)[^/]+\.(tf|tofu)(\.json)?$`, not under `.terraform/`.)
-fn hook_file(path: &str) -> bool {
-    let name = split(path).1;
-    [".tf", ".tofu", ".tf.json", ".tofu.json"]
-        .iter()
-        .any(|ext| name.len() > ext.len() && name.ends_with(ext))
-        && !path.split('/').any(|c| c == ".terraform")
-}
-
-/// The framework never splits a command line shorter than this (its smallest limit, for
-/// POSIX systems; larger elsewhere).
-const NEVER_SPLIT_BELOW: usize = 4096;
-
-/// The module directories this invocation judges.
-///
-/// `passed` are the files the framework passed to this invocation, `universe` the files
-/// it would pass in all (sorted as git lists them), `touched` the modules the change
-/// touches (deleted files included). Without a file list, every touched module. With
-/// one, the modules of the passed files and the touched modules with no file in the
-/// list (a delete-only change). When the list may have been split over several
-/// invocations (it is long, and this one got a contiguous run of it), a module goes to
-/// the invocation that holds its first file, and the modules without a file to the
-/// first invocation; in every doubt a module is judged (twice rather than never).
-pub fn chunk_modules(
-    passed: &[String],
-    universe: &[String],
-    touched: &BTreeSet<String>,
-) -> BTreeSet<String> {
-    let dir = |p: &str| split(p).0.to_string();
-    if passed.is_empty() {
-        return touched.clone();
-    }
-    let length: usize = universe.iter().map(|p| p.len() + 1).sum();
-    let start = universe.iter().position(|u| *u == passed[0]);
-    let contiguous = start.is_some_and(|j| {
-        universe.len() >= j + passed.len() && universe[j..j + passed.len()] == *passed
-    });
-    let chunked = contiguous && length >= NEVER_SPLIT_BELOW && passed.len() < universe.len();
-    let first_chunk = !chunked || start == Some(0);
-    let mut first_file: std::collections::BTreeMap<String, &str> = Default::default();
-    for u in universe {
-        first_file.entry(dir(u)).or_insert(u.as_str());
-    }
-    let mut out = BTreeSet::new();
-    for f in passed {
-        let m = dir(f);
-        let earlier = first_file.get(&m).is_some_and(|u| *u < passed[0].as_str());
-        if !(chunked && earlier) {
-            out.insert(m);
-        }
-    }
-    for m in touched {
-        if out.contains(m) {
-            continue;
-        }
-        let judged_elsewhere = if first_file.contains_key(m) { chunked } else { !first_chunk };
-        if !judged_elsewhere {
-            out.insert(m.clone());
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn set(items: &[&str]) -> BTreeSet<String> {
-        items.iter().map(|s| s.to_string()).collect()
-    }
-
-    fn list(items: &[&str]) -> Vec<String> {
-        items.iter().map(|s| s.to_string()).collect()
-    }
-
-    #[test]
-    fn without_files_every_touched_module() {
-        assert_eq!(chunk_modules(&[], &[], &set(&["a", "b"])), set(&["a", "b"]));
-    }
-
-    #[test]
-    fn a_commit_judges_the_passed_files_modules_and_the_deleted_ones() {
-        let passed = list(&["a/main.tf", "b/override.tf"]);
-        let touched = set(&["a", "b", "gone"]);
-        assert_eq!(chunk_modules(&passed, &passed, &touched), set(&["a", "b", "gone"]));
-    }
-
-    #[test]
-    fn a_short_list_is_never_split_so_every_module_is_judged() {
-        // `pre-commit run --files b/override.tf` with b/main.tf staged as well.
-        let universe = list(&["b/main.tf", "b/override.tf"]);
-        let passed = list(&["b/override.tf"]);
-        assert_eq!(chunk_modules(&passed, &universe, &set(&["b", "gone"])), set(&["b", "gone"]));
-    }
-
-    #[test]
-    fn a_split_list_judges_each_module_once() {
-        // 400 modules of three files each, about 24 KiB of paths: split in two.
-        let mut universe = Vec::new();
-        for m in 0..400 {
-            for f in ["main.tf", "override.tf", "variables.tf"] {
-                universe.push(format!("modules/team/service-{m:03}/{f}"));
-            }
-        }
-        universe.sort();
-        let cut = 601; // inside module 200 (its files 600, 601, 602)
-        let (one, two) = universe.split_at(cut);
-        let touched = set(&["modules/team/deleted"]);
-        let a = chunk_modules(one, &universe, &touched);
-        let b = chunk_modules(two, &universe, &touched);
-        assert!(
-            a.contains("modules/team/service-200"),
-            "the module's first file is in the first chunk"
-        );
-        assert!(!b.contains("modules/team/service-200"));
-        assert!(a.contains("modules/team/deleted") && !b.contains("modules/team/deleted"));
-        assert_eq!(a.len() + b.len(), 401);
-        assert_eq!(a.union(&b).count(), 401);
-    }
-
-    #[test]
-    fn a_list_that_is_not_a_run_of_the_universe_is_judged_whole() {
-        let universe: Vec<String> = (0..500).map(|i| format!("m{i:03}/main.tf")).collect();
-        let passed = list(&["m001/main.tf", "m003/main.tf"]);
-        assert_eq!(
-            chunk_modules(&passed, &universe, &set(&["m001", "gone"])),
-            set(&["m001", "m003", "gone"])
-        );
-    }
-
-    #[test]
-    fn hook_files_match_the_hook_definition() {
-        assert!(hook_file("a/main.tf"));
-        assert!(hook_file("x.tofu.json"));
-        assert!(!hook_file("a/.tf"));
-        assert!(!hook_file("a/.terraform/modules/x/main.tf"));
-        assert!(!hook_file("terraform.tfvars"));
-    }
 }

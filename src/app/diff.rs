@@ -1,7 +1,22 @@
 //! `diff`: the review helper.
 
-use super::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::outcome::{Outcome, outcome};
+use super::output::{print_findings, render_findings, write_note};
+use super::policies::{cli_levels, judging, policy_choice, refused, today};
+use super::sources::{Opened, print_disk_notes};
+use super::workspace::{Shown, Workspace};
+use crate::cli::{PolicyArgs, ReportFormat};
 use crate::error;
+use crate::pipeline::Choice;
+use crate::pipeline::audit::{Ask, Judged};
+use crate::pipeline::change::touched;
+use crate::policy::Finding;
+use crate::report::{self, Style, findings};
+use crate::review;
+use crate::source::{Git, Scoped, Source, split};
+use crate::terraform::discover::Engine;
 
 /// One side of a `diff`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -87,8 +102,8 @@ pub(super) fn diff(
             let staged = git.staged()?;
             let changed = staged.changed.clone();
             let policies_changed = staged.policies_changed.clone();
-            let mut dirs = dirs_of(&changed);
-            dirs.extend(modules_under(&staged.index, &dirs_of(&policies_changed))?);
+            // Every policy counts here: the trees to read, not yet the modules to judge.
+            let dirs = touched(&changed, &policies_changed, true, &[&staged.index])?;
             let (head, index) = staged.into_sides(&dirs);
             (Opened::Git(head), Opened::Git(index), changed, policies_changed)
         } else {
@@ -116,30 +131,25 @@ pub(super) fn diff(
             (old, new, changed, policies_changed)
         };
     let policies_changed = if nearest { policies_changed } else { BTreeSet::new() };
-    let mut dirs = dirs_of(&changed);
-    let governed = dirs_of(&policies_changed);
-    dirs.extend(modules_under(old.source(), &governed)?);
-    dirs.extend(modules_under(new.source(), &governed)?);
+    let dirs = touched(&changed, &policies_changed, nearest, &[old.source(), new.source()])?;
     for o in [&mut old, &mut new] {
         if let Opened::Git(g) = o {
             git.load(g, Some(&dirs))?;
         }
     }
+    let ask = Ask { choice: &choice, levels: &levels, engine, today: today() };
     let side = |o: &Opened| -> Result<Option<BTreeMap<String, Judged>>, error::Error> {
         let src = o.source();
-        let Some(policies) = resolve_policies(
-            src,
-            &choice,
-            dirs.iter().map(String::as_str),
-            &levels,
-            &shown,
-            style,
-        )?
-        else {
+        let dirs_asked = dirs.iter().map(String::as_str);
+        let Some(audit) = judging(src, &ask, dirs_asked, &shown, style)? else {
             return Ok(None);
         };
+        if refused(&audit.policies, &shown, style) {
+            return Ok(None);
+        }
         let scoped = Scoped { inner: src, dirs: &dirs };
-        Ok(Some(judge(&scoped, &policies, engine, today())?))
+        let modules: Vec<(String, Vec<String>)> = scoped.modules()?.into_iter().collect();
+        Ok(Some(audit.judge(&scoped, &modules)?))
     };
     let (Some(before), Some(after)) = (side(&old)?, side(&new)?) else {
         return Ok(Outcome::Error);

@@ -8,9 +8,12 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use super::outcome::Outcome;
+use super::output::{write_err, write_out};
+use super::policies::{resolve_policies, today};
+use super::sources::print_disk_notes;
 use super::workspace::{Workspace, display_root};
 use super::write::{self, Change};
-use super::{Outcome, print_disk_notes, resolve_policies, today, write_err, write_out};
 use crate::fix::{FileEdit, comments, fold};
 use crate::merge;
 use crate::pipeline::{Choice, mark_local};
@@ -46,7 +49,7 @@ pub fn fix(
     };
     let scopes = ws.scopes();
     let asked = dirs.iter().map(|(d, _)| d.as_str()).chain(scopes.iter().map(String::as_str));
-    let Some(policies) = resolve_policies(&src, &choice, asked, &[], &shown, style)? else {
+    let Some(policies) = resolve_policies(&src, &choice, asked, &shown, style)? else {
         return Ok(Outcome::Error);
     };
     let today = today();

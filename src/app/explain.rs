@@ -1,7 +1,11 @@
 //! `explain` and `man`.
 
-use super::*;
+use super::outcome::Outcome;
+use super::output::{write_err, write_out};
+use crate::cli::Cli;
 use crate::error;
+use crate::policy::rules;
+use crate::report;
 
 /// `man [COMMAND]`: the manual page of the tool, or of one command (as git has
 /// `git-commit(1)`), generated from the same definitions as `--help`.

@@ -1,14 +1,23 @@
 //! `init`, and its offer of a baseline.
 
-use super::*;
+use std::io::Write;
+use std::path::Path;
+use std::sync::atomic::Ordering;
+
+use super::audit::audited;
+use super::outcome::Outcome;
+use super::output::{QUIET, write_err, write_out};
+use crate::cli::{FromArgs, PolicyArgs};
 use crate::error;
+use crate::policy::{self, Tally};
+use crate::report::Style;
 
 pub(super) fn init(path: &Path, stdout: bool) -> Result<Outcome, error::Error> {
     if stdout {
         write_out(policy::config::STARTER);
         return Ok(Outcome::Clean);
     }
-    let shown = workspace::shown_path(path);
+    let shown = super::workspace::shown_path(path);
     let mut file = match std::fs::OpenOptions::new().write(true).create_new(true).open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
@@ -48,13 +57,13 @@ pub(super) fn offer_baseline(policy: &Path) {
         return;
     }
     let t = Tally::of(&findings);
-    let base = workspace::shown_path(&dir.join(".override-guard-baseline.json"));
+    let base = super::workspace::shown_path(&dir.join(".override-guard-baseline.json"));
     write_err(&format!(
         "this repository already has {} error{} and {} warning{} under this policy; to adopt it without fixing them first, record them in a baseline:\n  override-guard audit {} --write-baseline {base}\nthen `--baseline {base}` (audit, and the hook's `check`) reports only new ones; `check --new-only` needs no file\n",
         t.deny,
         if t.deny == 1 { "" } else { "s" },
         t.warn,
         if t.warn == 1 { "" } else { "s" },
-        workspace::shown_path(dir),
+        super::workspace::shown_path(dir),
     ));
 }

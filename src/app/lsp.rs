@@ -1,6 +1,7 @@
 //! `lsp`: the language server on this process's stdin and stdout.
 
-use super::*;
+use super::outcome::Outcome;
+use super::policies::today;
 use crate::error;
 
 pub(super) fn lsp() -> Result<Outcome, error::Error> {

@@ -1,44 +1,32 @@
 //! Wiring: picks a source per command, runs the pipeline, prints, and decides the exit
 //! code (0 clean, 1 findings, 2 usage/I-O errors or a module Terraform rejects).
 //!
-//! Dispatch and exit codes are here; each command has its file (`show`, `audit`, `check`,
-//! `diff`, `vars`, `edit` for `fix` and `fold`, `init`, `explain` for `explain` and
-//! `man`), beside what they share: `sources` (what a run reads), `policies` (which policy
-//! governs what), `output` (everything printed), `progress`, `workspace` (paths as the
-//! user typed them) and `write` (the only code that changes a user's files). The children
-//! take this file's imports and each other's items through `use super::*`.
+//! Dispatch is here; each command has its file (`show`, `audit`, `check`, `diff`, `vars`,
+//! `edit` for `fix` and `fold`, `flatten` for `flatten`, `scan` and `remap` with the tree
+//! they write in `flat_tree`, `init`, `explain` for `explain` and `man`), which decides
+//! what to read and how to print; the judging itself is the pipeline's
+//! ([`crate::pipeline::audit::Audit`]). Beside them is what they share: `outcome` (exit codes),
+//! `sources` (what a run reads), `policies` (which policy governs what), `output`
+//! (everything printed), `progress`, `workspace` (paths as the user typed them) and
+//! `write` (the only code that changes a user's files). The children import what they use
+//! from each other by name; none imports this file.
 
 use crate::error;
-use std::collections::{BTreeMap, BTreeSet};
-use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::Ordering;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-
-use crate::cli::{
-    Cli, Color, Command, FromArgs, PolicyArgs, ReportFormat, ShowFormat, VarArg, VarsFormat,
-};
-use crate::merge;
-use crate::pipeline::audit::Audit;
-use crate::pipeline::policies::Trouble;
-use crate::pipeline::{Choice, Judged, Policies, judge};
-use crate::policy::{self, Date, Finding, Level, RuleId, Tally, rules};
-use crate::report::{self, Escapes, Style, findings};
-use crate::source::{self, Git, GitSource, Scoped, Source, WorktreeSource, join, split};
-use crate::terraform::discover::Engine;
-use crate::{render, review};
-use workspace::{Shown, Workspace, under};
+use crate::cli::{Cli, Command, ReportFormat};
+use crate::report::Style;
 
 mod audit;
 mod check;
 mod diff;
 mod edit;
 mod explain;
+mod flat_tree;
 mod flatten;
 mod init;
 mod lsp;
+mod outcome;
 mod output;
 mod policies;
 mod progress;
@@ -48,39 +36,16 @@ mod vars;
 pub mod workspace;
 mod write;
 
-use audit::*;
-use diff::*;
-use explain::*;
-use init::*;
-use lsp::*;
-use output::*;
-use policies::*;
+use audit::{Baselines, audit_cmd};
+use diff::diff;
+use explain::{explain, man};
+use init::init;
+use lsp::lsp;
+pub use outcome::{Outcome, outcome};
+use output::{COLOR, QUIET, STDOUT_ERROR, report_format, use_color, write_out};
 pub use progress::Bar;
-use show::*;
-use sources::*;
-use vars::*;
-
-/// What a run ends with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    Clean,
-    Findings,
-    Error,
-    /// `scan`: the scanner's own exit status, passed on.
-    Scanner(u8),
-}
-
-impl Outcome {
-    /// The process's exit status.
-    pub fn code(self) -> u8 {
-        match self {
-            Outcome::Clean => 0,
-            Outcome::Findings => 1,
-            Outcome::Error => 2,
-            Outcome::Scanner(c) => c,
-        }
-    }
-}
+use show::show;
+use vars::vars_cmd;
 
 /// Runs a parsed command line. A report that could not be written whole (a full disk, a
 /// closed file) is an error even when the run itself succeeded: a cut-short SARIF file
@@ -162,18 +127,4 @@ fn dispatch(cli: &Cli) -> Result<Outcome, error::Error> {
     // --soft-fail: findings are reported but do not fail the run; errors still do.
     let soft = matches!(&cli.command, Command::Audit { policy, .. } | Command::Check { policy, .. } | Command::Diff { policy, .. } if policy.soft_fail);
     Ok(if soft && outcome == Outcome::Findings { Outcome::Clean } else { outcome })
-}
-
-/// 1 when a finding is at deny level (or a warning, with `--deny-warnings`).
-pub fn outcome(findings: &[Finding], deny_warnings: bool) -> Outcome {
-    let t = Tally::of(findings);
-    if t.deny > 0 || (deny_warnings && t.warn > 0) { Outcome::Findings } else { Outcome::Clean }
-}
-
-/// Today's date (UTC), for exception expiry.
-fn today() -> Date {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    Date::from_days((secs / 86_400) as i64)
 }

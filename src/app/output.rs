@@ -2,7 +2,12 @@
 //! control characters; a closed pipe ends quietly, another write error fails the run),
 //! stderr, `--quiet`, and the report formats.
 
-use super::*;
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::cli::{Color, ReportFormat};
+use crate::policy::Finding;
+use crate::report::{self, Escapes, Style, findings};
 
 /// Prints a rendered report with the escapes its format reads back.
 pub(super) fn print_findings(text: &str, format: ReportFormat) {

@@ -1,8 +1,16 @@
 //! The policies of a run: `--policy`, or the nearest file per module, with the command
 //! line's `--deny/--warn/--allow`.
 
-use super::*;
+use super::output::write_err;
+use super::workspace::{Shown, Workspace};
+use crate::cli::PolicyArgs;
 use crate::error;
+use crate::pipeline::audit::{Ask, Audit};
+use crate::pipeline::policies::Trouble;
+use crate::pipeline::{Choice, Policies};
+use crate::policy::{Date, Level, RuleId, rules};
+use crate::report::{self, Style};
+use crate::source::Source;
 
 /// `--deny/--warn/--allow`, checked: an unknown rule id is a usage error (printed; `None`).
 pub(super) fn cli_levels(args: &PolicyArgs) -> Option<Vec<(RuleId, Level)>> {
@@ -35,40 +43,48 @@ pub(super) fn policy_choice(ws: &Workspace, args: &PolicyArgs) -> Result<Choice,
     })
 }
 
-/// The policies of `dirs` in `src`. The mistakes of a `--policy` file are printed
-/// (`None` then); so are those of any broken policy file found by the lookup, for the
-/// commands that cannot judge around it (`diff`, `fix`, `fold`): see [`audit_policies`].
+/// The policies of `dirs` in `src`, for `fix` and `fold`, which cannot judge around a
+/// broken policy file: its mistakes are printed (`None` then), as are a `--policy`
+/// file's.
 pub(super) fn resolve_policies<'a>(
     src: &dyn Source,
     choice: &Choice,
     dirs: impl IntoIterator<Item = &'a str>,
-    levels: &[(RuleId, Level)],
     shown: &Shown,
     style: Style,
 ) -> Result<Option<Policies>, error::Error> {
-    let Some(p) = audit_policies(src, choice, dirs, levels, shown, style)? else {
-        return Ok(None);
-    };
-    let mistakes = p.mistakes();
-    if mistakes.is_empty() {
-        return Ok(Some(p));
-    }
-    print_policy_errors(mistakes, shown, style);
-    Ok(None)
+    let found = found(Policies::resolve(src, choice, dirs, &[]), shown, style)?;
+    Ok(found.filter(|p| !refused(p, shown, style)))
 }
 
-/// [`resolve_policies`] for `audit` and the hook: a broken policy file found by the
-/// lookup governs its modules as broken (they are not judged, its mistakes are
-/// `policy-error` findings) and every other module is judged.
-pub(super) fn audit_policies<'a>(
+/// The judging of `dirs` in `src` (see [`Audit::find`]), or `None` when a `--policy`
+/// file has mistakes (printed). A broken policy file found by the lookup governs its
+/// modules as broken: `audit` and the hook judge every other module, and its mistakes
+/// are `policy-error` findings; `diff` refuses it (see [`refused`]).
+pub(super) fn judging<'a>(
     src: &dyn Source,
-    choice: &Choice,
+    ask: &Ask<'_>,
     dirs: impl IntoIterator<Item = &'a str>,
-    levels: &[(RuleId, Level)],
     shown: &Shown,
     style: Style,
-) -> Result<Option<Policies>, error::Error> {
-    match Policies::resolve(src, choice, dirs, levels) {
+) -> Result<Option<Audit>, error::Error> {
+    found(Audit::find(src, ask, dirs), shown, style)
+}
+
+/// Does a broken policy file govern one of the directories asked about? Its mistakes
+/// are printed, for the commands that judge nothing until they are fixed.
+pub(super) fn refused(p: &Policies, shown: &Shown, style: Style) -> bool {
+    let mistakes = p.mistakes();
+    let broken = !mistakes.is_empty();
+    if broken {
+        print_policy_errors(mistakes, shown, style);
+    }
+    broken
+}
+
+/// What the lookup found, or `None` when a `--policy` file has mistakes (printed).
+fn found<T>(r: Result<T, Trouble>, shown: &Shown, style: Style) -> Result<Option<T>, error::Error> {
+    match r {
         Ok(p) => Ok(Some(p)),
         Err(Trouble::Source(e)) => Err(shown.error(e)),
         Err(Trouble::Policy(errors)) => {
@@ -85,4 +101,12 @@ fn print_policy_errors(errors: Vec<crate::policy::PolicyError>, shown: &Shown, s
         err.push_str(&report::policy_error(e, style));
     }
     write_err(&err);
+}
+
+/// Today's date (UTC), for exception expiry.
+pub(super) fn today() -> Date {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    Date::from_days((secs / 86_400) as i64)
 }

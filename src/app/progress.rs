@@ -1,6 +1,12 @@
 //! The progress bar.
 
-use super::*;
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::output::QUIET;
 
 /// A progress bar on stderr, shown only on a terminal and only once a run takes longer
 /// than a moment; never in pipes or CI.

@@ -1,7 +1,19 @@
 //! `show DIR`.
 
-use super::*;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use super::outcome::Outcome;
+use super::output::{write_err, write_syntax};
+use super::sources::{Opened, Read, read};
+use super::workspace::{Shown, Workspace, under};
+use crate::cli::{FromArgs, ShowFormat};
 use crate::error;
+use crate::merge;
+use crate::render;
+use crate::report::{self, Style};
+use crate::source::{self, Source, WorktreeSource, join};
+use crate::terraform::discover::Engine;
 
 /// `show DIR`: the effective configuration of one module, from the worktree (every file
 /// Terraform would read there, local-only ones marked), the index or a revision.
@@ -12,12 +24,11 @@ pub(super) fn show(
     engine: Option<Engine>,
     style: Style,
 ) -> Result<Outcome, error::Error> {
-    let ws = workspace(std::slice::from_ref(&dir.to_path_buf()), from)?;
-    let shown = ws.shown();
+    let Read { ws, shown, mut opened, modules } =
+        read(std::slice::from_ref(&dir.to_path_buf()), from, false)?;
     let Some(target) = ws.targets.first() else { return Ok(Outcome::Error) };
     let scope = target.scope.clone();
-    let mut opened = open(&ws, from, false)?;
-    let names = modules_of(&ws, &mut opened, false, &shown)?
+    let names = modules
         .into_iter()
         .find_map(|(d, names)| (d == scope).then_some(names))
         .unwrap_or_default();

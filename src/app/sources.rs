@@ -1,11 +1,42 @@
 //! The run's sources: the directories named on the command line, from the worktree, the
 //! index or a revision, and the notes about what a source skipped.
 
-use super::*;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use super::output::write_note;
+use super::workspace::{Shown, Workspace};
+use crate::cli::FromArgs;
 use crate::error;
+use crate::report;
+use crate::source::{GitSource, Source, WorktreeSource};
+
+/// What a command reads: the directories named (as the user typed them), their source,
+/// and the modules in them.
+pub(super) struct Read {
+    pub(super) ws: Workspace,
+    pub(super) shown: Shown,
+    pub(super) opened: Opened,
+    pub(super) modules: Vec<(String, Vec<String>)>,
+}
+
+/// Reads the directories named, from the worktree or from git (`--staged` / `--rev`):
+/// their modules (below them too, with `recursive`), with the notes about what the
+/// source skipped printed.
+pub(super) fn read(
+    paths: &[PathBuf],
+    from: &FromArgs,
+    recursive: bool,
+) -> Result<Read, error::Error> {
+    let ws = workspace(paths, from)?;
+    let shown = ws.shown();
+    let mut opened = open(&ws, from, recursive)?;
+    let modules = modules_of(&ws, &mut opened, recursive, &shown)?;
+    Ok(Read { ws, shown, opened, modules })
+}
 
 /// The directories named, from the worktree, or from git with `--staged` / `--rev`.
-pub(super) fn workspace(paths: &[PathBuf], from: &FromArgs) -> Result<Workspace, error::Error> {
+fn workspace(paths: &[PathBuf], from: &FromArgs) -> Result<Workspace, error::Error> {
     if from.staged || from.rev.is_some() {
         Workspace::git(paths)
     } else {
@@ -15,11 +46,7 @@ pub(super) fn workspace(paths: &[PathBuf], from: &FromArgs) -> Result<Workspace,
 
 /// The run's source: the index or a revision (per `--staged` / `--rev`), else the worktree
 /// below the targets (with their subdirectories or not).
-pub(super) fn open(
-    ws: &Workspace,
-    from: &FromArgs,
-    recursive: bool,
-) -> Result<Opened, error::Error> {
+fn open(ws: &Workspace, from: &FromArgs, recursive: bool) -> Result<Opened, error::Error> {
     Ok(match (ws.git.as_ref(), &from.rev) {
         (Some(git), Some(rev)) => Opened::Git(git.rev(rev)?),
         (Some(git), None) if from.staged => Opened::Git(git.index()?),
@@ -29,7 +56,7 @@ pub(super) fn open(
 
 /// The modules of an opened source that lie in the targets (below them too, with
 /// `recursive`), with their blobs read from git; a worktree's listing notes are printed.
-pub(super) fn modules_of(
+fn modules_of(
     ws: &Workspace,
     opened: &mut Opened,
     recursive: bool,
@@ -78,22 +105,6 @@ pub(super) fn print_git_notes(src: &GitSource, shown: &Shown, keep: impl Fn(&str
 pub(super) fn print_disk_notes(src: &WorktreeSource, shown: &Shown) {
     let all = src.notes();
     print_notes(all.iter().map(|(p, n)| (p.as_str(), n.as_str())), shown);
-}
-
-/// The module directories of some paths.
-pub(super) fn dirs_of(paths: &BTreeSet<String>) -> BTreeSet<String> {
-    paths.iter().map(|p| split(p).0.to_string()).collect()
-}
-
-/// The module directories a source has under some directories (a changed policy's).
-pub(super) fn modules_under(
-    src: &dyn Source,
-    dirs: &BTreeSet<String>,
-) -> Result<Vec<String>, error::Error> {
-    if dirs.is_empty() {
-        return Ok(Vec::new()); // listing every module of a large repository costs
-    }
-    Ok(src.modules()?.into_keys().filter(|m| dirs.iter().any(|d| under(m, d))).collect())
 }
 
 pub(super) enum Opened {

@@ -1,7 +1,15 @@
 //! `vars DIR`.
 
-use super::*;
+use std::path::Path;
+
+use super::outcome::Outcome;
+use super::output::{write_err, write_out, write_syntax};
+use crate::cli::{VarArg, VarsFormat};
 use crate::error;
+use crate::merge;
+use crate::report::{self, Style};
+use crate::source::{Source, WorktreeSource, join};
+use crate::terraform::discover::Engine;
 
 /// `vars`: the module's variables with every value the files, flags and environment give
 /// them. Reads the module, its auto-loaded variables files, the `--var-file`s and
@@ -17,7 +25,7 @@ pub(super) fn vars_cmd(
     use crate::vars::{CliArg, Inputs, VarFile};
     let src = WorktreeSource::module(dir);
     let mut dirs = src.modules()?;
-    let root = workspace::display_root(dir);
+    let root = super::workspace::display_root(dir);
     let note = |path: &str, why: &str| {
         write_err(&format!(
             "note: {}: {}\n",
@@ -31,7 +39,7 @@ pub(super) fn vars_cmd(
     let names = dirs.remove("").unwrap_or_default();
     let m = merge::load("", &names, engine, |p| src.read(p))?;
     if m.files.files.is_empty() {
-        let shown = workspace::shown_path(dir);
+        let shown = super::workspace::shown_path(dir);
         let path = if shown.is_empty() { ".".into() } else { shown };
         return Err(error::Error::NoConfiguration { path });
     }
@@ -44,7 +52,7 @@ pub(super) fn vars_cmd(
         write_err(&err);
         return Ok(Outcome::Error);
     }
-    let io = |p: &Path, e: std::io::Error| error::Error::io(workspace::shown_path(p), e);
+    let io = |p: &Path, e: std::io::Error| error::Error::io(super::workspace::shown_path(p), e);
     let auto = crate::pipeline::var_files(&src, "", &names)?;
     let mut cli = Vec::new();
     for arg in order {

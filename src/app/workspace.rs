@@ -116,7 +116,7 @@ impl Workspace {
                 // The message escaped as the path is: a subject escaped for one line, then
                 // `clean` over the whole (a no-op on the escaped subject).
                 let e = e.map_path(crate::report::clean_line);
-                super::write_note(&format!(
+                super::output::write_note(&format!(
                     "note: {}; files git does not track are not told apart\n",
                     crate::report::clean(&e.to_string())
                 ));

@@ -31,9 +31,10 @@ use self::protocol::Client;
 use self::text::{Encoding, Lines, path_of, uri_of};
 use crate::finding::{Finding, Level};
 use crate::merge::Module;
+use crate::pipeline::Choice;
+use crate::pipeline::audit::{Ask, Audit};
 use crate::pipeline::policies::Trouble;
-use crate::pipeline::{Choice, Policies};
-use crate::policy::{Date, GlobBase, Policy, PolicyError, Scope};
+use crate::policy::{Date, GlobBase, Policy, PolicyError};
 use crate::source::worktree::{self, WorktreeSource};
 use crate::source::{Overlay, POLICY_FILE, Source, join};
 use crate::terraform::discover::{Engine, config_ext};
@@ -352,26 +353,24 @@ impl Server<'_> {
         if !names.iter().any(|n| config_ext(n, Engine::OpenTofu).is_some()) {
             return Ok(None);
         }
-        let loaded = crate::pipeline::load_module(&src, &rel, names, None, true, &())
-            .map_err(|e| e.to_string())?;
-        let (findings, governing) =
-            match Policies::resolve(&src, &Choice::Nearest, [rel.as_str()], &[]) {
-                // A broken policy file: shown in that file, the module not judged.
-                Ok(p) if !p.of(&rel).1.broken.is_empty() => (Vec::new(), Err(p.mistakes())),
-                Ok(p) => {
-                    let (_, g) = p.of(&rel);
-                    let findings = crate::policy::evaluate(
-                        &g.policy,
-                        &[loaded.subject()],
-                        &g.base,
-                        self.today,
-                        &Scope::Part,
-                    );
-                    (findings, Ok((g.policy.clone(), g.base.clone())))
-                }
-                Err(Trouble::Policy(errors)) => (Vec::new(), Err(errors)),
-                Err(Trouble::Source(e)) => return Err(e.to_string()),
-            };
+        let ask = Ask { choice: &Choice::Nearest, levels: &[], engine: None, today: self.today };
+        let audit = match Audit::find(&src, &ask, [rel.as_str()]) {
+            Ok(a) => a,
+            // Only a `--policy` file's mistakes come back so; the nearest one's are `broken`.
+            Err(Trouble::Policy(errors)) => {
+                return Err(errors.into_iter().map(|e| e.message).collect::<Vec<_>>().join("\n"));
+            }
+            Err(Trouble::Source(e)) => return Err(e.to_string()),
+        };
+        let modules = [(rel.clone(), names.clone())];
+        let judged = audit.judge(&src, &modules).map_err(|e| e.to_string())?;
+        let Some(judged) = judged.into_values().next() else { return Ok(None) };
+        // A broken policy file: shown in that file, the module not judged.
+        let governing = match audit.policies.of(&rel).1 {
+            g if g.broken.is_empty() => Ok((g.policy.clone(), g.base.clone())),
+            _ => Err(audit.policies.mistakes()),
+        };
+        let (loaded, findings) = (judged.loaded, judged.findings);
         let analysis = Analysis::new(&loaded.module, findings);
         Ok(Some(Analysed { rel, root, module: loaded.module, analysis, governing }))
     }

@@ -1,18 +1,32 @@
-//! The audit: every module judged by the policy that governs it, and the totals the
-//! report's summary shows. Pure: modules come in through a source, findings go out.
+//! The judging of a source's modules, for every command and the language server: each
+//! module loaded (see [`super::load`]), judged by the policy that governs it, with
+//! suppressions and exceptions. Pure: modules come in through a source, findings go out.
+
+use std::collections::BTreeMap;
 
 use crate::error;
 use rayon::prelude::*;
 
-use super::{LoadedModule, Policies, Progress, load_module};
-use crate::policy::{self, Date, Finding, Partial, Scope};
+use super::load::{LoadedModule, Progress, load_module};
+use super::policies::{Choice, Policies, Trouble};
+use crate::policy::{self, Date, Finding, Level, Partial, RuleId, Scope};
 use crate::report::findings::Summary;
 use crate::source::Source;
 use crate::terraform::discover::Engine;
 
-/// What an audit needs besides its modules.
-pub struct Audit<'a> {
-    pub policies: &'a Policies,
+/// What a run asks of the judging besides its source: how each module's policy is
+/// found, the command line's levels, the engine, and the day exceptions expire against.
+pub struct Ask<'a> {
+    pub choice: &'a Choice,
+    pub levels: &'a [(RuleId, Level)],
+    pub engine: Option<Engine>,
+    pub today: Date,
+}
+
+/// The judging of a run: the policies that govern its modules, found once (see
+/// [`Audit::find`]), and how much of each one's area the run sees.
+pub struct Audit {
+    pub policies: Policies,
     pub engine: Option<Engine>,
     pub today: Date,
     /// How much of each policy's area the run sees (by index in `policies.list`; a policy
@@ -20,7 +34,35 @@ pub struct Audit<'a> {
     pub scopes: Vec<Scope>,
 }
 
-impl Audit<'_> {
+/// One module judged on its own (a side of a comparison: `diff`, the hook's
+/// `--new-only`; a module in an editor), with the policy that governed it.
+pub struct Judged {
+    pub loaded: LoadedModule,
+    pub findings: Vec<Finding>,
+    /// The policy file's path, `None` for the built-in default.
+    pub policy: Option<String>,
+}
+
+impl Audit {
+    /// Finds the policy that governs each of `dirs` in `src` (module directories, and the
+    /// directories the user named): the judging's first step, the same for every command
+    /// and the language server.
+    pub fn find<'d>(
+        src: &dyn Source,
+        ask: &Ask<'_>,
+        dirs: impl IntoIterator<Item = &'d str>,
+    ) -> Result<Audit, Trouble> {
+        let policies = Policies::resolve(src, ask.choice, dirs, ask.levels)?;
+        Ok(Audit { policies, engine: ask.engine, today: ask.today, scopes: Vec::new() })
+    }
+
+    /// The run sees `dirs` (the directories the user named, each with everything below
+    /// it) whole: the exceptions about them are judged too.
+    pub fn covering(mut self, dirs: &[String]) -> Audit {
+        self.scopes = self.policies.list.iter().map(|g| g.coverage(dirs)).collect();
+        self
+    }
+
     /// Loads, judges and drops each module of `modules` (a few at a time, in parallel):
     /// the memory an audit needs is what its findings keep, not the whole repository's
     /// parsed configuration.
@@ -34,11 +76,8 @@ impl Audit<'_> {
         let per_module: Result<Vec<(usize, Partial, Counts)>, error::Error> = modules
             .par_iter()
             .map(|(dir, names)| {
-                // The other engine's view is for one rule: not loaded where it cannot fire.
-                let rule = crate::policy::rules::engine_divergence::RULE.id;
-                let compare = self.policies.of(dir).1.policy.may_fire(rule);
-                let l = load_module(src, dir, names, self.engine, compare, progress)?;
-                Ok(self.judge(&l))
+                let l = self.load(src, dir, names, progress)?;
+                Ok(self.partial(&l))
             })
             .collect();
         progress.finish();
@@ -49,16 +88,51 @@ impl Audit<'_> {
         Ok((findings, summary))
     }
 
-    /// The same for modules already loaded.
-    pub fn run_loaded(&self, loaded: &[LoadedModule]) -> (Vec<Finding>, Summary) {
-        let per_module: Vec<(usize, Partial, Counts)> =
-            loaded.par_iter().map(|l| self.judge(l)).collect();
-        let mut summary = self.summary(loaded.len(), per_module.iter().map(|(.., c)| c));
-        summary.judged = loaded.iter().map(|l| l.module.dir.clone()).collect();
-        (self.conclude(per_module.into_iter().map(|(i, p, _)| (i, p))), summary)
+    /// Loads and judges each module of `modules` on its own: an exception's use is not
+    /// judged here, as only part of the repository is seen.
+    pub fn judge(
+        &self,
+        src: &dyn Source,
+        modules: &[(String, Vec<String>)],
+    ) -> Result<BTreeMap<String, Judged>, error::Error> {
+        use crate::policy::config::Origin;
+        modules
+            .par_iter()
+            .map(|(dir, names)| {
+                let loaded = self.load(src, dir, names, &())?;
+                let (_, g) = self.policies.of(dir);
+                let findings = if g.broken.is_empty() {
+                    policy::evaluate(
+                        &g.policy,
+                        &[loaded.subject()],
+                        &g.base,
+                        self.today,
+                        &Scope::Part,
+                    )
+                } else {
+                    Vec::new()
+                };
+                let policy = match &g.policy.origin {
+                    Origin::BuiltIn => None,
+                    Origin::File { path, .. } => Some(path.clone()),
+                };
+                Ok((loaded.module.dir.clone(), Judged { loaded, findings, policy }))
+            })
+            .collect()
     }
 
-    fn judge(&self, l: &LoadedModule) -> (usize, Partial, Counts) {
+    /// Loads one module under the policy that governs it.
+    fn load(
+        &self,
+        src: &dyn Source,
+        dir: &str,
+        names: &[String],
+        progress: &dyn Progress,
+    ) -> Result<LoadedModule, error::Error> {
+        load_module(src, dir, names, self.engine, self.policies.of(dir).1, progress)
+    }
+
+    fn partial(&self, l: &LoadedModule) -> (usize, Partial, Counts) {
         let (i, g) = self.policies.of(&l.module.dir);
         let partial = if g.broken.is_empty() {
             policy::evaluate_module(&g.policy, &l.subject(), &g.base, self.today)
@@ -89,7 +163,8 @@ impl Audit<'_> {
     }
 
     fn summary<'c>(&self, modules: usize, counts: impl Iterator<Item = &'c Counts>) -> Summary {
-        let mut s = Summary { modules, policies: policies_of(self.policies), ..Summary::default() };
+        let mut s =
+            Summary { modules, policies: policies_of(&self.policies), ..Summary::default() };
         for c in counts {
             s.files += c.files;
             s.override_files += c.overrides;
@@ -139,7 +214,6 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
-    use crate::pipeline::Choice;
     use crate::source::MemorySource;
 
     /// A source that counts the file reads made through it.
@@ -174,13 +248,13 @@ mod tests {
             let modules: Vec<(String, Vec<String>)> =
                 src.modules().expect("listed").into_iter().collect();
             let dirs = modules.iter().map(|(d, _)| d.as_str());
-            let policies = Policies::resolve(&src, &Choice::Nearest, dirs, &[]).expect("policy");
-            let audit = Audit {
-                policies: &policies,
+            let ask = Ask {
+                choice: &Choice::Nearest,
+                levels: &[],
                 engine: None,
                 today: Date::from_days(0),
-                scopes: Vec::new(),
             };
+            let audit = Audit::find(&src, &ask, dirs).expect("policy");
             let (findings, _) = audit.run(&src, &modules, &()).expect("audited");
             let rules: Vec<&str> = findings.iter().map(|f| f.rule.as_str()).collect();
             (src.1.load(Ordering::Relaxed), rules)

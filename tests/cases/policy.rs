@@ -6,12 +6,13 @@
 
 use std::path::Path;
 
-use override_guard::pipeline::audit::Audit;
+use override_guard::pipeline::audit::{Ask, Audit};
 use override_guard::pipeline::policies::Trouble;
-use override_guard::pipeline::{Choice, Policies, PolicyFile, load_modules};
+use override_guard::pipeline::{Choice, PolicyFile};
 use override_guard::policy::{Date, GlobBase, Scope};
 use override_guard::report::{self, Style, findings};
 use override_guard::source::MemorySource;
+use override_guard::source::Source;
 use override_guard::terraform::discover::Engine;
 
 use crate::fixture::fixtures;
@@ -52,10 +53,12 @@ pub fn run_case(case: &Path) -> String {
     };
     let mut src = MemorySource::new();
     read_tree(&case.join("module"), "", &mut src);
-    let loaded = load_modules(&src, engine, &()).expect("in-memory source");
-    let dirs: Vec<&str> = loaded.iter().map(|l| l.module.dir.as_str()).collect();
-    let policies = match Policies::resolve(&src, &choice, dirs, &[]) {
-        Ok(p) => p,
+    let modules: Vec<(String, Vec<String>)> =
+        src.modules().expect("in-memory source").into_iter().collect();
+    let dirs = modules.iter().map(|(d, _)| d.as_str());
+    let ask = Ask { choice: &choice, levels: &[], engine, today };
+    let mut audit = match Audit::find(&src, &ask, dirs) {
+        Ok(a) => a,
         Err(Trouble::Policy(errors)) => {
             let shown: Vec<String> =
                 errors.into_iter().map(|e| report::policy_error(e, Style::plain())).collect();
@@ -63,13 +66,8 @@ pub fn run_case(case: &Path) -> String {
         }
         Err(Trouble::Source(e)) => panic!("{e}"),
     };
-    let audit = Audit {
-        policies: &policies,
-        engine,
-        today,
-        scopes: policies.list.iter().map(|_| Scope::whole()).collect(),
-    };
-    let (found, summary) = audit.run_loaded(&loaded);
+    audit.scopes = audit.policies.list.iter().map(|_| Scope::whole()).collect();
+    let (found, summary) = audit.run(&src, &modules, &()).expect("in-memory source");
     let mut out = findings::human(&found, &summary, Style::plain());
     out.push_str("\n---- compact ----\n");
     out.push_str(&findings::compact(&found, &summary));

@@ -1,0 +1,31 @@
+//! What a run ends with, and the exit status that says it.
+
+use crate::policy::{Finding, Tally};
+
+/// What a run ends with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Clean,
+    Findings,
+    Error,
+    /// `scan`: the scanner's own exit status, passed on.
+    Scanner(u8),
+}
+
+impl Outcome {
+    /// The process's exit status.
+    pub fn code(self) -> u8 {
+        match self {
+            Outcome::Clean => 0,
+            Outcome::Findings => 1,
+            Outcome::Error => 2,
+            Outcome::Scanner(c) => c,
+        }
+    }
+}
+
+/// 1 when a finding is at deny level (or a warning, with `--deny-warnings`).
+pub fn outcome(findings: &[Finding], deny_warnings: bool) -> Outcome {
+    let t = Tally::of(findings);
+    if t.deny > 0 || (deny_warnings && t.warn > 0) { Outcome::Findings } else { Outcome::Clean }
+}

@@ -1,0 +1,73 @@
+//! Which modules a change touches, for the hook and `diff`: those of its changed files,
+//! and, when each module takes the nearest policy file, every module a changed policy
+//! file governs (in either state).
+
+use std::collections::BTreeSet;
+
+use crate::error;
+use crate::source::{Source, split};
+
+/// The module directories of some paths.
+pub fn dirs_of(paths: &BTreeSet<String>) -> BTreeSet<String> {
+    paths.iter().map(|p| split(p).0.to_string()).collect()
+}
+
+/// The modules a change touches: the directories of `changed`, and when policies are
+/// found per module (`nearest`), the modules of `states` under a changed policy file's
+/// directory. A `--policy` file governs every module alike, so its copies in the tree
+/// change nothing.
+pub fn touched(
+    changed: &BTreeSet<String>,
+    policies_changed: &BTreeSet<String>,
+    nearest: bool,
+    states: &[&dyn Source],
+) -> Result<BTreeSet<String>, error::Error> {
+    let mut out = dirs_of(changed);
+    if nearest {
+        let governed = dirs_of(policies_changed);
+        for src in states {
+            out.extend(modules_under(*src, &governed)?);
+        }
+    }
+    Ok(out)
+}
+
+/// The module directories a source has under some directories (a changed policy's).
+pub fn modules_under(
+    src: &dyn Source,
+    dirs: &BTreeSet<String>,
+) -> Result<Vec<String>, error::Error> {
+    if dirs.is_empty() {
+        return Ok(Vec::new()); // listing every module of a large repository costs
+    }
+    Ok(src.modules()?.into_keys().filter(|m| dirs.iter().any(|d| under(m, d))).collect())
+}
+
+/// Is the module directory `m` the directory `dir` or below it?
+fn under(m: &str, dir: &str) -> bool {
+    dir.is_empty() || m == dir || m.strip_prefix(dir).is_some_and(|r| r.starts_with('/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::MemorySource;
+
+    fn set(items: &[&str]) -> BTreeSet<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_changed_policy_touches_the_modules_below_it() {
+        let src = MemorySource::new()
+            .with("envs/a/main.tf", "")
+            .with("envs/ab/main.tf", "")
+            .with("other/main.tf", "");
+        let changed = set(&["other/main.tf"]);
+        let policies = set(&["envs/a/.override-guard.toml"]);
+        let t = touched(&changed, &policies, true, &[&src]).expect("listed");
+        assert_eq!(t, set(&["envs/a", "other"]));
+        let t = touched(&changed, &policies, false, &[&src]).expect("listed");
+        assert_eq!(t, set(&["other"]));
+    }
+}
