@@ -43,11 +43,40 @@ fn modules(src: &Path) -> Modules {
     out
 }
 
-/// The code of a file as the compiler sees it outside its unit tests, without comments.
+/// The code of a file as the compiler sees it outside its tests (an item under
+/// `#[cfg(test)]` is left out whole), without comments.
 fn code(f: &Path) -> String {
     let text = std::fs::read_to_string(f).unwrap();
-    let text = text.split("#[cfg(test)]\nmod tests").next().unwrap_or_default();
-    text.lines()
+    let mut kept = String::new();
+    let mut rest = text.as_str();
+    while let Some(i) = rest.find("#[cfg(test)]") {
+        kept.push_str(&rest[..i]);
+        rest = &rest[i..];
+        // The item ends at its first `;` or at the brace that closes its first `{`.
+        let b = rest.as_bytes();
+        let mut depth = 0;
+        let mut end = b.len();
+        for (k, &c) in b.iter().enumerate() {
+            match c {
+                b';' if depth == 0 => {
+                    end = k + 1;
+                    break;
+                }
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = k + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest = &rest[end..];
+    }
+    kept.push_str(rest);
+    kept.lines()
         .map(|l| match l.find("//") {
             Some(i) if !l[..i].contains('"') => &l[..i],
             _ => l,
@@ -281,10 +310,10 @@ fn a_circle(arrows: &BTreeMap<PathBuf, BTreeSet<PathBuf>>) -> Option<Vec<PathBuf
         None
     }
     for f in arrows.keys() {
-        if mark[f] == Mark::New {
-            if let Some(c) = visit(f, arrows, &mut mark, &mut vec![]) {
-                return Some(c);
-            }
+        if mark[f] == Mark::New
+            && let Some(c) = visit(f, arrows, &mut mark, &mut vec![])
+        {
+            return Some(c);
         }
     }
     None
@@ -311,12 +340,17 @@ fn no_file_imports_a_file_that_imports_it_back() {
             let (last, first) = (&circle[circle.len() - 1], &circle[0]);
             arrows.get_mut(last).unwrap().remove(first);
         }
-        assert!(circles.is_empty(), "files that import each other in a circle:\n{}", circles.join("\n"));
+        assert!(
+            circles.is_empty(),
+            "files that import each other in a circle:\n{}",
+            circles.join("\n")
+        );
     }
 }
 
 /// The check finds what it must: a parent calling into a child that takes a name from it,
-/// a re-export followed to the file that defines the name, and a longer loop.
+/// a re-export followed to the file that defines the name (and not counted itself), a
+/// longer loop, and nothing in doc comments or tests.
 #[test]
 fn the_circle_check_sees_circles() {
     let dir = tempfile::tempdir().unwrap();
@@ -327,14 +361,18 @@ fn the_circle_check_sees_circles() {
     };
     w("lib.rs", "pub mod a;\npub mod b;\n/// [`crate::b::g`] in a doc comment is no import\n");
     w("a/mod.rs", "mod kid;\npub use kid::Thing;\npub fn f() {}\n");
-    w("a/kid.rs", "pub struct Thing;\n");
+    w("a/kid.rs", "pub struct Thing;\n#[cfg(test)]\nfn t() {\n    crate::b::g();\n}\n");
     w("b.rs", "use crate::a::Thing;\npub fn g() {}\n");
     let none = arrows(dir.path());
     assert_eq!(a_circle(&none), None, "{none:?}");
     // b takes `Thing` through a's re-export: the arrow is b -> kid.
     assert!(none[&dir.path().join("b.rs")].contains(&dir.path().join("a/kid.rs")), "{none:?}");
+    // Handing a name on is no import; calling into the child is.
     w("a/kid.rs", "use super::f;\npub struct Thing;\n");
+    assert_eq!(a_circle(&arrows(dir.path())), None, "a `pub use` is no import");
+    w("a/mod.rs", "mod kid;\npub use kid::Thing;\npub fn f() -> Thing {\n    kid::Thing\n}\n");
     assert!(a_circle(&arrows(dir.path())).is_some(), "mod.rs -> kid -> mod.rs");
+    w("a/mod.rs", "mod kid;\npub use kid::Thing;\npub fn f() {}\n");
     w("a/kid.rs", "use crate::b::{self as bee, g};\npub struct Thing;\n");
     let c = a_circle(&arrows(dir.path())).expect("b -> kid -> b");
     assert_eq!(c.len(), 2, "{c:?}");

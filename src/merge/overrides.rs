@@ -3,8 +3,8 @@
 //! order so diagnostics come out in the same order.
 
 use super::body::{merge_body, replaced_attr};
+use super::module::tofu_file;
 use super::primaries::State;
-use super::tofu_file;
 use super::{Ignored, Module, variables};
 use crate::diag::Diagnostic;
 use crate::terraform::discover::Engine;

@@ -291,7 +291,7 @@ fn append_terraform(m: &mut Module, st: &mut State, t: &Block) {
     for item in &t.body.items {
         match item {
             Item::Attr(a) if a.name == "required_version" => {
-                if !tofu || super::tofu_file(m, a.span.file) {
+                if !tofu || super::module::tofu_file(m, a.span.file) {
                     m.settings.required_version.push(a.clone());
                 }
             }

@@ -1,0 +1,355 @@
+//! Loading a module: discovery, parsing and the merge in Terraform's order (spec §2):
+//! every file decoded with Terraform's load-time checks, the required providers first,
+//! the primary files appended, the override files merged. The only file of the merge
+//! that calls its steps; none of them imports it.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::module::{Module, Settings};
+use super::{decode, overrides, primaries};
+use crate::diag::Diagnostic;
+use crate::terraform::discover::{self, Engine};
+use crate::terraform::{FileClass, Files, ParsedFile, SourceText, Span, Syntax, hcl, json};
+use override_guard_hcl::parse::go_quote_inner;
+
+/// One file handed to [`load`]: its name within the directory and its bytes.
+pub struct RawFile {
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+/// Loads one module directory: discovery, parsing and the merge.
+///
+/// `engine` is the user's choice; without one, OpenTofu applies when the directory has
+/// `.tofu` files. `read` is asked for the bytes of each file discovery selects.
+pub fn load<E: ReadError>(
+    dir: &str,
+    names: &[String],
+    engine: Option<Engine>,
+    mut read: impl FnMut(&str) -> Result<Vec<u8>, E>,
+) -> Result<Module, E> {
+    let engine =
+        engine.unwrap_or_else(|| discover::default_engine(names.iter().map(String::as_str)));
+    let found = discover::discover(names.iter().map(String::as_str), engine);
+    let mut raw = Vec::with_capacity(found.files.len());
+    for c in &found.files {
+        let bytes = match read(&crate::path::join(dir, &c.name)) {
+            Ok(bytes) => Ok(bytes),
+            Err(e) => Err(e.unreadable().ok_or(e)?),
+        };
+        raw.push((c.clone(), bytes));
+    }
+    let mut m = Module {
+        dir: dir.to_string(),
+        engine,
+        files: Files::default(),
+        skipped: found.skipped,
+        blocks: Vec::new(),
+        locals: Vec::new(),
+        settings: Settings::default(),
+        diagnostics: Vec::new(),
+        ignored: Vec::new(),
+        parsed: Vec::new(),
+    };
+    let mut parsed = Vec::with_capacity(raw.len());
+    for (id, (c, bytes)) in raw.into_iter().enumerate() {
+        let path = crate::path::join(dir, &c.name);
+        let bytes = match bytes {
+            Ok(bytes) => bytes,
+            Err(why) => {
+                // Terraform's loader: the module fails with this error, the others go on.
+                m.files.files.push(SourceText::new(path, c.class, c.syntax, Arc::from("")));
+                let d = Diagnostic::error(
+                    "Failed to read file",
+                    format!("The file \"{}\" could not be read.", go_quote_inner(&c.name)),
+                    Span::new(id, 0, 0),
+                )
+                .with_cause(sentence(&why));
+                parsed.push(ParsedFile { file: id, diagnostics: vec![d], ..Default::default() });
+                continue;
+            }
+        };
+        let (text, bytes) = match String::from_utf8(bytes) {
+            Ok(s) => (s, None),
+            // Native syntax is read as Terraform's scanner reads it, broken bytes and all.
+            Err(e) if c.syntax == Syntax::Hcl => (hcl::lossless_text(e.as_bytes()), Some(e)),
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                m.files.files.push(SourceText::new(path, c.class, c.syntax, Arc::from(text)));
+                let d = Diagnostic::error(
+                    "Invalid character encoding",
+                    "All input files must be UTF-8 encoded. Ensure that UTF-8 encoding is selected in your editor.",
+                    Span::new(id, at, at + 1),
+                );
+                parsed.push(ParsedFile { file: id, diagnostics: vec![d], ..Default::default() });
+                continue;
+            }
+        };
+        m.files.files.push(SourceText::new(path, c.class, c.syntax, Arc::from(text)));
+        let src = &m.files.files[id];
+        let result = match (c.syntax, &bytes) {
+            // Messages naming another place in the file name it as `range_string` does.
+            (Syntax::Hcl, Some(e)) => Ok(hcl::parse_bytes(id, src.name(), e.as_bytes(), &src.text)),
+            (Syntax::Hcl, None) => Ok(hcl::parse_shared(id, src.name(), &src.text)),
+            (Syntax::Json, _) => json::parse(id, src),
+        };
+        parsed.push(match result {
+            Ok((f, diags)) if bytes.is_some() => {
+                ParsedFile { diagnostics: binary(&m.files.files[id].text, diags), ..f }
+            }
+            Ok((f, diags)) => ParsedFile { diagnostics: diags, ..f },
+            Err(d) => ParsedFile { file: id, diagnostics: d, ..Default::default() },
+        });
+    }
+    assemble(&mut m, &parsed);
+    m.parsed = parsed;
+    Ok(m)
+}
+
+/// The same module merged by another engine, reusing its parsed files. Only meaningful
+/// when discovery picks the same files for both engines, i.e. without `.tofu` files.
+/// The result carries no parsed files (it is for comparing effective configurations).
+pub fn reassemble(m: &Module, engine: Engine) -> Module {
+    let mut o = Module {
+        dir: m.dir.clone(),
+        engine,
+        files: m.files.clone(),
+        skipped: m.skipped.clone(),
+        blocks: Vec::new(),
+        locals: Vec::new(),
+        settings: Settings::default(),
+        diagnostics: Vec::new(),
+        ignored: Vec::new(),
+        parsed: Vec::new(),
+    };
+    assemble(&mut o, &m.parsed);
+    o
+}
+
+/// The module as its primary files alone make it, merged again by the same engine from
+/// the files it already parsed: what its override files change is the difference. Read
+/// errors of the override files go with them. Needs the module's parsed files (a
+/// [`reassemble`]d module has none: reassemble this one instead).
+pub fn without_overrides(m: &Module) -> Module {
+    // Files are in merge order: the primaries come first, so their ids stay the same.
+    let n = m.files.files.iter().take_while(|f| f.class == FileClass::Primary).count();
+    let mut o = Module {
+        dir: m.dir.clone(),
+        engine: m.engine,
+        files: Files { files: m.files.files[..n].to_vec() },
+        skipped: m.skipped.clone(),
+        blocks: Vec::new(),
+        locals: Vec::new(),
+        settings: Settings::default(),
+        diagnostics: Vec::new(),
+        ignored: Vec::new(),
+        parsed: Vec::new(),
+    };
+    let primaries: Vec<ParsedFile> = m.parsed.iter().filter(|p| p.file < n).cloned().collect();
+    assemble(&mut o, &primaries);
+    o.parsed = primaries;
+    o
+}
+
+/// A binary file saved as `.tf` (not UTF-8, a NUL byte in its first 8,000 bytes as in git's
+/// test, and more than one error) is one error, Terraform's first, not the thousands
+/// Terraform gives. A text file with a stray NUL keeps Terraform's every error.
+fn binary(text: &str, mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let head = &text.as_bytes()[..text.len().min(8000)];
+    let errors = diags.iter().filter(|d| d.is_error()).count();
+    if errors < 2 || !head.contains(&0) {
+        return diags;
+    }
+    let first = diags
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.is_error())
+        .min_by_key(|(i, d)| (d.subject.map_or(0, |s| s.start), *i))
+        .map_or(0, |(i, _)| i);
+    let d = diags.swap_remove(first);
+    vec![d.with_cause(format!(
+        "This looks like a binary file (it holds NUL bytes): its {} other errors are not shown.",
+        errors - 1
+    ))]
+}
+
+/// `why` as a sentence: a capital first letter and a full stop.
+fn sentence(why: &str) -> String {
+    let mut c = why.chars();
+    let first: String = c.next().map(|f| f.to_uppercase().collect()).unwrap_or_default();
+    let rest = c.as_str().trim_end_matches('.');
+    format!("{first}{rest}.")
+}
+
+/// A reader's failure, as [`load`] sees it: either it concerns one file only (it is
+/// missing, a dangling or looping link, unreadable, not a regular file), which fails that
+/// module as Terraform's loader does ("Failed to read file") while the run goes on, or it
+/// stops the run (a damaged repository).
+pub trait ReadError: std::fmt::Display {
+    /// Why the one file cannot be read, when the failure concerns that file only.
+    fn unreadable(&self) -> Option<String>;
+
+    /// The file, or the target of the link it is, does not exist (Terraform words some
+    /// messages differently then, and skips a missing `terraform.tfvars`).
+    fn missing(&self) -> bool {
+        false
+    }
+}
+
+impl ReadError for std::convert::Infallible {
+    fn unreadable(&self) -> Option<String> {
+        match *self {}
+    }
+}
+
+/// A file system's error is about the file asked for.
+impl ReadError for std::io::Error {
+    fn unreadable(&self) -> Option<String> {
+        Some(self.to_string())
+    }
+
+    fn missing(&self) -> bool {
+        self.kind() == std::io::ErrorKind::NotFound
+    }
+}
+
+/// Loads a module from in-memory `(name, text)` pairs (tests, fixtures, re-parsing output).
+pub fn load_texts(dir: &str, files: &[(&str, &str)], engine: Option<Engine>) -> Module {
+    let names: Vec<String> = files.iter().map(|(n, _)| n.to_string()).collect();
+    let map: HashMap<String, &str> =
+        files.iter().map(|(n, t)| (crate::path::join(dir, n), *t)).collect();
+    let read = |p: &str| -> Result<Vec<u8>, std::convert::Infallible> {
+        Ok(map.get(p).map(|t| t.as_bytes().to_vec()).unwrap_or_default())
+    };
+    match load(dir, &names, engine, read) {
+        Ok(m) => m,
+        Err(never) => match never {},
+    }
+}
+
+fn assemble(m: &mut Module, parsed: &[ParsedFile]) {
+    let (primaries, overrides): (Vec<&ParsedFile>, Vec<&ParsedFile>) =
+        parsed.iter().partition(|f| m.files.get(f.file).class == FileClass::Primary);
+    // Terraform reads and decodes every file, primaries then overrides, one file after
+    // the other, before it merges any.
+    for f in primaries.iter().chain(&overrides) {
+        m.diagnostics.extend(f.diagnostics.iter().cloned());
+        let is_override = m.files.get(f.file).class == FileClass::Override;
+        let found = decode::decode_file(&m.files, f, m.engine, is_override);
+        m.diagnostics.extend(found);
+    }
+    let mut st = primaries::State::default();
+    primaries::required_providers(m, &primaries, &overrides);
+    for f in &primaries {
+        primaries::append_file(m, &mut st, f);
+    }
+    for f in &overrides {
+        overrides::merge_file(m, &mut st, f);
+    }
+    if !m.has_errors() && m.engine == Engine::Terraform {
+        implied_provider_names(m);
+    }
+}
+
+/// Once a module has loaded without errors, Terraform checks, as it builds the
+/// configuration (`validateProviderConfigs`), that every resource and data source without a
+/// `provider` argument implies a valid provider local name: the type up to its first `_`.
+fn implied_provider_names(m: &mut Module) {
+    let mut found = Vec::new();
+    // Managed resources, then data sources (those nested in checks among them).
+    let managed = m.blocks.iter().filter(|b| b.kind == "resource");
+    let data = m.blocks.iter().flat_map(|b| match b.kind.as_str() {
+        "data" => vec![b],
+        "check" => b.body.blocks_of("data").collect(),
+        _ => Vec::new(),
+    });
+    for b in managed.chain(data) {
+        if b.attr("provider").is_some() {
+            continue;
+        }
+        let Some(ty) = b.labels.first() else { continue };
+        let implied = ty.split('_').next().unwrap_or_default();
+        if let Err(e) = decode::provider_part(implied) {
+            found.push(Diagnostic::error(
+                "Invalid provider local name",
+                format!("\"{implied}\" is an invalid implied provider local name: {e}"),
+                b.decl_span(&m.files),
+            ));
+        }
+    }
+    m.diagnostics.extend(found);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_overrides_is_the_module_of_its_primary_files() {
+        let main = "resource \"a\" \"b\" {\n  x = 1\n}\n";
+        let m = load_texts(
+            "",
+            &[("main.tf", main), ("override.tf", "resource \"a\" \"b\" {\n  x = \n}\n")],
+            None,
+        );
+        assert!(m.has_errors());
+        let base = without_overrides(&m);
+        let alone = load_texts("", &[("main.tf", main)], None);
+        assert!(!base.has_errors());
+        assert_eq!(base.files.files.len(), 1);
+        assert_eq!(base.blocks, alone.blocks);
+        // Another engine can merge it again from the same parsed files.
+        assert_eq!(reassemble(&base, Engine::OpenTofu).blocks, alone.blocks);
+    }
+
+    /// A reader's error about one file fails the module with Terraform's diagnostic and
+    /// the reason; the other files still load. An error that is not the file's own stops.
+    #[test]
+    fn a_file_that_cannot_be_read_fails_its_module_only() {
+        struct Broken(bool);
+        impl std::fmt::Display for Broken {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("broken")
+            }
+        }
+        impl ReadError for Broken {
+            fn unreadable(&self) -> Option<String> {
+                self.0.then(|| "symbolic link to nowhere.tf, which does not exist".into())
+            }
+        }
+        let names = ["a.tf".to_string(), "main.tf".to_string()];
+        let read = |file_only: bool| {
+            move |p: &str| match p {
+                "a.tf" => Err(Broken(file_only)),
+                _ => Ok(b"resource \"x\" \"y\" {}\n".to_vec()),
+            }
+        };
+        let Ok(m) = load("", &names, None, read(true)) else { panic!("one file's failure") };
+        assert_eq!(m.blocks.len(), 1, "main.tf still loads");
+        let [d] = &m.diagnostics[..] else { panic!("{:?}", m.diagnostics) };
+        assert_eq!(d.summary, "Failed to read file");
+        assert_eq!(d.detail, "The file \"a.tf\" could not be read.");
+        assert_eq!(
+            d.explained(),
+            "The file \"a.tf\" could not be read.\nSymbolic link to nowhere.tf, which does not exist."
+        );
+        assert!(load("", &names, None, read(false)).is_err(), "a failure of the run stops it");
+    }
+
+    #[test]
+    fn a_binary_file_is_one_error_and_a_stray_nul_is_not_binary() {
+        let binary: Vec<u8> = (0..=255u8).cycle().take(3000).collect();
+        let names = ["blob.tf".to_string()];
+        let Ok(m) = load("", &names, None, |_: &str| Ok::<_, std::io::Error>(binary.clone()))
+        else {
+            panic!("in memory")
+        };
+        let [d] = &m.diagnostics[..] else { panic!("{:?}", m.diagnostics) };
+        assert!(d.explained().contains("This looks like a binary file"), "{d:?}");
+        // Text with a NUL between tokens keeps Terraform's every error.
+        let m = load_texts("", &[("main.tf", "locals {\n  a = 1\0\n}\n")], None);
+        assert_eq!(m.diagnostics.len(), 2, "{:?}", m.diagnostics);
+    }
+}

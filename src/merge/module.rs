@@ -1,0 +1,99 @@
+//! The effective configuration of one module as a value: its blocks, settings,
+//! diagnostics and what it ignores, with where each came from. The data alone, below
+//! everything that builds or reads it, so the merge's steps and its readers import it
+//! without importing the merge itself.
+
+use crate::diag::Diagnostic;
+use crate::terraform::discover::{Engine, Skip};
+use crate::terraform::{Attr, Block, FileClass, Files, Item, ParsedFile, SourceText, Span};
+
+/// The effective configuration of one module, with provenance and Terraform's diagnostics.
+#[derive(Clone, Debug)]
+pub struct Module {
+    /// Directory, relative to the source root (`""` for the root).
+    pub dir: String,
+    pub engine: Engine,
+    /// The loaded files, in merge order (primaries, then overrides).
+    pub files: Files,
+    /// Configuration-looking files that were not loaded, and why.
+    pub skipped: Vec<(String, Skip)>,
+    /// Effective top-level blocks other than `terraform` and `locals`, in declaration order.
+    pub blocks: Vec<Block>,
+    /// Effective local values, in declaration order.
+    pub locals: Vec<Attr>,
+    pub settings: Settings,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Override content that Terraform reads but silently ignores.
+    pub ignored: Vec<Ignored>,
+    /// Every loaded file as parsed, before the merge: the policy compares originals with
+    /// the override blocks that change them.
+    pub parsed: Vec<ParsedFile>,
+}
+
+/// The effective `terraform` block.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Settings {
+    pub required_version: Vec<Attr>,
+    /// One attribute per provider local name; the value is the requirement.
+    pub required_providers: Vec<Attr>,
+    /// The span of the `required_providers` block the entries were first declared in.
+    pub required_providers_span: Option<Span>,
+    /// At most one of backend, cloud and state_store after a valid merge.
+    pub backend: Option<Block>,
+    pub cloud: Option<Block>,
+    pub state_store: Option<Block>,
+    /// OpenTofu's state and plan encryption, merged.
+    pub encryption: Option<Block>,
+    /// Other content of primary `terraform` blocks (provider_meta, experiments, …).
+    pub other: Vec<Item>,
+}
+
+impl Settings {
+    pub fn is_empty(&self) -> bool {
+        self.required_version.is_empty()
+            && self.required_providers.is_empty()
+            && self.backend.is_none()
+            && self.cloud.is_none()
+            && self.state_store.is_none()
+            && self.encryption.is_none()
+            && self.other.is_empty()
+    }
+}
+
+/// Something an override file says that has no effect.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ignored {
+    pub span: Span,
+    pub what: String,
+    /// What to say at the span (most ignored content has no effect at all; a type set by an
+    /// override file has, but its optional-attribute defaults do not).
+    pub label: &'static str,
+}
+
+impl Module {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    /// What reading and parsing the files reported (the rest of `diagnostics` is what
+    /// decoding and merging them found). Empty for a [`reassemble`]d module.
+    pub fn parse_diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.parsed.iter().flat_map(|p| &p.diagnostics)
+    }
+
+    /// The override files of the module.
+    pub fn override_files(&self) -> impl Iterator<Item = &SourceText> {
+        self.files.files.iter().filter(|f| f.class == FileClass::Override)
+    }
+
+    /// Is this span in an override file?
+    pub fn from_override(&self, span: Span) -> bool {
+        self.files.files.get(span.file).is_some_and(|f| f.class == FileClass::Override)
+    }
+}
+
+/// Does this file have a `.tofu`/`.tofu.json` extension?
+pub(crate) fn tofu_file(m: &Module, file: crate::terraform::FileId) -> bool {
+    let p = &m.files.get(file).path;
+    p.ends_with(".tofu") || p.ends_with(".tofu.json")
+}
