@@ -41,11 +41,45 @@ use diff::diff;
 use explain::{explain, man};
 use init::init;
 use lsp::lsp;
-pub use outcome::{Outcome, outcome};
+pub use outcome::Outcome;
 use output::{COLOR, QUIET, STDOUT_ERROR, report_format, use_color, write_out};
-pub use progress::Bar;
 use show::show;
 use vars::vars_cmd;
+
+/// The stack of every thread that parses: the parser descends recursively, and a file
+/// may nest up to its limit of levels. Address space only: pages are used as touched.
+const STACK: usize = 256 << 20;
+
+/// The command line of this process, run whole: arguments parsed, the command run on a
+/// thread with a parser's stack (and rayon's threads too), its error printed, and its
+/// exit status (0 clean, 1 findings, 2 an error, or a scanner's own).
+pub fn command_line() -> std::process::ExitCode {
+    use std::io::Write;
+    use std::process::ExitCode;
+    let _ = rayon::ThreadPoolBuilder::new().stack_size(STACK).build_global();
+    let run = std::thread::Builder::new().stack_size(STACK).spawn(|| {
+        let cli = Cli::parse_ordered();
+        match run(&cli) {
+            Ok(o) => ExitCode::from(o.code()),
+            Err(e) => {
+                // The path may come from a hostile repository: escaped, line breaks included.
+                let line = format!("error: {}\n", e.map_path(crate::report::clean_line));
+                let guarded = crate::report::guard(&line, crate::report::Escapes::Text, false);
+                let _ = std::io::stderr().write_all(guarded.as_bytes());
+                ExitCode::from(Outcome::Error.code())
+            }
+        }
+    });
+    match run.map(|h| h.join()) {
+        Ok(Ok(code)) => code,
+        // A panic was reported on stderr already; a thread that could not start is ours.
+        Ok(Err(_)) => ExitCode::from(101),
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "error: cannot start: {e}");
+            ExitCode::from(Outcome::Error.code())
+        }
+    }
+}
 
 /// Runs a parsed command line. A report that could not be written whole (a full disk, a
 /// closed file) is an error even when the run itself succeeded: a cut-short SARIF file

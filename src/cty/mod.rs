@@ -19,11 +19,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// Numbers live with the syntax that reads them (a number literal must parse as one).
 pub use crate::terraform::number::Number;
-pub use convert::{convert, convert_error, convert_error_with_defaults, convert_with_defaults};
-pub use defaults::Defaults;
+pub use convert::{convert, convert_error_with_defaults, convert_with_defaults};
 pub use eval::{EvalError, eval_expr, eval_source};
 pub use typeexpr::{
-    TypeError, TypeSpec, parse_type, parse_type_source, parse_type_text, type_constraint_source,
+    TypeError, TypeSpec, parse_type_source, parse_type_text, type_constraint_source,
 };
 
 /// A type, or a type constraint (which may contain `Dynamic`, written `any`, and optional

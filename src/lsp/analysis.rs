@@ -52,8 +52,6 @@ pub struct Spot {
 pub struct FileView {
     pub path: String,
     pub text: Arc<str>,
-    pub is_override: bool,
-    pub syntax: Syntax,
     pub hints: Vec<Hint>,
     pub spots: Vec<Spot>,
 }
@@ -74,8 +72,6 @@ impl Analysis {
             .map(|f| FileView {
                 path: f.path.clone(),
                 text: f.text.clone(),
-                is_override: f.class == crate::terraform::FileClass::Override,
-                syntax: f.syntax,
                 hints: Vec::new(),
                 spots: Vec::new(),
             })

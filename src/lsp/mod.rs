@@ -15,10 +15,18 @@
 //! dirty, and dirty modules are analysed again when no message is waiting, or before a
 //! request about them is answered, so a burst of keystrokes costs one analysis.
 
+// What the server shows and offers is pure and private; the fuzz target (built with
+// `--cfg fuzzing`) drives it directly, without the protocol.
+#[cfg(fuzzing)]
 pub mod actions;
+#[cfg(not(fuzzing))]
+pub(crate) mod actions;
+#[cfg(fuzzing)]
 pub mod analysis;
-pub mod protocol;
-pub mod text;
+#[cfg(not(fuzzing))]
+pub(crate) mod analysis;
+pub(crate) mod protocol;
+pub(crate) mod text;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};

@@ -11,14 +11,14 @@
 //! whether two effective configurations are the same, and where they differ.
 
 mod body;
-pub mod compare;
+pub(crate) mod compare;
 pub(crate) mod decode;
 mod encryption;
 mod load;
 mod module;
 mod overrides;
 mod primaries;
-pub mod variables;
+pub(crate) mod variables;
 
 pub use load::{RawFile, ReadError, load, load_texts, reassemble, without_overrides};
 pub use module::{Ignored, Module, Settings};

@@ -76,7 +76,7 @@ impl Module {
     }
 
     /// What reading and parsing the files reported (the rest of `diagnostics` is what
-    /// decoding and merging them found). Empty for a [`reassemble`]d module.
+    /// decoding and merging them found). Empty for a module made by [`super::reassemble`].
     pub fn parse_diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
         self.parsed.iter().flat_map(|p| &p.diagnostics)
     }

@@ -1,4 +1,4 @@
-//! The variable checks of the merge (spec §5.6), on Terraform's type system ([`crate::cty`]):
+//! The variable checks of the merge (spec §5.6), on Terraform's type system (`cty`):
 //! each variable block's `type` and `default` as Terraform decodes them, and the default
 //! re-converted after an override changed the type or the default.
 

@@ -8,9 +8,9 @@
 //! The files here import each other's items directly; this file only names them.
 
 pub mod audit;
-pub mod change;
-pub mod hook;
-pub mod load;
+pub(crate) mod change;
+pub(crate) mod hook;
+pub(crate) mod load;
 pub mod policies;
 
 pub use load::{LoadedModule, Progress, mark_local, var_files};

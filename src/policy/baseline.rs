@@ -1,6 +1,6 @@
 //! A baseline: the findings a repository already had when it adopted override-guard
 //! (`audit --write-baseline FILE`), so that `--baseline FILE` reports only new ones, as
-//! checkov's `--create-baseline` does. Findings are matched by [`crate::finding::fingerprint`],
+//! checkov's `--create-baseline` does. Findings are matched by `finding::fingerprint`,
 //! which survives lines added above them; a fixed finding simply stops matching. Pure:
 //! the caller reads and writes the file.
 
@@ -73,7 +73,7 @@ impl Baseline {
     }
 
     /// The findings it does not record (in order), and how many it hid. `fingerprints`
-    /// are the findings' own, in the same order ([`crate::finding::fingerprint::all`]).
+    /// are the findings' own, in the same order (`finding::fingerprint::all`).
     pub fn filter(&self, findings: Vec<Finding>, fingerprints: &[String]) -> (Vec<Finding>, usize) {
         let before = findings.len();
         let kept: Vec<Finding> = findings

@@ -127,7 +127,7 @@ pub fn compact(files: &Files, d: &Diagnostic, code: &str) -> String {
 pub mod ci;
 pub mod findings;
 pub mod sarif;
-pub mod vars;
+pub(crate) mod vars;
 
 /// Makes text safe to print on a terminal: control characters (other than newline and
 /// tab) become visible escapes, so file contents and paths cannot drive the terminal.

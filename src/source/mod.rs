@@ -1,10 +1,10 @@
 //! Where file contents come from. Only sources (and the app wiring) touch the filesystem
 //! or git; everything after them works on the bytes they return.
 
-pub mod git;
-pub mod memory;
-pub mod overlay;
-pub mod worktree;
+pub(crate) mod git;
+pub(crate) mod memory;
+pub(crate) mod overlay;
+pub(crate) mod worktree;
 
 pub use git::{Git, GitSource};
 pub use memory::MemorySource;

@@ -1,4 +1,4 @@
-//! Native syntax (`.tf`, `.tofu`) to the model, through our own parser ([`super::syntax`]),
+//! Native syntax (`.tf`, `.tofu`) to the model, through our own parser ([`override_guard_hcl`]),
 //! keeping byte spans into the original text.
 
 use std::sync::Arc;

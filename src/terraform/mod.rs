@@ -6,10 +6,10 @@
 //! came from; only the printers and the provenance comments do.
 
 pub mod discover;
-pub mod expr;
+pub(crate) mod expr;
 pub mod hcl;
 pub mod json;
-pub mod number;
+pub(crate) mod number;
 pub mod schema;
 
 pub use expr::{Expr, ExprKind, ObjKey, TplPart};
