@@ -170,7 +170,7 @@ fn evaluate_one(
     ledger: &mut suppress::Ledger,
     only: Option<RuleId>,
 ) -> Vec<Finding> {
-    let cx = context::Context::new(s.module, s.other, policy, base, s.tfvars);
+    let cx = context::Context::new(s.module, s.other, &policy.options, base, s.tfvars);
     let mut found = Vec::new();
     for rule in rules::RULES {
         if let Some(check) = rule.check
