@@ -5,7 +5,8 @@
 use std::collections::HashMap;
 
 use super::rules::Options;
-use super::{GlobBase, Site};
+use super::scope::GlobBase;
+use crate::finding::Site;
 use crate::merge::Module;
 use crate::terraform::{Attr, Block, Body, FileClass, FileId, Item, ParsedFile, Span, Syntax};
 
