@@ -4,7 +4,9 @@
 
 use std::collections::HashMap;
 
-use super::{GlobBase, Policy, Site};
+use super::rules::Options;
+use super::scope::GlobBase;
+use crate::finding::Site;
 use crate::merge::Module;
 use crate::terraform::{Attr, Block, Body, FileClass, FileId, Item, ParsedFile, Span, Syntax};
 
@@ -68,7 +70,8 @@ pub struct Context<'a> {
     pub m: &'a Module,
     /// The same module under the other engine, when it could differ.
     pub other: Option<&'a Module>,
-    pub policy: &'a Policy,
+    /// The rules' options, as the policy sets them.
+    pub options: &'a Options,
     /// Turns a module path into a path relative to the policy file (for globs).
     pub base: GlobBase,
     pub changes: Vec<Change<'a>>,
@@ -80,7 +83,7 @@ impl<'a> Context<'a> {
     pub fn new(
         m: &'a Module,
         other: Option<&'a Module>,
-        policy: &'a Policy,
+        options: &'a Options,
         base: &GlobBase,
         tfvars: &[crate::vars::VarFile],
     ) -> Context<'a> {
@@ -89,7 +92,7 @@ impl<'a> Context<'a> {
             let inputs = crate::vars::Inputs { auto: tfvars.to_vec(), ..Default::default() };
             crate::vars::collect(m, &inputs)
         });
-        Context { m, other, policy, base: base.clone(), changes: changes(m), vars }
+        Context { m, other, options, base: base.clone(), changes: changes(m), vars }
     }
 
     pub fn site(&self, span: Span, label: impl Into<String>) -> Site {
@@ -329,6 +332,7 @@ pub fn lines_above(text: &str, offset: usize) -> Vec<(usize, usize, String)> {
 mod tests {
     use super::*;
     use crate::merge::load_texts;
+    use crate::policy::Policy;
 
     #[test]
     fn comment_runs_stop_at_blank_lines_and_code() {
@@ -358,7 +362,7 @@ mod tests {
             None,
         );
         let policy = Policy::builtin();
-        let cx = Context::new(&m, None, &policy, &GlobBase::default(), &[]);
+        let cx = Context::new(&m, None, &policy.options, &GlobBase::default(), &[]);
         let got: Vec<(String, bool)> =
             cx.changes.iter().map(|c| (c.address.clone(), c.base.is_some())).collect();
         assert_eq!(

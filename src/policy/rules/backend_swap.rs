@@ -1,6 +1,8 @@
 //! `backend-swap`: an override that replaces where state lives. See [`RULE`].
 
-use super::{Context, Finding, Level, Rule};
+use super::rule::Rule;
+use crate::finding::{Finding, Level};
+use crate::policy::context::Context;
 use crate::terraform::{Block, Item};
 
 pub static RULE: Rule = Rule {

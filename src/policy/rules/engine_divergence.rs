@@ -5,8 +5,10 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{Context, Finding, Level, Rule};
+use super::rule::Rule;
+use crate::finding::{Finding, Level};
 use crate::merge::{self, Module};
+use crate::policy::context::Context;
 use crate::terraform::discover::Skip;
 use crate::terraform::{FileClass, Span};
 
@@ -229,7 +231,7 @@ mod tests {
             merge::reassemble(&m, Engine::OpenTofu)
         };
         let policy = Policy::builtin();
-        let cx = Context::new(&m, Some(&other), &policy, &Default::default(), &[]);
+        let cx = Context::new(&m, Some(&other), &policy.options, &Default::default(), &[]);
         let mut out = Vec::new();
         check(&cx, &mut out);
         out.into_iter()

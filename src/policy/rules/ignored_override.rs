@@ -1,6 +1,8 @@
 //! `ignored-override`: override content the engine reads and then ignores. See [`RULE`].
 
-use super::{Context, Finding, Level, Rule};
+use super::rule::Rule;
+use crate::finding::{Finding, Level};
+use crate::policy::context::Context;
 
 pub static RULE: Rule = Rule {
     id: super::RuleId::IgnoredOverride,

@@ -1,6 +1,8 @@
 //! `local-override`: an override file that only this checkout has. See [`RULE`].
 
-use super::{Context, Finding, Level, Rule};
+use super::rule::Rule;
+use crate::finding::{Finding, Level};
+use crate::policy::context::Context;
 use crate::terraform::FileClass;
 
 pub static RULE: Rule = Rule {

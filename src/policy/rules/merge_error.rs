@@ -1,8 +1,10 @@
 //! `merge-error`: what Terraform or OpenTofu itself would reject. See [`RULE`].
 
-use super::{Context, Finding, Level, Rule};
+use super::rule::Rule;
 use crate::diag::{Diagnostic, Severity};
+use crate::finding::{Finding, Level};
 use crate::policy::Site;
+use crate::policy::context::Context;
 use crate::terraform::{Files, Span};
 
 pub static RULE: Rule = Rule {

@@ -1,7 +1,8 @@
 //! Rules about the policy's own escape hatches: exceptions in the policy file and inline
 //! suppressions. Their findings are made by [`crate::policy::suppress`].
 
-use super::{Level, Rule};
+use super::rule::Rule;
+use crate::finding::Level;
 
 pub static EXPIRED_EXCEPTION: Rule = Rule {
     id: super::RuleId::ExpiredException,

@@ -3,10 +3,12 @@
 
 use std::sync::Arc;
 
-use super::{Context, Finding, Level, Rule};
+use super::rule::Rule;
 use crate::diag::Diagnostic;
 use crate::finding::Site;
+use crate::finding::{Finding, Level};
 use crate::merge::Module;
+use crate::policy::context::Context;
 use crate::terraform::discover::{self, Engine, Misnamed, Miss, Skip};
 use crate::terraform::{FileClass, FileId};
 
@@ -224,7 +226,7 @@ mod tests {
     fn findings(files: &[(&str, &str)], engine: Engine) -> Vec<Finding> {
         let m = load_texts("m", files, Some(engine));
         let policy = crate::policy::Policy::builtin();
-        let cx = Context::new(&m, None, &policy, &Default::default(), &[]);
+        let cx = Context::new(&m, None, &policy.options, &Default::default(), &[]);
         let mut out = Vec::new();
         check(&cx, &mut out);
         out

@@ -5,8 +5,10 @@ use std::collections::HashSet;
 
 use regex::Regex;
 
-use super::{Context, Finding, Level, Options, Rule};
-use crate::policy::context::comments_around;
+use super::options::Options;
+use super::rule::Rule;
+use crate::finding::{Finding, Level};
+use crate::policy::context::{Context, comments_around};
 use crate::policy::validate::{Key, Validator, Value};
 use crate::terraform::Syntax;
 
@@ -37,53 +39,6 @@ Example
     options: &[("pattern", "regex the warning comment must match; {override} is the file name")],
     check: Some(check),
 };
-
-/// Options of `missing-override-comment`.
-#[derive(Clone, Debug, Default)]
-pub struct CommentOptions {
-    /// The comment must match this; `{override}` stands for the override file's name.
-    pub pattern: Option<String>,
-}
-
-impl CommentOptions {
-    /// What a warning comment about one override file must match: the file's name, or
-    /// the policy's regex (compiled once per override file, not per block).
-    pub fn matcher_for(&self, override_name: &str) -> Option<CommentMatcher> {
-        match &self.pattern {
-            None => Some(CommentMatcher::Names(override_name.to_string())),
-            Some(p) => Regex::new(&p.replace("{override}", &regex::escape(override_name)))
-                .ok()
-                .map(CommentMatcher::Regex),
-        }
-    }
-}
-
-/// See [`CommentOptions::matcher_for`].
-#[derive(Clone, Debug)]
-pub enum CommentMatcher {
-    Names(String),
-    Regex(Regex),
-}
-
-impl CommentMatcher {
-    pub fn is_match(&self, comment: &str) -> bool {
-        match self {
-            CommentMatcher::Names(n) => names_file(comment, n),
-            CommentMatcher::Regex(r) => r.is_match(comment),
-        }
-    }
-}
-
-/// Does `text` name the file `name` (not merely end with it, as `logs_override.tf` ends
-/// with `override.tf`)?
-fn names_file(text: &str, name: &str) -> bool {
-    let part = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.');
-    text.match_indices(name).any(|(i, _)| {
-        let before = text[..i].chars().next_back();
-        let after = text[i + name.len()..].chars().next();
-        !before.is_some_and(part) && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
-    })
-}
 
 /// Reads `pattern`, compiled here once with a sample file name in place of `{override}`
 /// so that a broken regex is a mistake in the policy file, not a surprise during a run.
@@ -129,7 +84,7 @@ fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
         let re = match matchers.iter().find(|(f, _)| *f == c.file()) {
             Some((_, m)) => m,
             None => {
-                let Some(m) = cx.policy.options.comment.matcher_for(name) else { continue };
+                let Some(m) = cx.options.comment.matcher_for(name) else { continue };
                 matchers.push((c.file(), m));
                 &matchers[matchers.len() - 1].1
             }
@@ -138,7 +93,7 @@ fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
             continue;
         }
         let json = cx.m.files.get(base.span().file).syntax == Syntax::Json;
-        let help = if let Some(p) = &cx.policy.options.comment.pattern {
+        let help = if let Some(p) = &cx.options.comment.pattern {
             format!("add a comment directly above it that matches the policy's pattern `{p}`")
         } else if json {
             format!(

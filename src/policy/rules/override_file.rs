@@ -1,8 +1,9 @@
 //! `override-file`: the presence of override files. See [`RULE`].
 
-use globset::GlobSet;
-
-use super::{Context, Finding, Level, Options, Rule};
+use super::options::Options;
+use super::rule::Rule;
+use crate::finding::{Finding, Level};
+use crate::policy::context::Context;
 use crate::policy::validate::{Key, Validator, Value};
 use crate::terraform::{FileClass, Span, Syntax};
 
@@ -38,14 +39,6 @@ Example
     check: Some(check),
 };
 
-/// Options of `override-file`.
-#[derive(Clone, Debug, Default)]
-pub struct OverrideFileOptions {
-    pub allow_paths: Option<GlobSet>,
-    pub only_json: bool,
-    pub max_per_module: Option<usize>,
-}
-
 /// Reads `allow-paths`, `only-json` and `max-per-module`.
 pub(super) fn configure(
     v: &mut Validator<'_>,
@@ -71,7 +64,7 @@ pub(super) fn configure(
 }
 
 fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
-    let opts = &cx.policy.options.override_file;
+    let opts = &cx.options.override_file;
     let mut count = 0;
     for (id, f) in cx.m.files.files.iter().enumerate() {
         if f.class != FileClass::Override {

@@ -1,9 +1,9 @@
 //! `protected-attribute`: attributes a team says no override may touch. See [`RULE`].
 
-use globset::GlobSet;
-
-use super::{Context, Finding, Level, Options, Rule};
-use crate::policy::context::Node;
+use super::options::Options;
+use super::rule::Rule;
+use crate::finding::{Finding, Level};
+use crate::policy::context::{Context, Node};
 use crate::policy::validate::{Key, Validator, Value};
 use crate::terraform::{Block, Item};
 
@@ -32,23 +32,6 @@ Example
     check: Some(check),
 };
 
-/// Options of `protected-attribute`.
-#[derive(Clone, Debug, Default)]
-pub struct ProtectedOptions {
-    /// Dotted attribute paths, globs per segment (`resource.aws_s3_bucket.*.acl`).
-    pub attributes: Option<GlobSet>,
-    pub raw: Vec<String>,
-}
-
-impl ProtectedOptions {
-    /// The first protected pattern that matches a dotted path.
-    pub fn matches(&self, dotted: &str) -> Option<&str> {
-        let set = self.attributes.as_ref()?;
-        let path = dotted.replace('.', "/");
-        set.matches(&path).first().map(|&i| self.raw[i].as_str())
-    }
-}
-
 /// Reads `attributes`: dotted paths become `/`-separated globs, so `*` matches one
 /// segment; the patterns as written are kept to name the one that matched.
 pub(super) fn configure(
@@ -73,7 +56,7 @@ pub(super) fn configure(
 }
 
 fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
-    let p = &cx.policy.options.protected;
+    let p = &cx.options.protected;
     if p.attributes.is_none() {
         return;
     }

@@ -1,6 +1,8 @@
 //! `silent-drop`: an override that removes more than it shows. See [`RULE`].
 
-use super::{Context, Finding, Level, Rule};
+use super::rule::Rule;
+use crate::finding::{Finding, Level};
+use crate::policy::context::Context;
 use crate::terraform::{Block, Expr, ExprKind, Item, ObjKey};
 
 pub static RULE: Rule = Rule {

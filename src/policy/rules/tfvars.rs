@@ -1,8 +1,10 @@
 //! `variable-shadowed` and `undeclared-variable-value`: what the variables files of a root
 //! module do to its variables. See [`SHADOWED`] and [`UNDECLARED`].
 
-use super::{Context, Finding, Level, Rule};
+use super::rule::Rule;
+use crate::finding::{Finding, Level};
 use crate::policy::Site;
+use crate::policy::context::Context;
 use crate::terraform::{Files, Span};
 use crate::vars::{From, Setting};
 

@@ -1,8 +1,10 @@
 //! `weakened-safeguard`: an override that switches a safety off. See [`RULE`].
 
-use super::{Context, Finding, Level, Rule};
+use super::rule::Rule;
 use crate::cty::Type;
+use crate::finding::{Finding, Level};
 use crate::merge::variables::type_spec;
+use crate::policy::context::Context;
 use crate::terraform::discover::Engine;
 use crate::terraform::{Attr, Block};
 

@@ -1,0 +1,163 @@
+//! The registry: every rule in report order ([`RULES`]), the functions that read the
+//! options of the rules that have some, and what is made of the list (lookup by id, the
+//! generated `docs/rules.md`). Above every rule file and imported by none of them: the
+//! policy file's reader and the evaluation know the rules only through this list.
+
+use super::options::Configure;
+use super::rule::Rule;
+use super::{
+    backend_swap, engine_divergence, ignored_override, local_override, merge_error, meta,
+    misnamed_override, missing_override_comment, override_file, protected_attribute, silent_drop,
+    tfvars, weakened_safeguard,
+};
+use crate::finding::RuleId;
+
+/// Every rule, in report order.
+pub static RULES: &[&Rule] = &[
+    &merge_error::RULE,
+    &override_file::RULE,
+    &local_override::RULE,
+    &misnamed_override::RULE,
+    &missing_override_comment::RULE,
+    &backend_swap::RULE,
+    &silent_drop::RULE,
+    &ignored_override::RULE,
+    &weakened_safeguard::RULE,
+    &protected_attribute::RULE,
+    &engine_divergence::RULE,
+    &tfvars::SHADOWED,
+    &tfvars::UNDECLARED,
+    &meta::EXPIRED_EXCEPTION,
+    &meta::UNUSED_EXCEPTION,
+    &meta::BAD_SUPPRESSION,
+    &meta::UNUSED_SUPPRESSION,
+    &meta::POLICY_ERROR,
+];
+
+/// The rules that have options, with the function that reads them. Beside [`RULES`]
+/// rather than a field of [`Rule`], so the rules without options need not say so.
+static CONFIGURE: &[(RuleId, Configure)] = &[
+    (RuleId::OverrideFile, override_file::configure),
+    (RuleId::MissingOverrideComment, missing_override_comment::configure),
+    (RuleId::ProtectedAttribute, protected_attribute::configure),
+];
+
+/// The function that reads a rule's options, if it has any.
+pub fn configure(id: RuleId) -> Option<Configure> {
+    CONFIGURE.iter().find(|(r, _)| *r == id).map(|&(_, c)| c)
+}
+
+/// Looks a rule up by id.
+pub fn find(id: &str) -> Option<&'static Rule> {
+    RULES.iter().copied().find(|r| r.id.as_str() == id)
+}
+
+/// Where a rule is documented on the web: its section of `docs/rules.md` in the
+/// repository named in `Cargo.toml` (SARIF's `helpUri`, for code scanning's rule help).
+pub fn doc_url(id: &str) -> String {
+    format!("{}/blob/main/docs/rules.md#{id}", env!("CARGO_PKG_REPOSITORY"))
+}
+
+/// `docs/rules.md`: every rule's documentation, as `explain` prints it, under a heading
+/// whose anchor is the rule id. Generated here; a test keeps the file in step.
+pub fn markdown() -> String {
+    let mut out = String::from(
+        "# override-guard rules\n\n\
+         Generated from the rules' own documentation: `override-guard explain RULE` prints the\n\
+         same text. Each section's anchor is the rule id (SARIF results link here).\n\n\
+         | rule | default | what it finds |\n|---|---|---|\n",
+    );
+    for r in RULES {
+        out.push_str(&format!(
+            "| [`{0}`](#{0}) | {1} | {2} |\n",
+            r.id,
+            r.level.as_str(),
+            r.summary
+        ));
+    }
+    for r in RULES {
+        out.push_str(&format!(
+            "\n## `{}`\n\nDefault level: **{}**. Finds: {}.\n\n```text\n{}",
+            r.id,
+            r.level.as_str(),
+            r.summary,
+            r.doc
+        ));
+        if !r.doc.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str("```\n");
+        if !r.options.is_empty() {
+            out.push_str("\nOptions (in `[rules.");
+            out.push_str(r.id.as_str());
+            out.push_str("]`):\n\n");
+            for (name, what) in r.options {
+                out.push_str(&format!("- `{name}`: {what}\n"));
+            }
+        }
+    }
+    out
+}
+
+/// ` (did you mean `x`?)` for a misspelt rule id, or nothing.
+pub fn suggestion(id: &str) -> String {
+    crate::diag::did_you_mean(id, RULES.iter().map(|r| r.id.as_str()))
+        .map(|d| format!(" (did you mean `{d}`?)"))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// docs/rules.md is what [`markdown`] writes (re-generate it with
+    /// `OVERRIDE_GUARD_WRITE_DOCS=1 cargo test --lib rules_doc`).
+    #[test]
+    fn rules_doc_is_up_to_date() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/rules.md");
+        let want = markdown();
+        if std::env::var_os("OVERRIDE_GUARD_WRITE_DOCS").is_some() {
+            std::fs::write(path, &want).expect("write docs/rules.md");
+        }
+        let got = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            got == want,
+            "docs/rules.md is stale: OVERRIDE_GUARD_WRITE_DOCS=1 cargo test --lib rules_doc"
+        );
+    }
+
+    /// README.md's rule table has a row for every rule, at its default level (the
+    /// description is the README's own wording).
+    #[test]
+    fn readme_rule_table_names_every_rule() {
+        let readme = include_str!("../../../README.md");
+        for r in RULES {
+            let row = format!("| [`{0}`](docs/rules.md#{0}) | {1} | ", r.id, r.level.as_str());
+            assert!(readme.contains(&row), "README.md's rule table lacks: {row}");
+        }
+    }
+
+    /// A rule reads options exactly when it lists some: a listed option without a reader
+    /// would be refused as unknown, a reader without listed options never called.
+    #[test]
+    fn rules_with_options_read_them() {
+        for r in RULES {
+            assert_eq!(configure(r.id).is_some(), !r.options.is_empty(), "{}", r.id);
+        }
+        for (id, _) in CONFIGURE {
+            assert!(RULES.iter().any(|r| r.id == *id), "{id}");
+        }
+    }
+
+    #[test]
+    fn ids_are_unique_kebab_case_and_documented() {
+        let mut seen = std::collections::HashSet::new();
+        for r in RULES {
+            assert!(seen.insert(r.id), "duplicate rule id {}", r.id);
+            assert!(r.id.as_str().chars().all(|c| c.is_ascii_lowercase() || c == '-'), "{}", r.id);
+            for section in ["What it checks", "Why", "Example"] {
+                assert!(r.doc.contains(section), "{} lacks {section}", r.id);
+            }
+        }
+    }
+}

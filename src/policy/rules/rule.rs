@@ -1,0 +1,25 @@
+//! What a rule is: its id, default level, documentation, options and check. Below every
+//! rule file (each defines one `Rule`) and above the context the checks read; the list of
+//! all rules is the registry's, above the rules.
+
+use crate::finding::{Finding, Level, RuleId};
+use crate::policy::context::Context;
+
+/// A check: reads the context, pushes findings (their level is set by the policy later;
+/// a check may lower it, e.g. Terraform warnings are at most `warn`).
+pub type Check = fn(&Context<'_>, &mut Vec<Finding>);
+
+/// One rule.
+pub struct Rule {
+    pub id: RuleId,
+    /// The level without a policy saying otherwise (`policies/default.toml` agrees).
+    pub level: Level,
+    /// One line, for lists and SARIF.
+    pub summary: &'static str,
+    /// "What it checks / Why / Example": what `explain` prints.
+    pub doc: &'static str,
+    /// Rule-specific keys of `[rules.<id>]`, with a one-line description each.
+    pub options: &'static [(&'static str, &'static str)],
+    /// `None` for rules about the policy itself (exceptions and suppressions).
+    pub check: Option<Check>,
+}
