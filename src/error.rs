@@ -1,6 +1,8 @@
 //! Why a run could not read, list or write what it needed. Every message reads
 //! `subject: what`, the subject being a path (as the user knows it, once the app has
 //! rewritten it), a revision or an argument: the CLI prints it as `error: {message}`.
+//! The codes are written as text: as paths they would read like imports of the crate's
+//! root, which stands above this file.
 
 use std::io;
 use std::sync::Arc;
@@ -19,7 +21,7 @@ pub type GitCause = Arc<dyn std::error::Error + Send + Sync>;
 pub enum Error {
     /// Reading, listing, opening or writing a file or directory failed.
     #[error("{path}: {source}")]
-    #[diagnostic(code(override_guard::io))]
+    #[diagnostic(code("override_guard::io"))]
     Io {
         path: String,
         #[source]
@@ -28,7 +30,7 @@ pub enum Error {
 
     /// The directory walk (ignore rules, a directory that vanished) failed.
     #[error("{path}: {source}")]
-    #[diagnostic(code(override_guard::io))]
+    #[diagnostic(code("override_guard::io"))]
     Walk {
         path: String,
         #[source]
@@ -36,17 +38,17 @@ pub enum Error {
     },
 
     #[error("{path}: not a directory")]
-    #[diagnostic(code(override_guard::not_a_directory))]
+    #[diagnostic(code("override_guard::not_a_directory"))]
     NotADirectory { path: String },
 
     #[error("{path}: is a directory")]
-    #[diagnostic(code(override_guard::is_a_directory))]
+    #[diagnostic(code("override_guard::is_a_directory"))]
     IsADirectory { path: String },
 
     /// A FIFO, a socket or a device where a configuration file was expected.
     #[error("{path}: not a regular file; not read")]
     #[diagnostic(
-        code(override_guard::not_a_file),
+        code("override_guard::not_a_file"),
         help("reading a FIFO or a device could block or never end")
     )]
     NotAFile { path: String },
@@ -54,7 +56,7 @@ pub enum Error {
     /// A directory the user named resolves outside the repository.
     #[error("{path}: a symbolic link to a directory outside the repository; not read")]
     #[diagnostic(
-        code(override_guard::link_outside),
+        code("override_guard::link_outside"),
         help("what a repository links to outside itself is not its content")
     )]
     DirectoryLinkOutside { path: String },
@@ -62,7 +64,7 @@ pub enum Error {
     /// A configuration file is a link leading out of the repository.
     #[error("{path}: {}", LINK_OUTSIDE)]
     #[diagnostic(
-        code(override_guard::link_outside),
+        code("override_guard::link_outside"),
         help("what a repository links to outside itself is not its content")
     )]
     LinkOutside { path: String },
@@ -70,7 +72,7 @@ pub enum Error {
     /// A configuration file is a link that leads nowhere: dangling, looping, or to what
     /// is not a file. Terraform fails that module ("Failed to read file"), and so do we.
     #[error("{path}: {why}")]
-    #[diagnostic(code(override_guard::broken_link))]
+    #[diagnostic(code("override_guard::broken_link"))]
     BrokenLink {
         path: String,
         why: String,
@@ -84,7 +86,7 @@ pub enum Error {
     #[error(
         "{path}: a symbolic link leading out of the repository; not read (name it with --policy to use it)"
     )]
-    #[diagnostic(code(override_guard::link_outside))]
+    #[diagnostic(code("override_guard::link_outside"))]
     PolicyLinkOutside { path: String },
 
     /// A configuration file's name is not UTF-8: Terraform would read it, so skipping it
@@ -92,12 +94,12 @@ pub enum Error {
     #[error(
         "{path}: the path is not valid UTF-8: override-guard cannot judge the module Terraform would load; rename it"
     )]
-    #[diagnostic(code(override_guard::path_not_utf8))]
+    #[diagnostic(code("override_guard::path_not_utf8"))]
     PathNotUtf8 { path: String },
 
     /// A policy file or a baseline is not UTF-8 text.
     #[error("{path}: not UTF-8")]
-    #[diagnostic(code(override_guard::not_utf8))]
+    #[diagnostic(code("override_guard::not_utf8"))]
     NotUtf8 {
         path: String,
         #[source]
@@ -106,22 +108,22 @@ pub enum Error {
 
     /// In-memory sources (tests, content not on disk) have no such file.
     #[error("{path}: no such file")]
-    #[diagnostic(code(override_guard::no_such_file))]
+    #[diagnostic(code("override_guard::no_such_file"))]
     NoSuchFile { path: String },
 
     /// A git state (`the index`, a revision) does not hold the file asked for.
     #[error("{path}: not in {state}")]
-    #[diagnostic(code(override_guard::git::missing))]
+    #[diagnostic(code("override_guard::git::missing"))]
     NotInState { path: String, state: String },
 
     /// A file of a git state was asked for before its module's blobs were read.
     #[error("{path}: not loaded from {state}")]
-    #[diagnostic(code(override_guard::git::not_loaded))]
+    #[diagnostic(code("override_guard::git::not_loaded"))]
     NotLoaded { path: String, state: String },
 
     #[error("{path}: not in a git repository ({})", brief(.source))]
     #[diagnostic(
-        code(override_guard::git::no_repository),
+        code("override_guard::git::no_repository"),
         help("`--staged`, `--rev`, `check` and `diff` read git: run them inside a repository")
     )]
     NotARepository {
@@ -132,7 +134,7 @@ pub enum Error {
 
     #[error("{rev}: unknown revision ({})", brief(.source))]
     #[diagnostic(
-        code(override_guard::git::unknown_revision),
+        code("override_guard::git::unknown_revision"),
         help("name a branch, a tag, a commit id or an expression such as `HEAD~1`")
     )]
     UnknownRevision {
@@ -142,17 +144,17 @@ pub enum Error {
     },
 
     #[error("{rev}: not a commit")]
-    #[diagnostic(code(override_guard::git::not_a_commit))]
+    #[diagnostic(code("override_guard::git::not_a_commit"))]
     NotACommit { rev: String },
 
     #[error("{rev}: not a tree, commit or tag")]
-    #[diagnostic(code(override_guard::git::not_a_tree))]
+    #[diagnostic(code("override_guard::git::not_a_tree"))]
     NotATree { rev: String },
 
     /// `A...B` of two revisions that share no history.
     #[error("{range}: no common ancestor")]
     #[diagnostic(
-        code(override_guard::git::no_merge_base),
+        code("override_guard::git::no_merge_base"),
         help("`A..B` compares the two revisions themselves")
     )]
     NoMergeBase { range: String },
@@ -160,7 +162,7 @@ pub enum Error {
     /// Any other failure of git: an object or an index that cannot be read. Only the
     /// first line is shown: the rest of a gix error's chain repeats the context.
     #[error("{path}: {}", brief(.source))]
-    #[diagnostic(code(override_guard::git))]
+    #[diagnostic(code("override_guard::git"))]
     Git {
         path: String,
         #[source]
@@ -171,12 +173,12 @@ pub enum Error {
     #[error(
         "{path}: a bare repository has no index or worktree; read a revision instead (`audit --rev REV`, `show --rev REV`, `diff A B`)"
     )]
-    #[diagnostic(code(override_guard::git::bare))]
+    #[diagnostic(code("override_guard::git::bare"))]
     BareIndex { path: String },
 
     /// The worktree was asked for in a bare repository.
     #[error("{path}: a bare repository has no worktree")]
-    #[diagnostic(code(override_guard::git::bare))]
+    #[diagnostic(code("override_guard::git::bare"))]
     BareWorktree { path: String },
 
     /// Configuration files with conflicts in the index (`paths`, comma-separated): what
@@ -184,52 +186,52 @@ pub enum Error {
     #[error(
         "{paths}: unmerged (a merge or rebase is in progress): resolve the conflict and stage the result first"
     )]
-    #[diagnostic(code(override_guard::git::unmerged))]
+    #[diagnostic(code("override_guard::git::unmerged"))]
     Unmerged { paths: String },
 
     /// Only one end of `--from-ref/--to-ref` (or of the framework's variables).
     #[error("--from-ref/--to-ref: name both ends of the range, or neither")]
     #[diagnostic(
-        code(override_guard::usage),
+        code("override_guard::usage"),
         help("PRE_COMMIT_FROM_REF and PRE_COMMIT_TO_REF stand in for the flags")
     )]
     HalfRange,
 
     #[error("{revs}: at most two revisions")]
     #[diagnostic(
-        code(override_guard::usage),
+        code("override_guard::usage"),
         help("`diff` takes no revision, `A`, `A B`, `A..B` or `A...B`")
     )]
     TooManyRevisions { revs: String },
 
     /// A path the user named lies outside the repository's working tree.
     #[error("{path}: outside the repository's working tree")]
-    #[diagnostic(code(override_guard::usage))]
+    #[diagnostic(code("override_guard::usage"))]
     OutsideWorktree { path: String },
 
     /// A file the hook must read from git (a baseline) lies outside the repository.
     #[error("{path}: outside the repository")]
-    #[diagnostic(code(override_guard::usage))]
+    #[diagnostic(code("override_guard::usage"))]
     OutsideRepository { path: String },
 
     /// Directories of two repositories in one run: paths are relative to one root.
     #[error("{path}: not in the same git repository as {first}: name one repository at a time")]
-    #[diagnostic(code(override_guard::usage))]
+    #[diagnostic(code("override_guard::usage"))]
     OtherRepository { path: String, first: String },
 
     /// A path given to `fold` that names no file (`..`, `/`).
     #[error("{path}: not a file name")]
-    #[diagnostic(code(override_guard::usage))]
+    #[diagnostic(code("override_guard::usage"))]
     NotAFileName { path: String },
 
     /// A directory given to `fold`, which takes files.
     #[error("{path}: a directory; name the override files to fold")]
-    #[diagnostic(code(override_guard::usage))]
+    #[diagnostic(code("override_guard::usage"))]
     FoldDirectory { path: String },
 
     #[error("{path}: no Terraform or OpenTofu configuration files here")]
     #[diagnostic(
-        code(override_guard::no_configuration),
+        code("override_guard::no_configuration"),
         help("a module is a directory holding `.tf`, `.tf.json`, `.tofu` or `.tofu.json` files")
     )]
     NoConfiguration { path: String },
@@ -240,11 +242,11 @@ pub enum Error {
         "{path}: no Terraform or OpenTofu configuration files here; its modules are in subdirectories: {} (show one of them, or audit them all with `override-guard audit {dir}`)",
         listed(.modules)
     )]
-    #[diagnostic(code(override_guard::no_configuration))]
+    #[diagnostic(code("override_guard::no_configuration"))]
     ModulesBelow { path: String, modules: Vec<String>, dir: String },
 
     #[error("{path}: cannot read the baseline: {source}")]
-    #[diagnostic(code(override_guard::baseline))]
+    #[diagnostic(code("override_guard::baseline"))]
     ReadBaseline {
         path: String,
         #[source]
@@ -254,7 +256,7 @@ pub enum Error {
     /// A baseline that does not parse; `message` says where and why.
     #[error("{path}: {message}")]
     #[diagnostic(
-        code(override_guard::baseline),
+        code("override_guard::baseline"),
         help("`override-guard audit --write-baseline FILE` writes a new one")
     )]
     BadBaseline { path: String, message: String },
@@ -263,29 +265,29 @@ pub enum Error {
     #[error(
         "{path}: not in {state}: the hook reads the baseline from what it judges; stage it (`git add`)"
     )]
-    #[diagnostic(code(override_guard::baseline))]
+    #[diagnostic(code("override_guard::baseline"))]
     BaselineNotStaged { path: String, state: String },
 
     /// Renaming over a link would replace the link, not what it points at.
     #[error(
         "{path}: a symbolic link: nothing is written through links; edit the file it points to"
     )]
-    #[diagnostic(code(override_guard::write))]
+    #[diagnostic(code("override_guard::write"))]
     WriteThroughLink { path: String },
 
     #[error("{path}: not a regular file")]
-    #[diagnostic(code(override_guard::write))]
+    #[diagnostic(code("override_guard::write"))]
     WriteNotAFile { path: String },
 
     /// The file changed between planning and writing: the plan is stale.
     #[error(
         "{path}: changed while override-guard was reading it; nothing was written, run it again"
     )]
-    #[diagnostic(code(override_guard::write))]
+    #[diagnostic(code("override_guard::write"))]
     ChangedMeanwhile { path: String },
 
     #[error("{path}: cannot write a temporary file beside it: {source}")]
-    #[diagnostic(code(override_guard::write))]
+    #[diagnostic(code("override_guard::write"))]
     TempFile {
         path: String,
         #[source]
@@ -293,7 +295,7 @@ pub enum Error {
     },
 
     #[error("{path}: cannot replace it: {source}")]
-    #[diagnostic(code(override_guard::write))]
+    #[diagnostic(code("override_guard::write"))]
     Replace {
         path: String,
         #[source]
@@ -301,7 +303,7 @@ pub enum Error {
     },
 
     #[error("{path}: cannot delete it: {source}")]
-    #[diagnostic(code(override_guard::write))]
+    #[diagnostic(code("override_guard::write"))]
     Delete {
         path: String,
         #[source]
@@ -311,15 +313,14 @@ pub enum Error {
     /// Writing the report failed (a full disk, a closed file): a cut-short report must not
     /// pass for a whole one.
     #[error("standard output: the output could not be written whole: {source}")]
-    #[diagnostic(code(override_guard::io))]
+    #[diagnostic(code("override_guard::io"))]
     Stdout {
         #[source]
         source: Arc<io::Error>,
     },
 
     /// The language server could not speak with its editor (a broken stream, a first
-    /// message that is not `initialize`). The code is written as text: as a path it
-    /// reads like an import of the language server, which imports this file.
+    /// message that is not `initialize`).
     #[error("language server: {message}")]
     #[diagnostic(code("override_guard::lsp"))]
     Protocol { message: String },
@@ -327,7 +328,7 @@ pub enum Error {
     /// `flatten`, `scan` or `remap` asked for something they cannot do (an output
     /// directory that holds the tree, a command without `{}`, a report that is not SARIF).
     #[error("{message}")]
-    #[diagnostic(code(override_guard::usage))]
+    #[diagnostic(code("override_guard::usage"))]
     Usage { message: String },
 }
 

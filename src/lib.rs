@@ -90,4 +90,3 @@ pub mod terraform;
 pub mod vars;
 
 pub use app::command_line;
-pub use error::Error;

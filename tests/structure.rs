@@ -325,10 +325,10 @@ fn root() -> &'static Path {
 
 #[test]
 fn no_file_imports_a_file_that_imports_it_back() {
-    for src in ["src", "crates/hcl/src"] {
+    for (src, at_least) in [("src", 300), ("crates/hcl/src", 20)] {
         let mut arrows = arrows(&root().join(src));
         let total: usize = arrows.values().map(BTreeSet::len).sum();
-        assert!(total > 40, "{src}: the imports were not read ({total} arrows)");
+        assert!(total >= at_least, "{src}: the imports were not read ({total} arrows)");
         // Every circle, each named once: the arrow that closes one is taken away to look on.
         let mut circles = vec![];
         while let Some(circle) = a_circle(&arrows) {

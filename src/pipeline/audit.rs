@@ -1,5 +1,5 @@
 //! The judging of a source's modules, for every command and the language server: each
-//! module loaded (see [`super::load`]), judged by the policy that governs it, with
+//! module loaded (see `load.rs`), judged by the policy that governs it, with
 //! suppressions and exceptions. Pure: modules come in through a source, findings go out.
 
 use std::collections::BTreeMap;
