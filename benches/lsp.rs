@@ -7,6 +7,8 @@
 //! diagnostics of every file and answers the hints.
 //!
 //! `cargo bench --bench lsp [-- --keys N]`; prints the median and the 95th percentile.
+// A test binary has no surface: its `pub` items are shared between its own files.
+#![allow(unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
 
 use std::fmt::Write as _;

@@ -8,6 +8,8 @@
 //! - `SIZE`: module counts (default 1000 and 10000);
 //! - `--keep DIR`: write the corpora under DIR and leave them there;
 //! - `--checkov PATH`: also time `checkov -d DIR --framework terraform` on each corpus.
+// A test binary has no surface: its `pub` items are shared between its own files.
+#![allow(unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
 
 use std::path::{Path, PathBuf};

@@ -9,7 +9,7 @@ use crate::terraform::discover::Engine;
 /// Guards Terraform and OpenTofu repositories against the quiet danger of override files.
 #[derive(Debug, Parser)]
 #[command(name = "override-guard", version, about, propagate_version = true)]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Command,
 
@@ -21,7 +21,7 @@ pub struct Cli {
 impl Cli {
     /// Parses the command line, keeping the order of `vars`' `--var` and `--var-file`
     /// arguments (Terraform lets a later one win).
-    pub fn parse_ordered() -> Cli {
+    pub(crate) fn parse_ordered() -> Cli {
         use clap::{CommandFactory, FromArgMatches};
         let matches = Cli::command().get_matches();
         let mut cli = match Cli::from_arg_matches(&matches) {
@@ -51,7 +51,7 @@ impl Cli {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Print the effective configuration of one module, with where every value came from.
     #[command(
         after_help = "Examples:\n  override-guard show examples/app\n  override-guard show examples/envs/prod --format tf-json"
@@ -297,7 +297,7 @@ pub enum Command {
 
 /// Where `show` and `audit` read from: the worktree unless told otherwise.
 #[derive(Clone, Debug, Default, clap::Args)]
-pub struct FromArgs {
+pub(crate) struct FromArgs {
     /// Read the staged content (the git index) instead of the worktree.
     #[arg(long, conflicts_with = "rev")]
     pub staged: bool,
@@ -308,7 +308,7 @@ pub struct FromArgs {
 
 /// Options every policy-evaluating command shares.
 #[derive(Clone, Debug, Default, clap::Args)]
-pub struct PolicyArgs {
+pub(crate) struct PolicyArgs {
     /// The policy file (default: .override-guard.toml in the directory or the nearest
     /// parent up to the repository root; else the built-in default).
     #[arg(long, value_name = "PATH")]
@@ -336,7 +336,7 @@ pub struct PolicyArgs {
 
 /// Adopting the tool on a repository that already has findings.
 #[derive(Clone, Debug, Default, clap::Args)]
-pub struct BaselineArgs {
+pub(crate) struct BaselineArgs {
     /// Report only findings that FILE (written by `audit --write-baseline`) does not
     /// record. For `check`, FILE is read from what is judged (the index, or the end of
     /// the range), like the policy.
@@ -345,7 +345,7 @@ pub struct BaselineArgs {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum VarsFormat {
+pub(crate) enum VarsFormat {
     /// One block per variable: its value, where it comes from, what it overrides.
     Human,
     /// override-guard's JSON view of the same.
@@ -354,13 +354,13 @@ pub enum VarsFormat {
 
 /// One `--var` or `--var-file` argument, in command-line order.
 #[derive(Clone, Debug, PartialEq)]
-pub enum VarArg {
+pub(crate) enum VarArg {
     Var(String),
     File(PathBuf),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ShowFormat {
+pub(crate) enum ShowFormat {
     /// Native syntax, loadable as one main.tf, with provenance comments.
     Hcl,
     /// Terraform's JSON syntax, loadable as one main.tf.json.
@@ -372,7 +372,7 @@ pub enum ShowFormat {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ReportFormat {
+pub(crate) enum ReportFormat {
     /// Drawings of the source lines each finding names (miette).
     Human,
     /// `path:line:col: level[rule]: message`, one finding a line.
@@ -393,7 +393,7 @@ pub enum ReportFormat {
 
 /// How `scan` and `remap` print the scanner's findings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ScanFormat {
+pub(crate) enum ScanFormat {
     /// The scanner's SARIF log, its locations on your files.
     Sarif,
     /// `path:line:col: level[rule]: message`, one finding a line.
@@ -403,7 +403,7 @@ pub enum ScanFormat {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Color {
+pub(crate) enum Color {
     Auto,
     Always,
     Never,

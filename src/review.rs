@@ -14,7 +14,7 @@ use crate::report::{self, Style, clean, clean_line, findings};
 
 /// One module whose configuration files differ between the two sides.
 #[derive(Debug)]
-pub struct ModuleChange {
+pub(crate) struct ModuleChange {
     /// The module directory (as shown to the user).
     pub dir: String,
     /// The configuration files that differ.
@@ -30,7 +30,7 @@ pub struct ModuleChange {
 impl ModuleChange {
     /// Did the effective configuration change (not just the files)? Provenance comments
     /// that only moved (`# ← override.tf:5` → `:6`) are no change.
-    pub fn effective_changed(&self) -> bool {
+    pub(crate) fn effective_changed(&self) -> bool {
         match (&self.before, &self.after) {
             (Some(a), Some(b)) => {
                 a.lines().map(without_line_numbers).ne(b.lines().map(without_line_numbers))
@@ -51,7 +51,7 @@ impl ModuleChange {
 
 /// The effective configuration as `show` prints it; for a module the engine rejects,
 /// its errors instead (there is no effective configuration to show).
-pub fn effective_text(m: &Module) -> String {
+pub(crate) fn effective_text(m: &Module) -> String {
     if m.has_errors() {
         let mut out = format!("# {} rejects this module:\n", m.engine.name());
         for d in m.diagnostics.iter().filter(|d| d.is_error()) {
@@ -66,7 +66,7 @@ pub fn effective_text(m: &Module) -> String {
 
 /// The findings of `after` that `before` does not have (counted: a second identical
 /// finding is new even if one like it existed).
-pub fn introduced(before: &[Finding], after: Vec<Finding>) -> Vec<Finding> {
+pub(crate) fn introduced(before: &[Finding], after: Vec<Finding>) -> Vec<Finding> {
     let mut seen: HashMap<String, usize> = HashMap::new();
     for f in before {
         *seen.entry(fingerprint::key(f)).or_default() += 1;
@@ -109,7 +109,7 @@ fn without_line_numbers(line: &str) -> std::borrow::Cow<'_, str> {
 /// names. Lines are matched without their provenance line numbers, so a comment added at
 /// the top of an override file does not mark every overridden value as changed; the
 /// lines printed are the real ones.
-pub fn unified(before: &str, after: &str, old: &str, new: &str) -> String {
+pub(crate) fn unified(before: &str, after: &str, old: &str, new: &str) -> String {
     let a: Vec<&str> = before.lines().collect();
     let b: Vec<&str> = after.lines().collect();
     let na: Vec<_> = a.iter().map(|l| without_line_numbers(l)).collect();
@@ -118,7 +118,7 @@ pub fn unified(before: &str, after: &str, old: &str, new: &str) -> String {
 }
 
 /// A unified diff of two texts as they are (`fix` and `fold` show what they would write).
-pub fn unified_text(before: &str, after: &str, old: &str, new: &str) -> String {
+pub(crate) fn unified_text(before: &str, after: &str, old: &str, new: &str) -> String {
     let a: Vec<&str> = before.lines().collect();
     let b: Vec<&str> = after.lines().collect();
     unified_keyed(&a, &b, &a, &b, old, new)
@@ -197,7 +197,7 @@ fn paint(line: &str, color: bool) -> String {
 /// The review report: per module, the effective-configuration diff, then the findings
 /// the change introduces and resolves; last, the modules whose files changed but whose
 /// effective configuration did not.
-pub fn human(changes: &[ModuleChange], sides: (&str, &str), style: Style) -> String {
+pub(crate) fn human(changes: &[ModuleChange], sides: (&str, &str), style: Style) -> String {
     let mut out = String::new();
     let (old, new) = sides;
     for c in changes.iter().filter(|c| c.effective_changed()) {
@@ -265,7 +265,7 @@ fn one_line(f: &Finding) -> String {
 }
 
 /// The closing line: how many modules changed, and the findings balance.
-pub fn summary(changes: &[ModuleChange]) -> String {
+pub(crate) fn summary(changes: &[ModuleChange]) -> String {
     let effective = changes.iter().filter(|c| c.effective_changed()).count();
     let new: Vec<Finding> = changes.iter().flat_map(|c| c.introduced.iter().cloned()).collect();
     let gone: usize = changes.iter().map(|c| c.resolved.len()).sum();
@@ -285,7 +285,7 @@ pub fn summary(changes: &[ModuleChange]) -> String {
 }
 
 /// The machine-readable review (schema version 1, documented in the README).
-pub fn json(changes: &[ModuleChange], sides: (&str, &str)) -> String {
+pub(crate) fn json(changes: &[ModuleChange], sides: (&str, &str)) -> String {
     let finding = |f: &Finding| {
         let (line, column) = f.primary.start_line_col();
         json!({

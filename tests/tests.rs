@@ -2,6 +2,8 @@
 //! machine, in one binary (see Cargo.toml `[[test]]`; the fixture suites are
 //! `tests/cases/`, one named test per case; the tests that need an outside tool, minutes
 //! of CPU or a user other than root are `tests/machine/`, reported ignored where they cannot run).
+// A test binary has no surface: its `pub` items are shared between its own files.
+#![allow(unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
 
 mod adopt;

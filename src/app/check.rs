@@ -37,7 +37,7 @@ use crate::terraform::discover::{self, Engine};
 
 /// `--from-ref A --to-ref B`: judge what the range changes, at `B`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Range {
+pub(super) struct Range {
     pub from: String,
     pub to: String,
 }
@@ -46,7 +46,10 @@ impl Range {
     /// The command line's refs, else the pre-commit framework's (`PRE_COMMIT_FROM_REF`,
     /// `PRE_COMMIT_TO_REF`, exported for every hook of `pre-commit run --from-ref A
     /// --to-ref B` and of the pre-push stage).
-    pub fn from_args(from: Option<&str>, to: Option<&str>) -> Result<Option<Range>, error::Error> {
+    pub(super) fn from_args(
+        from: Option<&str>,
+        to: Option<&str>,
+    ) -> Result<Option<Range>, error::Error> {
         let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
         let from = from.map(str::to_string).or_else(|| env("PRE_COMMIT_FROM_REF"));
         let to = to.map(str::to_string).or_else(|| env("PRE_COMMIT_TO_REF"));
@@ -59,7 +62,7 @@ impl Range {
 }
 
 /// One run of the hook.
-pub struct Hook<'a> {
+pub(super) struct Hook<'a> {
     pub files: &'a [PathBuf],
     pub new_only: bool,
     pub format: ReportFormat,
@@ -95,7 +98,7 @@ impl Change {
 }
 
 impl Hook<'_> {
-    pub fn run(&self) -> Result<Outcome, error::Error> {
+    pub(super) fn run(&self) -> Result<Outcome, error::Error> {
         let Some(levels) = cli_levels(self.args) else { return Ok(Outcome::Error) };
         let ws = Workspace::repository()?;
         let Some(git) = ws.git.as_ref() else { return Ok(Outcome::Error) };

@@ -23,13 +23,13 @@ use crate::terraform::discover::Engine;
 
 /// What to do with a plan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
+pub(super) enum Mode {
     Write,
     DryRun,
     Check,
 }
 
-pub fn fix(
+pub(super) fn fix(
     path: &Path,
     mode: Mode,
     allow_dirty: bool,
@@ -116,7 +116,7 @@ pub fn fix(
     }
 }
 
-pub fn fold(
+pub(super) fn fold(
     files: &[PathBuf],
     dry_run: bool,
     allow_dirty: bool,

@@ -18,7 +18,7 @@ use crate::terraform::discover::Engine;
 
 /// The map's name, in the flattened tree's root. Scanners do not read it (a hidden JSON
 /// file is nobody's configuration).
-pub const MAP_FILE: &str = ".override-guard-map.json";
+pub(super) const MAP_FILE: &str = ".override-guard-map.json";
 
 /// What writing a tree did, for the summary line.
 #[derive(Default)]

@@ -15,7 +15,7 @@ use crate::flatten::remap::{self, TreeMap};
 use crate::report;
 use crate::terraform::discover::Engine;
 
-pub fn flatten(
+pub(super) fn flatten(
     paths: &[PathBuf],
     out: &Path,
     force: bool,
@@ -79,7 +79,7 @@ impl Drop for TempDir {
     }
 }
 
-pub fn scan(
+pub(super) fn scan(
     path: &Path,
     command: &[String],
     format: ScanFormat,
@@ -196,7 +196,11 @@ fn read_report(p: &Path) -> Result<String, error::Error> {
     }
 }
 
-pub fn remap_cmd(sarif: &Path, tree: &Path, format: ScanFormat) -> Result<Outcome, error::Error> {
+pub(super) fn remap_cmd(
+    sarif: &Path,
+    tree: &Path,
+    format: ScanFormat,
+) -> Result<Outcome, error::Error> {
     let shown = tree.display().to_string();
     let map_path = tree.join(MAP_FILE);
     let text = std::fs::read_to_string(&map_path)

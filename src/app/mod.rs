@@ -33,7 +33,7 @@ mod progress;
 mod show;
 mod sources;
 mod vars;
-pub mod workspace;
+pub(crate) mod workspace;
 mod write;
 
 use audit::{Baselines, audit_cmd};
@@ -41,7 +41,7 @@ use diff::diff;
 use explain::{explain, man};
 use init::init;
 use lsp::lsp;
-pub use outcome::Outcome;
+pub(crate) use outcome::Outcome;
 use output::{COLOR, QUIET, STDOUT_ERROR, report_format, use_color, write_out};
 use show::show;
 use vars::vars_cmd;
@@ -84,7 +84,7 @@ pub fn command_line() -> std::process::ExitCode {
 /// Runs a parsed command line. A report that could not be written whole (a full disk, a
 /// closed file) is an error even when the run itself succeeded: a cut-short SARIF file
 /// must not pass for a clean one.
-pub fn run(cli: &Cli) -> Result<Outcome, error::Error> {
+pub(crate) fn run(cli: &Cli) -> Result<Outcome, error::Error> {
     let outcome = dispatch(cli)?;
     match STDOUT_ERROR.lock().map(|mut e| e.take()) {
         Ok(Some(e)) => Err(error::Error::Stdout { source: std::sync::Arc::new(e) }),

@@ -4,7 +4,7 @@ use crate::policy::{Finding, Tally};
 
 /// What a run ends with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     Clean,
     Findings,
     Error,
@@ -14,7 +14,7 @@ pub enum Outcome {
 
 impl Outcome {
     /// The process's exit status.
-    pub fn code(self) -> u8 {
+    pub(crate) fn code(self) -> u8 {
         match self {
             Outcome::Clean => 0,
             Outcome::Findings => 1,
@@ -25,7 +25,7 @@ impl Outcome {
 }
 
 /// 1 when a finding is at deny level (or a warning, with `--deny-warnings`).
-pub fn outcome(findings: &[Finding], deny_warnings: bool) -> Outcome {
+pub(super) fn outcome(findings: &[Finding], deny_warnings: bool) -> Outcome {
     let t = Tally::of(findings);
     if t.deny > 0 || (deny_warnings && t.warn > 0) { Outcome::Findings } else { Outcome::Clean }
 }

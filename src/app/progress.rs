@@ -10,14 +10,14 @@ use super::output::QUIET;
 
 /// A progress bar on stderr, shown only on a terminal and only once a run takes longer
 /// than a moment; never in pipes or CI.
-pub struct Bar {
+pub(super) struct Bar {
     bar: Option<ProgressBar>,
     started: Instant,
     shown: AtomicBool,
 }
 
 impl Bar {
-    pub fn new() -> Bar {
+    pub(super) fn new() -> Bar {
         let tty = std::io::stderr().is_terminal()
             && !QUIET.load(Ordering::Relaxed)
             && std::env::var_os("CI").is_none()

@@ -15,7 +15,7 @@ use crate::source::{Git, WorktreeSource, join};
 
 /// A directory the user named.
 #[derive(Clone, Debug)]
-pub struct Target {
+pub(crate) struct Target {
     /// As they wrote it, as a display prefix (`examples`, `""` for `.`).
     pub typed: String,
     /// The same directory as a path of the run.
@@ -23,7 +23,7 @@ pub struct Target {
 }
 
 /// The root, the targets, and the repository when there is one.
-pub struct Workspace {
+pub(crate) struct Workspace {
     pub git: Option<Git>,
     pub root: PathBuf,
     pub targets: Vec<Target>,
@@ -31,7 +31,7 @@ pub struct Workspace {
 
 impl Workspace {
     /// Directories on disk. Each must exist and be a directory; errors name it as written.
-    pub fn worktree(paths: &[PathBuf]) -> Result<Workspace, error::Error> {
+    pub(crate) fn worktree(paths: &[PathBuf]) -> Result<Workspace, error::Error> {
         let mut named = Vec::new();
         for p in paths {
             let typed = display_root(p);
@@ -75,7 +75,7 @@ impl Workspace {
 
     /// The git repository of the first path (or of the working directory), for reading its
     /// index or a revision. Paths need not exist on disk (a module deleted since).
-    pub fn git(paths: &[PathBuf]) -> Result<Workspace, error::Error> {
+    pub(crate) fn git(paths: &[PathBuf]) -> Result<Workspace, error::Error> {
         let first = paths.first().map_or(Path::new("."), PathBuf::as_path);
         let git = Git::discover(existing_dir(first))?;
         let root = match git.workdir() {
@@ -95,7 +95,7 @@ impl Workspace {
     }
 
     /// The repository of the working directory: the hook and the review name no path.
-    pub fn repository() -> Result<Workspace, error::Error> {
+    pub(crate) fn repository() -> Result<Workspace, error::Error> {
         let mut ws = Workspace::git(&[])?;
         ws.targets = vec![Target { typed: String::new(), scope: String::new() }];
         Ok(ws)
@@ -103,7 +103,7 @@ impl Workspace {
 
     /// The worktree below the targets (each target with its subdirectories, or only the
     /// target itself), with the files git does not track marked as local-only.
-    pub fn worktree_source(&self, recursive: bool) -> Result<WorktreeSource, error::Error> {
+    pub(crate) fn worktree_source(&self, recursive: bool) -> Result<WorktreeSource, error::Error> {
         let scopes =
             self.targets.iter().map(|t| Scope { dir: t.scope.clone(), recursive }).collect();
         let repo = self.git.as_ref().map(|_| self.root.clone());
@@ -127,18 +127,18 @@ impl Workspace {
     }
 
     /// The target directories, as paths of the run.
-    pub fn scopes(&self) -> Vec<String> {
+    pub(crate) fn scopes(&self) -> Vec<String> {
         self.targets.iter().map(|t| t.scope.clone()).collect()
     }
 
     /// Is a path of the run inside one of the targets (each with everything below it)?
-    pub fn covers(&self, path: &str) -> bool {
+    pub(crate) fn covers(&self, path: &str) -> bool {
         self.targets.iter().any(|t| under(path, &t.scope))
     }
 
     /// `--policy PATH`: the file on disk, for every module; its globs are relative to its
     /// directory.
-    pub fn fixed_policy(&self, file: &Path) -> Result<PolicyFile, error::Error> {
+    pub(crate) fn fixed_policy(&self, file: &Path) -> Result<PolicyFile, error::Error> {
         let shown = shown_path(file);
         let text = std::fs::read_to_string(file).map_err(|e| error::Error::io(shown.clone(), e))?;
         let real = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
@@ -159,7 +159,7 @@ impl Workspace {
 
     /// How this run's paths are shown: under the name the user gave each target, else
     /// relative to the working directory.
-    pub fn shown(&self) -> Shown {
+    pub(crate) fn shown(&self) -> Shown {
         let mut targets: Vec<(String, String)> =
             self.targets.iter().map(|t| (t.scope.clone(), t.typed.clone())).collect();
         targets.sort_by_key(|(scope, _)| std::cmp::Reverse(scope.len()));
@@ -171,7 +171,7 @@ impl Workspace {
 /// the user named them (or relative to the working directory); `github` and `sarif` name
 /// files from the repository's root, from any working directory, as GitHub expects.
 #[derive(Clone, Debug)]
-pub struct Shown {
+pub(crate) struct Shown {
     root: PathBuf,
     targets: Vec<(String, String)>,
     /// The hook and the review show paths from the repository's root.
@@ -181,12 +181,12 @@ pub struct Shown {
 
 impl Shown {
     /// Paths as they are: relative to the repository's root.
-    pub fn repository() -> Shown {
+    pub(crate) fn repository() -> Shown {
         Shown { root: PathBuf::new(), targets: Vec::new(), identity: true, in_repo: true }
     }
 
     /// A path of the run, for people.
-    pub fn path(&self, p: &str) -> String {
+    pub(crate) fn path(&self, p: &str) -> String {
         if self.identity {
             return p.to_string();
         }
@@ -203,7 +203,7 @@ impl Shown {
     }
 
     /// A path of the run as a report format wants it.
-    pub fn path_for(&self, p: &str, format: ReportFormat) -> String {
+    pub(crate) fn path_for(&self, p: &str, format: ReportFormat) -> String {
         match format {
             // The formats CI services read: from the repository's root, as they resolve
             // paths; SARIF and GitLab share the paths fingerprints and baselines are made of.
@@ -221,7 +221,12 @@ impl Shown {
     }
 
     /// Rewrites the paths of findings and of a summary for a report format.
-    pub fn apply(&self, findings: &mut [Finding], summary: &mut Summary, format: ReportFormat) {
+    pub(crate) fn apply(
+        &self,
+        findings: &mut [Finding],
+        summary: &mut Summary,
+        format: ReportFormat,
+    ) {
         for f in findings {
             for site in std::iter::once(&mut f.primary).chain(f.related.iter_mut()) {
                 site.path = self.path_for(&site.path, format);
@@ -236,7 +241,7 @@ impl Shown {
     }
 
     /// An error about a path of the run, with the path as the user knows it.
-    pub fn error(&self, e: error::Error) -> error::Error {
+    pub(crate) fn error(&self, e: error::Error) -> error::Error {
         e.map_path(|p| self.path(p))
     }
 }
@@ -256,7 +261,7 @@ fn strip_dir<'a>(p: &'a str, dir: &str) -> Option<&'a str> {
 }
 
 /// Is `p` the directory `dir` or below it?
-pub fn under(p: &str, dir: &str) -> bool {
+pub(crate) fn under(p: &str, dir: &str) -> bool {
     strip_dir(p, dir).is_some()
 }
 
@@ -297,7 +302,7 @@ fn relative(from: &Path, to: &Path) -> String {
 
 /// A path as the user should see it: relative to the working directory when they share
 /// a directory (`../.override-guard.toml`), never resolved through links.
-pub fn shown_path(p: &Path) -> String {
+pub(crate) fn shown_path(p: &Path) -> String {
     let shown = (|| {
         let abs = lexical_absolute(p)?;
         let cwd = lexical_absolute(&std::env::current_dir().ok()?)?;
@@ -321,7 +326,7 @@ pub fn shown_path(p: &Path) -> String {
 }
 
 /// A directory the user named, as a display prefix (`examples`, or empty for `.`).
-pub fn display_root(p: &Path) -> String {
+pub(crate) fn display_root(p: &Path) -> String {
     let s = slashed(p);
     let s = s.trim_end_matches('/');
     let s = s.strip_prefix("./").unwrap_or(s);

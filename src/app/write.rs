@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// One planned change to a file on disk.
-pub struct Change {
+pub(super) struct Change {
     pub path: PathBuf,
     /// The path as the user sees it, for messages.
     pub shown: String,
@@ -22,7 +22,7 @@ pub struct Change {
 
 /// Checks that every file can be changed: a regular file (not a link: renaming over a
 /// link would replace the link, not what it points at), unchanged since it was read.
-pub fn preflight(changes: &[Change]) -> Result<(), error::Error> {
+pub(super) fn preflight(changes: &[Change]) -> Result<(), error::Error> {
     for c in changes {
         let path = || c.shown.clone();
         let meta = fs::symlink_metadata(&c.path).map_err(|e| error::Error::io(path(), e))?;
@@ -42,7 +42,7 @@ pub fn preflight(changes: &[Change]) -> Result<(), error::Error> {
 
 /// Applies the changes: every new content is written to a temporary file first, and only
 /// when all of them are written are they renamed into place (then deletions happen).
-pub fn commit(changes: &[Change]) -> Result<(), error::Error> {
+pub(super) fn commit(changes: &[Change]) -> Result<(), error::Error> {
     preflight(changes)?;
     let mut temps: Vec<(PathBuf, &Change)> = Vec::new();
     let cleanup = |temps: &[(PathBuf, &Change)]| {
@@ -76,7 +76,7 @@ pub fn commit(changes: &[Change]) -> Result<(), error::Error> {
 
 /// Writes a file the user asked for by name (a baseline), atomically: a new file, or the
 /// whole of an existing regular file replaced. A link is not written through.
-pub fn atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(super) fn atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let perms = match fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => {
             return Err(std::io::Error::other("a symbolic link: nothing is written through links"));

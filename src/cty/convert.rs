@@ -35,7 +35,7 @@ impl RunError {
 
 /// Converts `v` to the constraint `want`, as Terraform converts a variable's value:
 /// the constraint's optional-attribute defaults are applied first (not to a null value).
-pub fn convert_with_defaults(
+pub(crate) fn convert_with_defaults(
     v: &Value,
     want: &Type,
     defaults: Option<&Defaults>,
@@ -47,7 +47,7 @@ pub fn convert_with_defaults(
 }
 
 /// [`convert_with_defaults`] with the error's path and message apart.
-pub fn convert_error_with_defaults(
+pub(crate) fn convert_error_with_defaults(
     v: &Value,
     want: &Type,
     defaults: Option<&Defaults>,
@@ -60,14 +60,14 @@ pub fn convert_error_with_defaults(
 
 /// go-cty's `convert.Convert`: the converted value, or the error text Terraform prints after
 /// "…type constraint: " (with the cty path where the value failed).
-pub fn convert(v: &Value, want: &Type) -> Result<Value, String> {
+pub(crate) fn convert(v: &Value, want: &Type) -> Result<Value, String> {
     convert_error(v, want)
         .map_err(|(path, msg)| if path.is_empty() { msg } else { format!("{path}: {msg}") })
 }
 
 /// [`convert`] with the error's cty path and message apart: Terraform prints input-variable
 /// errors without the path.
-pub fn convert_error(v: &Value, want: &Type) -> Result<Value, (String, String)> {
+pub(super) fn convert_error(v: &Value, want: &Type) -> Result<Value, (String, String)> {
     let got = v.ty();
     if got == *want {
         return Ok(v.clone());

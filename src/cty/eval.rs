@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 /// An evaluation error, with Terraform's summary and detail.
 #[derive(Clone, Debug, PartialEq)]
-pub struct EvalError {
+pub(crate) struct EvalError {
     pub summary: String,
     pub detail: String,
 }
@@ -34,7 +34,7 @@ impl Bindings {
 
 /// Evaluates an expression given as HCL source text. A syntax error is the first of
 /// Terraform's diagnostics for it.
-pub fn eval_source(src: &str) -> Result<Value, EvalError> {
+pub(crate) fn eval_source(src: &str) -> Result<Value, EvalError> {
     let (expr, errors) = override_guard_hcl::parse_expression(src);
     if let Some(e) = errors.into_iter().next() {
         return Err(EvalError { summary: e.summary, detail: e.detail });
@@ -43,7 +43,7 @@ pub fn eval_source(src: &str) -> Result<Value, EvalError> {
 }
 
 /// Evaluates a parsed expression.
-pub fn eval_expr(expr: &Expr) -> Result<Value, EvalError> {
+pub(crate) fn eval_expr(expr: &Expr) -> Result<Value, EvalError> {
     eval(expr, &mut Bindings::default())
 }
 

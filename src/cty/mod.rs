@@ -18,10 +18,10 @@ mod typeexpr;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Numbers live with the syntax that reads them (a number literal must parse as one).
-pub use crate::terraform::number::Number;
-pub use convert::{convert, convert_error_with_defaults, convert_with_defaults};
-pub use eval::{EvalError, eval_expr, eval_source};
-pub use typeexpr::{
+pub(crate) use crate::terraform::number::Number;
+pub(crate) use convert::{convert, convert_error_with_defaults, convert_with_defaults};
+pub(crate) use eval::{EvalError, eval_expr, eval_source};
+pub(crate) use typeexpr::{
     TypeError, TypeSpec, parse_type_source, parse_type_text, type_constraint_source,
 };
 
@@ -380,7 +380,7 @@ fn go_quote(s: &str) -> String {
 
 /// Why a variable's default is invalid (spec §5.6).
 #[derive(Clone, Debug, PartialEq)]
-pub enum DefaultError {
+pub(crate) enum DefaultError {
     /// go-cty's conversion error text.
     Convert(String),
     /// The default is null and the variable has `nullable = false`.
@@ -390,7 +390,11 @@ pub enum DefaultError {
 /// Terraform's check of a variable's default (`decodeVariableBlock`): optional-attribute
 /// defaults applied (unless the value is null), the value converted to the constraint, and
 /// a null refused when the variable is not nullable. Returns the value Terraform stores.
-pub fn check_default(spec: &TypeSpec, v: &Value, nullable: bool) -> Result<Value, DefaultError> {
+pub(crate) fn check_default(
+    spec: &TypeSpec,
+    v: &Value,
+    nullable: bool,
+) -> Result<Value, DefaultError> {
     let v = convert_with_defaults(v, &spec.ty, spec.defaults.as_ref())
         .map_err(DefaultError::Convert)?;
     if !nullable && v.is_null() {

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// A type expression Terraform rejects, with its diagnostic texts.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TypeError {
+pub(crate) struct TypeError {
     pub summary: String,
     pub detail: String,
 }
@@ -42,13 +42,13 @@ const INVALID: &str = "Invalid type specification";
 const EITHER: &str = "A type specification is either a primitive type keyword (bool, number, string) or a complex type constructor call, like list(string).";
 
 /// Parses a `type` argument written in native syntax (its source text).
-pub fn parse_type_source(src: &str) -> Result<TypeSpec, TypeError> {
+pub(crate) fn parse_type_source(src: &str) -> Result<TypeSpec, TypeError> {
     parse_type_text(src, true)
 }
 
 /// Parses a `type` argument from its text: native syntax (`native`), or the content of a
 /// JSON string, where quotes are no legacy form.
-pub fn parse_type_text(src: &str, native: bool) -> Result<TypeSpec, TypeError> {
+pub(crate) fn parse_type_text(src: &str, native: bool) -> Result<TypeSpec, TypeError> {
     let (expr, errors) = override_guard_hcl::parse_expression(src);
     if errors.is_empty() {
         return parse_type(&expr, native);
@@ -66,7 +66,7 @@ pub fn parse_type_text(src: &str, native: bool) -> Result<TypeSpec, TypeError> {
 /// With a syntax error (reported as the file was read) the type is read from what could be
 /// parsed, and what could not is no type: the error is then where parsing stopped, the
 /// range given with it (relative to `src`).
-pub fn type_constraint_source(
+pub(crate) fn type_constraint_source(
     src: &str,
 ) -> Result<(), (TypeError, Option<std::ops::Range<usize>>)> {
     let (expr, errors) = override_guard_hcl::parse_expression(src);
@@ -79,7 +79,7 @@ pub fn type_constraint_source(
 
 /// Parses a `type` argument. `native` is false for JSON syntax, where the expression is the
 /// content of a JSON string and quotes are not a legacy form.
-pub fn parse_type(expr: &Expr, native: bool) -> Result<TypeSpec, TypeError> {
+pub(super) fn parse_type(expr: &Expr, native: bool) -> Result<TypeSpec, TypeError> {
     let expr = unparen(expr);
     if native && let Some(text) = quoted_literal(expr) {
         let remove = "Terraform 0.11 and earlier required type constraints to be given in quotes, but that form is now deprecated and will be removed in a future version of Terraform. Remove the quotes around";

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use super::Finding;
 
 /// The text a finding is known by: rule, path, address and message without digits.
-pub fn key(f: &Finding) -> String {
+pub(crate) fn key(f: &Finding) -> String {
     let message: String = f.message.chars().filter(|c| !c.is_ascii_digit()).collect();
     format!(
         "{}\u{0}{}\u{0}{}\u{0}{}",
@@ -33,7 +33,7 @@ fn fnv1a(s: &str) -> u64 {
 /// The fingerprint of each finding, in order: the hash of its [`key`], then `:n` for the
 /// n-th finding with that key (two identical findings are two entries of a baseline, as
 /// GitHub numbers its own line hashes).
-pub fn all(findings: &[Finding]) -> Vec<String> {
+pub(crate) fn all(findings: &[Finding]) -> Vec<String> {
     let mut seen: HashMap<u64, usize> = HashMap::new();
     findings
         .iter()

@@ -8,7 +8,7 @@
 //! from: [`remap`] uses it to put a scanner's findings back on those files. Pure: the
 //! caller reads and writes.
 
-pub mod remap;
+pub(crate) mod remap;
 
 use std::sync::Arc;
 
@@ -23,7 +23,7 @@ use crate::terraform::{Block, Item, Span};
 /// of the user's files: lines `first..first + count` come from `line..line + count` of
 /// `path`. Most of a rewritten file is a handful of these.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Segment {
+pub(crate) struct Segment {
     pub first: usize,
     pub count: usize,
     pub path: String,
@@ -32,7 +32,7 @@ pub struct Segment {
 
 /// Lines `start..=end` (1-based) of one of the user's files.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Region {
+pub(crate) struct Region {
     pub path: String,
     pub start: usize,
     pub end: usize,
@@ -43,7 +43,7 @@ pub struct Region {
 /// Scanners report a resource's whole line range; such a finding belongs on the primary,
 /// with the overrides beside it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ChangedBlock {
+pub(crate) struct ChangedBlock {
     pub start: usize,
     pub end: usize,
     /// `resource "aws_db_instance" "main"`, as a reader finds it.
@@ -54,7 +54,7 @@ pub struct ChangedBlock {
 
 /// A file of the flattened tree whose text is not the user's file as it is.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Written {
+pub(crate) struct Written {
     /// Its path in the flattened tree (relative to the tree's root).
     pub path: String,
     /// The user's file it stands for (relative to the repository's root).
@@ -68,7 +68,7 @@ pub struct Written {
 
 /// A file of the user's that the flattened tree leaves out, and why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Dropped {
+pub(crate) struct Dropped {
     pub source: String,
     pub kind: DropKind,
     pub why: String,
@@ -77,7 +77,7 @@ pub struct Dropped {
 /// Why a file is left out of the flattened tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum DropKind {
+pub(crate) enum DropKind {
     /// An override file, folded into the files it overrides.
     Folded,
     /// A `.tf` file whose `.tofu` twin OpenTofu reads instead.
@@ -86,7 +86,7 @@ pub enum DropKind {
 
 /// What flattening does to one module.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct ModulePlan {
+pub(crate) struct ModulePlan {
     /// Files written with other content or under another name, with their line maps.
     /// Paths are the module's (relative to the repository's root); the caller moves them
     /// under the flattened tree's root.
@@ -100,7 +100,7 @@ pub struct ModulePlan {
 /// Plans one module: its override files folded into its primaries, the `.tf` files that a
 /// `.tofu` twin shadows left out, and (for OpenTofu) `.tofu` files written as `.tf`, since
 /// no scanner reads `.tofu`.
-pub fn plan(m: &Module) -> ModulePlan {
+pub(crate) fn plan(m: &Module) -> ModulePlan {
     let mut out = ModulePlan::default();
     let overrides: Vec<String> = m.override_files().map(|f| f.name().to_string()).collect();
     // The module's files after the fold: (name, text), in the module's order.
@@ -468,7 +468,7 @@ fn touched_by_override(m: &Module, b: &Block) -> bool {
 }
 
 /// `resource "aws_db_instance" "main"`.
-pub fn address(b: &Block) -> String {
+pub(crate) fn address(b: &Block) -> String {
     let mut s = b.kind.clone();
     for l in &b.labels {
         s.push_str(&format!(" {}", crate::terraform::expr::hcl_quote(l)));

@@ -15,7 +15,7 @@ use crate::fix::fold::Refusal;
 /// each line of a rewritten file comes from. `flatten` writes it beside the tree;
 /// `remap` reads it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct TreeMap {
+pub(crate) struct TreeMap {
     /// The format's version: 1.
     pub version: u32,
     /// The directory (relative to the repository's root, `""` for the root) that the
@@ -31,7 +31,7 @@ pub struct TreeMap {
 
 /// A module that is copied as it is.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Unflattened {
+pub(crate) struct Unflattened {
     pub path: String,
     /// 1-based; 0 when the reason is about the whole module.
     pub line: usize,
@@ -52,7 +52,7 @@ const SRCROOT: &str = "%SRCROOT%";
 /// directory `cwd`, or (checkov) relative to some directory above the root, so that the
 /// path starts with the root's last components. `exists` says whether a path relative
 /// to the root is a file of the tree, to choose between readings.
-pub struct Roots<'a> {
+pub(crate) struct Roots<'a> {
     pub dirs: Vec<String>,
     pub cwd: Option<String>,
     pub exists: &'a dyn Fn(&str) -> bool,
@@ -60,7 +60,7 @@ pub struct Roots<'a> {
 
 /// What remapping did, for the closing summary.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Stats {
+pub(crate) struct Stats {
     pub results: usize,
     /// Results moved onto a line an override file set.
     pub onto_overrides: usize,
@@ -85,7 +85,7 @@ impl TreeMap {
 
 impl Written {
     /// Where line `n` of this file comes from.
-    pub fn origin(&self, n: usize) -> Option<(&str, usize)> {
+    pub(crate) fn origin(&self, n: usize) -> Option<(&str, usize)> {
         self.segments
             .iter()
             .find(|s| s.first <= n && n < s.first + s.count)
@@ -100,7 +100,7 @@ impl Written {
 /// Puts the results of a SARIF log made on the flattened tree back on the user's files.
 /// `roots` are the spellings of the tree's root directory a scanner may have written
 /// (as given, canonical); `shown` is what stands for it in the remaining text.
-pub fn sarif(
+pub(crate) fn sarif(
     log: &mut Value,
     map: &TreeMap,
     roots: &Roots<'_>,
@@ -419,7 +419,7 @@ fn scrub(v: &mut Value, roots: &[String], shown: &str) {
 }
 
 /// One result of a (remapped) SARIF log, as the compact and GitHub formats print it.
-pub struct Flat {
+pub(crate) struct Flat {
     pub path: String,
     pub line: usize,
     pub end_line: usize,
@@ -429,7 +429,7 @@ pub struct Flat {
 }
 
 /// The results of a SARIF log, run by run.
-pub fn results(log: &Value) -> Vec<Flat> {
+pub(crate) fn results(log: &Value) -> Vec<Flat> {
     let mut out = Vec::new();
     for run in log["runs"].as_array().into_iter().flatten() {
         for r in run["results"].as_array().into_iter().flatten() {

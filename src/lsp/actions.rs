@@ -2,6 +2,9 @@
 //! (their plans, cut down to the item at the cursor where the action is about one), and
 //! the suppression comment. Pure: the server turns them into workspace edits.
 
+// Public to the fuzz target (`--cfg fuzzing`), private to the crate otherwise.
+#![cfg_attr(not(fuzzing), allow(unreachable_pub))]
+
 use override_guard_hcl::LineIndex;
 
 use super::text::{Encoding, Lines};

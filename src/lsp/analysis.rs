@@ -4,6 +4,9 @@
 //! effective configuration's provenance (the same as `show --format json`) and the
 //! findings of the policy; pure, so it is tested on modules held in memory.
 
+// Public to the fuzz target (`--cfg fuzzing`), private to the crate otherwise.
+#![cfg_attr(not(fuzzing), allow(unreachable_pub))]
+
 use std::sync::Arc;
 
 use crate::finding::{Finding, Level};

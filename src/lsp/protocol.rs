@@ -5,81 +5,81 @@
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Position {
+pub(crate) struct Position {
     pub line: u32,
     pub character: u32,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Range {
+pub(crate) struct Range {
     pub start: Position,
     pub end: Position,
 }
 
 #[derive(Clone, Debug, Deserialize)]
-pub struct TextDocument {
+pub(crate) struct TextDocument {
     pub uri: String,
 }
 
 #[derive(Clone, Debug, Deserialize)]
-pub struct OpenedDocument {
+pub(crate) struct OpenedDocument {
     pub uri: String,
     pub text: String,
 }
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct DidOpen {
+pub(crate) struct DidOpen {
     pub text_document: OpenedDocument,
 }
 
 /// A change: the whole text, or (incremental sync) a range replaced.
 #[derive(Clone, Debug, Deserialize)]
-pub struct ContentChange {
+pub(crate) struct ContentChange {
     pub range: Option<Range>,
     pub text: String,
 }
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct DidChange {
+pub(crate) struct DidChange {
     pub text_document: TextDocument,
     pub content_changes: Vec<ContentChange>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct DocumentParams {
+pub(crate) struct DocumentParams {
     pub text_document: TextDocument,
 }
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct PositionParams {
+pub(crate) struct PositionParams {
     pub text_document: TextDocument,
     pub position: Position,
 }
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct RangeParams {
+pub(crate) struct RangeParams {
     pub text_document: TextDocument,
     pub range: Range,
 }
 
 #[derive(Clone, Debug, Deserialize)]
-pub struct FileEvent {
+pub(crate) struct FileEvent {
     pub uri: String,
 }
 
 #[derive(Clone, Debug, Deserialize)]
-pub struct DidChangeWatchedFiles {
+pub(crate) struct DidChangeWatchedFiles {
     pub changes: Vec<FileEvent>,
 }
 
 /// What the server needs to know of the client's capabilities.
 #[derive(Clone, Debug, Default)]
-pub struct Client {
+pub(crate) struct Client {
     pub utf8: bool,
     pub inlay_refresh: bool,
     pub watch_registration: bool,
@@ -92,7 +92,7 @@ pub struct Client {
 
 impl Client {
     /// Reads the capabilities of an `initialize` request's parameters.
-    pub fn of(init: &serde_json::Value) -> Client {
+    pub(crate) fn of(init: &serde_json::Value) -> Client {
         let caps = &init["capabilities"];
         let has = |v: &serde_json::Value| v.as_bool().unwrap_or(false);
         let encodings = caps["general"]["positionEncodings"].as_array();

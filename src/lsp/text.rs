@@ -10,20 +10,20 @@ use super::protocol::{Position, Range};
 
 /// How the protocol counts columns, as agreed at initialisation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Encoding {
+pub(crate) enum Encoding {
     Utf8,
     Utf16,
 }
 
 /// The lines of a text, to turn offsets into positions and back.
-pub struct Lines<'a> {
+pub(crate) struct Lines<'a> {
     text: &'a str,
     index: LineIndex,
     enc: Encoding,
 }
 
 impl<'a> Lines<'a> {
-    pub fn new(text: &'a str, enc: Encoding) -> Self {
+    pub(crate) fn new(text: &'a str, enc: Encoding) -> Self {
         Lines { text, index: LineIndex::new(text), enc }
     }
 
@@ -35,34 +35,34 @@ impl<'a> Lines<'a> {
     }
 
     /// The 0-based line holding a byte offset.
-    pub fn line_of(&self, offset: usize) -> usize {
+    pub(crate) fn line_of(&self, offset: usize) -> usize {
         self.index.line(offset)
     }
 
     /// The byte range of a 0-based line, without its line break.
-    pub fn line_range(&self, line: usize) -> (usize, usize) {
+    pub(crate) fn line_range(&self, line: usize) -> (usize, usize) {
         self.index.line_range(self.text, line)
     }
 
     /// The position of a byte offset (clamped to the text, and back to a character
     /// boundary).
-    pub fn position(&self, offset: usize) -> Position {
+    pub(crate) fn position(&self, offset: usize) -> Position {
         let (line, character) = self.index.position(self.text, offset, self.columns());
         Position { line: line as u32, character: character as u32 }
     }
 
-    pub fn range(&self, start: usize, end: usize) -> Range {
+    pub(crate) fn range(&self, start: usize, end: usize) -> Range {
         Range { start: self.position(start), end: self.position(end) }
     }
 
     /// The byte offset of a position; a column past the line's end is its end, a line
     /// past the text's end is the end of the text.
-    pub fn offset(&self, p: Position) -> usize {
+    pub(crate) fn offset(&self, p: Position) -> usize {
         self.index.offset(self.text, p.line as usize, p.character as usize, self.columns())
     }
 
     /// The indentation of the line holding `offset`.
-    pub fn indent_of(&self, offset: usize) -> &'a str {
+    pub(crate) fn indent_of(&self, offset: usize) -> &'a str {
         let (start, end) = self.line_range(self.line_of(offset));
         let line = &self.text[start..end];
         &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
@@ -70,7 +70,7 @@ impl<'a> Lines<'a> {
 }
 
 /// The path of a `file:` URI (percent-decoded); `None` for any other scheme.
-pub fn path_of(uri: &str) -> Option<PathBuf> {
+pub(crate) fn path_of(uri: &str) -> Option<PathBuf> {
     let s = uri;
     let rest = s.strip_prefix("file://")?;
     // `file:///p` or `file://localhost/p`; a query or fragment is no part of a file.
@@ -98,7 +98,7 @@ pub fn path_of(uri: &str) -> Option<PathBuf> {
 }
 
 /// The `file:` URI of an absolute path.
-pub fn uri_of(path: &Path) -> Option<String> {
+pub(crate) fn uri_of(path: &Path) -> Option<String> {
     let s = path.to_str()?.replace('\\', "/");
     let mut out = String::from("file://");
     if !s.starts_with('/') {

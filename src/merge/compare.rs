@@ -25,7 +25,7 @@ use crate::terraform::{Block, Body, Item};
 
 /// One step from the top of an effective configuration towards a leaf.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Step {
+pub(crate) enum Step {
     /// A block type, an argument, an object's key, or a nested block's label.
     Key(String),
     /// A top-level block's label: kept apart from keys so that blocks with a wrong
@@ -41,7 +41,7 @@ pub enum Step {
 /// Where a leaf is, written as `resource.aws_instance.web.tags.Name`,
 /// `terraform.backend[0].s3.bucket` or `provider.aws#2.region`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Path(pub Vec<Step>);
+pub(crate) struct Path(pub Vec<Step>);
 
 impl fmt::Display for Path {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -60,7 +60,7 @@ impl fmt::Display for Path {
 /// A leaf that differs, with its value in each configuration (`None`: absent there).
 /// Values are scalars, or empty objects and lists.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Difference {
+pub(crate) struct Difference {
     pub path: Path,
     pub left: Option<Value>,
     pub right: Option<Value>,
@@ -69,7 +69,7 @@ pub struct Difference {
 /// Do both modules have the same effective configuration? Top-level blocks of one type
 /// must also come in the same order: `fix` and `fold` never move blocks, so an edit that
 /// did would be a mistake in them, even though Terraform would not mind.
-pub fn same(a: &Module, b: &Module) -> bool {
+pub(crate) fn same(a: &Module, b: &Module) -> bool {
     if block_order(a) != block_order(b) {
         return false;
     }
@@ -87,7 +87,7 @@ pub fn same(a: &Module, b: &Module) -> bool {
 /// in `a`'s order, then those only `b` has, in `b`'s. Top-level blocks are matched by
 /// type and labels, not by position, so that a block one module lacks, or the order of
 /// the blocks, does not make every block after it differ.
-pub fn differences(a: &Module, b: &Module) -> Vec<Difference> {
+pub(crate) fn differences(a: &Module, b: &Module) -> Vec<Difference> {
     let (x, y) = (leaves(a), leaves(b));
     let in_x: HashMap<&Path, &Value> = x.iter().map(|l| (&l.path, &l.value)).collect();
     let in_y: HashMap<&Path, &Value> = y.iter().map(|l| (&l.path, &l.value)).collect();

@@ -9,7 +9,7 @@ use crate::terraform::{Attr, Block, Expr};
 
 /// The parsed `type` argument of a variable. In JSON syntax the type is the content of a
 /// string, where quotes are no legacy form.
-pub fn type_spec(a: &Attr) -> Result<TypeSpec, cty::TypeError> {
+pub(crate) fn type_spec(a: &Attr) -> Result<TypeSpec, cty::TypeError> {
     match &a.expr.source {
         Some(src) => cty::parse_type_source(src),
         None => {
@@ -20,13 +20,13 @@ pub fn type_spec(a: &Attr) -> Result<TypeSpec, cty::TypeError> {
 }
 
 /// The value of a constant expression (a default, a tfvars value).
-pub fn value_of(e: &Expr) -> Result<Value, cty::EvalError> {
+pub(crate) fn value_of(e: &Expr) -> Result<Value, cty::EvalError> {
     cty::eval_source(&source_of(e))
 }
 
 /// Whether an expression is free of syntax errors (one that is not was reported when its
 /// file was read).
-pub fn parses(e: &Expr) -> bool {
+pub(crate) fn parses(e: &Expr) -> bool {
     override_guard_hcl::parse_expression(&source_of(e)).1.is_empty()
 }
 

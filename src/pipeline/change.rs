@@ -8,7 +8,7 @@ use crate::error;
 use crate::source::{Source, split};
 
 /// The module directories of some paths.
-pub fn dirs_of(paths: &BTreeSet<String>) -> BTreeSet<String> {
+pub(crate) fn dirs_of(paths: &BTreeSet<String>) -> BTreeSet<String> {
     paths.iter().map(|p| split(p).0.to_string()).collect()
 }
 
@@ -16,7 +16,7 @@ pub fn dirs_of(paths: &BTreeSet<String>) -> BTreeSet<String> {
 /// found per module (`nearest`), the modules of `states` under a changed policy file's
 /// directory. A `--policy` file governs every module alike, so its copies in the tree
 /// change nothing.
-pub fn touched(
+pub(crate) fn touched(
     changed: &BTreeSet<String>,
     policies_changed: &BTreeSet<String>,
     nearest: bool,
@@ -33,7 +33,7 @@ pub fn touched(
 }
 
 /// The module directories a source has under some directories (a changed policy's).
-pub fn modules_under(
+pub(crate) fn modules_under(
     src: &dyn Source,
     dirs: &BTreeSet<String>,
 ) -> Result<Vec<String>, error::Error> {

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use crate::source::{GitSource, split};
 
 /// What one invocation of the hook judges.
-pub struct Owned {
+pub(crate) struct Owned {
     /// The files passed that are not module directories (repository-relative).
     pub files: Vec<String>,
     /// The module directories it judges, each with files in the state judged.
@@ -19,7 +19,7 @@ pub struct Owned {
 /// files and the modules it touches, in the state `after` that is judged. `all_files`:
 /// a passed file the change does not touch means `--all-files` (a commit's run, not a
 /// range's), and the framework then passes every file of the state.
-pub fn owned(
+pub(crate) fn owned(
     passed: &[String],
     changed: &BTreeSet<String>,
     touched: &BTreeSet<String>,
@@ -66,7 +66,7 @@ const NEVER_SPLIT_BELOW: usize = 4096;
 /// invocations (it is long, and this one got a contiguous run of it), a module goes to
 /// the invocation that holds its first file, and the modules without a file to the
 /// first invocation; in every doubt a module is judged (twice rather than never).
-pub fn chunk_modules(
+pub(crate) fn chunk_modules(
     passed: &[String],
     universe: &[String],
     touched: &BTreeSet<String>,

@@ -37,14 +37,14 @@ impl LoadedModule {
 /// Does a module governed by `g` need the other engine's view? Only `engine-divergence`
 /// reads it, and a second merge is not free: the one place that decides it, for every
 /// command and the language server alike.
-pub fn compares_engines(g: &Governing) -> bool {
+pub(crate) fn compares_engines(g: &Governing) -> bool {
     g.policy.may_fire(engine_divergence::RULE.id)
 }
 
 /// Loads one module under the policy `g` that governs it and ticks the progress. The
 /// other engine's view is loaded where [`compares_engines`] says so and the engines could
 /// disagree about the module.
-pub fn load_module(
+pub(crate) fn load_module(
     src: &dyn Source,
     dir: &str,
     names: &[String],

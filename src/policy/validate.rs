@@ -16,9 +16,9 @@ use super::Level;
 use crate::diag::did_you_mean;
 
 /// A value of the policy file, with its place in it.
-pub type Value<'i> = Spanned<DeValue<'i>>;
+pub(super) type Value<'i> = Spanned<DeValue<'i>>;
 /// A key of the policy file, with its place in it.
-pub type Key<'i> = Spanned<Cow<'i, str>>;
+pub(super) type Key<'i> = Spanned<Cow<'i, str>>;
 
 /// A mistake in the policy file.
 #[derive(Clone, Debug, thiserror::Error)]

@@ -53,7 +53,7 @@ fn source_label(files: &Files, v: &Var) -> Option<String> {
 }
 
 /// The human report.
-pub fn human(r: &Report, module: &str, reveal: bool, style: Style) -> String {
+pub(crate) fn human(r: &Report, module: &str, reveal: bool, style: Style) -> String {
     let mut out = String::new();
     let name = if module.is_empty() { "." } else { module };
     out.push_str(&format!("module {name}: {} variable(s)\n", r.vars.len()));
@@ -126,7 +126,7 @@ pub fn human(r: &Report, module: &str, reveal: bool, style: Style) -> String {
 }
 
 /// override-guard's JSON view of the report.
-pub fn json(r: &Report, module: &str, reveal: bool) -> String {
+pub(crate) fn json(r: &Report, module: &str, reveal: bool) -> String {
     let value = |v: &Var, val: &crate::cty::Value| -> Json {
         if v.sensitive && !reveal { Json::String(HIDDEN.into()) } else { val.to_json() }
     };

@@ -456,7 +456,7 @@ impl Source for WorktreeSource {
 
 /// The repository working tree `root` lies in (the nearest ancestor, by the path as
 /// written, holding `.git`), canonical.
-pub fn repository(root: &Path) -> Option<PathBuf> {
+pub(crate) fn repository(root: &Path) -> Option<PathBuf> {
     let abs = lexical_absolute(root)?;
     let top = abs.ancestors().find(|d| d.join(".git").exists())?;
     std::fs::canonicalize(top).ok()
@@ -466,13 +466,13 @@ pub fn repository(root: &Path) -> Option<PathBuf> {
 /// by the path as written, holding `.git`), else `root` itself; canonical. A repository's
 /// content may link anywhere, and what it links to out of the repository is not its to
 /// show; a directory outside any repository is what the user named.
-pub fn boundary(root: &Path) -> Option<PathBuf> {
+pub(crate) fn boundary(root: &Path) -> Option<PathBuf> {
     repository(root).or_else(|| std::fs::canonicalize(lexical_absolute(root)?).ok())
 }
 
 /// `p` made absolute (against the working directory) with `.` and `..` taken lexically,
 /// without resolving links: the path as the user wrote it, so its ancestors are its own.
-pub fn lexical_absolute(p: &Path) -> Option<PathBuf> {
+pub(crate) fn lexical_absolute(p: &Path) -> Option<PathBuf> {
     let mut abs = PathBuf::new();
     for c in std::path::absolute(p).ok()?.components() {
         match c {

@@ -279,7 +279,7 @@ impl Expr {
 }
 
 /// Template text as JSON syntax spells it: literals with `${`/`%{` escaped, sequences as is.
-pub fn template_text(parts: &[TplPart]) -> String {
+pub(crate) fn template_text(parts: &[TplPart]) -> String {
     let mut s = String::new();
     for p in parts {
         match p {
@@ -291,12 +291,12 @@ pub fn template_text(parts: &[TplPart]) -> String {
 }
 
 /// Escape template sequence introducers in literal text.
-pub fn escape_template_literal(s: &str) -> String {
+pub(crate) fn escape_template_literal(s: &str) -> String {
     s.replace("${", "$${").replace("%{", "%%{")
 }
 
 /// A quoted native-syntax string literal for `s` (escapes and template introducers).
-pub fn hcl_quote(s: &str) -> String {
+pub(crate) fn hcl_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     push_hcl_literal(s, &mut out);
@@ -324,7 +324,7 @@ fn push_hcl_literal(s: &str, out: &mut String) {
 }
 
 /// Is `s` a valid HCL identifier (so it can be an unquoted key or label)?
-pub fn is_ident(s: &str) -> bool {
+pub(crate) fn is_ident(s: &str) -> bool {
     let mut chars = s.chars();
     match chars.next() {
         Some(c) if c.is_alphabetic() || c == '_' => {}

@@ -6,6 +6,8 @@
 //! `cargo test --test cases -- merge/148` or `cargo test --test cases -- --exact
 //! syntax/541-type-error/agrees-with-terraform`. Checks over a whole suite (how many cases
 //! it has, pinned summaries) are tests of their own, named `<suite>/<check>`.
+// A test binary has no surface: its `pub` items are shared between its own files.
+#![allow(unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
 
 use std::path::{Path, PathBuf};

@@ -8,6 +8,8 @@
 //! `ignored` and a `note:` line says why and how to run it. `--include-ignored` runs it
 //! anyway, and it then fails saying what is missing. `.ci/run` gives every need it can,
 //! and `OVERRIDE_GUARD_REQUIRE_E2E` turns a missing pre-commit or maturin into a failure.
+// A test binary has no surface: its `pub` items are shared between its own files.
+#![allow(unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
 #![cfg(unix)]
 

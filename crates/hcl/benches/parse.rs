@@ -6,6 +6,8 @@
 //!
 //! `cargo bench -p override-guard-hcl --bench parse [-- [MODULES] [--runs N]]`
 //! (default: 1000 modules, 7 runs).
+// A test binary has no surface: its `pub` items are shared between its own files.
+#![allow(unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
 
 use std::hint::black_box;

@@ -6,6 +6,7 @@
 //!
 //! `OVERRIDE_GUARD_HCL_BLESS=1 cargo test -p override-guard-hcl --test corpus` rewrites
 //! the `.expected` files from what the parser says (review the diff).
+#![allow(unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;

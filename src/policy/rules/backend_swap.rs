@@ -5,7 +5,7 @@ use crate::finding::{Finding, Level};
 use crate::policy::context::Context;
 use crate::terraform::{Block, Item};
 
-pub static RULE: Rule = Rule {
+pub(super) static RULE: Rule = Rule {
     id: super::RuleId::BackendSwap,
     level: Level::Deny,
     summary: "an override file replaces the backend or cloud block",

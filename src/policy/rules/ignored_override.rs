@@ -4,7 +4,7 @@ use super::rule::Rule;
 use crate::finding::{Finding, Level};
 use crate::policy::context::Context;
 
-pub static RULE: Rule = Rule {
+pub(super) static RULE: Rule = Rule {
     id: super::RuleId::IgnoredOverride,
     level: Level::Warn,
     summary: "override content that Terraform or OpenTofu silently ignores",

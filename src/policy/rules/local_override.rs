@@ -5,7 +5,7 @@ use crate::finding::{Finding, Level};
 use crate::policy::context::Context;
 use crate::terraform::FileClass;
 
-pub static RULE: Rule = Rule {
+pub(super) static RULE: Rule = Rule {
     id: super::RuleId::LocalOverride,
     level: Level::Warn,
     summary: "an override file git does not track changes what this checkout runs",

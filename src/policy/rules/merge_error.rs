@@ -7,7 +7,7 @@ use crate::policy::Site;
 use crate::policy::context::Context;
 use crate::terraform::{Files, Span};
 
-pub static RULE: Rule = Rule {
+pub(super) static RULE: Rule = Rule {
     id: super::RuleId::MergeError,
     level: Level::Deny,
     summary: "Terraform or OpenTofu would reject the module as merged",

@@ -4,7 +4,7 @@
 use super::rule::Rule;
 use crate::finding::Level;
 
-pub static EXPIRED_EXCEPTION: Rule = Rule {
+pub(super) static EXPIRED_EXCEPTION: Rule = Rule {
     id: super::RuleId::ExpiredException,
     level: Level::Warn,
     summary: "a policy exception is past its `expires` date",
@@ -28,7 +28,7 @@ Example
     check: None,
 };
 
-pub static UNUSED_EXCEPTION: Rule = Rule {
+pub(super) static UNUSED_EXCEPTION: Rule = Rule {
     id: super::RuleId::UnusedException,
     level: Level::Warn,
     summary: "a policy exception matches no finding",
@@ -51,7 +51,7 @@ Example
     check: None,
 };
 
-pub static BAD_SUPPRESSION: Rule = Rule {
+pub(super) static BAD_SUPPRESSION: Rule = Rule {
     id: super::RuleId::BadSuppression,
     level: Level::Warn,
     summary: "an inline suppression without a reason, with an unknown rule id, or written almost right",
@@ -78,7 +78,7 @@ Example
     check: None,
 };
 
-pub static UNUSED_SUPPRESSION: Rule = Rule {
+pub(super) static UNUSED_SUPPRESSION: Rule = Rule {
     id: super::RuleId::UnusedSuppression,
     level: Level::Warn,
     summary: "an inline suppression suppresses nothing",
@@ -102,7 +102,7 @@ Example
     check: None,
 };
 
-pub static POLICY_ERROR: Rule = Rule {
+pub(super) static POLICY_ERROR: Rule = Rule {
     id: super::RuleId::PolicyError,
     level: Level::Deny,
     summary: "a policy file cannot be read or has mistakes: the modules it governs are not judged",

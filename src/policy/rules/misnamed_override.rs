@@ -12,7 +12,7 @@ use crate::policy::context::Context;
 use crate::terraform::discover::{self, Engine, Misnamed, Miss, Skip};
 use crate::terraform::{FileClass, FileId};
 
-pub static RULE: Rule = Rule {
+pub(super) static RULE: Rule = Rule {
     id: super::RuleId::MisnamedOverride,
     level: Level::Warn,
     summary: "a file named like an override file that the engine reads as an ordinary file, or not at all",

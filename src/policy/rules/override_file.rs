@@ -7,7 +7,7 @@ use crate::policy::context::Context;
 use crate::policy::validate::{Key, Validator, Value};
 use crate::terraform::{FileClass, Span, Syntax};
 
-pub static RULE: Rule = Rule {
+pub(super) static RULE: Rule = Rule {
     id: super::RuleId::OverrideFile,
     level: Level::Allow,
     summary: "an override file changes the module behind its readers' backs",

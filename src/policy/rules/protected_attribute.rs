@@ -7,7 +7,7 @@ use crate::policy::context::{Context, Node};
 use crate::policy::validate::{Key, Validator, Value};
 use crate::terraform::{Block, Item};
 
-pub static RULE: Rule = Rule {
+pub(super) static RULE: Rule = Rule {
     id: super::RuleId::ProtectedAttribute,
     level: Level::Deny,
     summary: "an override changes an attribute the policy protects",

@@ -5,7 +5,7 @@ use crate::finding::{Finding, Level};
 use crate::policy::context::Context;
 use crate::terraform::{Block, Expr, ExprKind, Item, ObjKey};
 
-pub static RULE: Rule = Rule {
+pub(super) static RULE: Rule = Rule {
     id: super::RuleId::SilentDrop,
     level: Level::Warn,
     summary: "an override removes content that its reader does not see",

@@ -8,7 +8,7 @@ use crate::policy::context::Context;
 use crate::terraform::{Files, Span};
 use crate::vars::{From, Setting};
 
-pub static SHADOWED: Rule = Rule {
+pub(super) static SHADOWED: Rule = Rule {
     id: super::RuleId::VariableShadowed,
     level: Level::Warn,
     summary: "a variable is set in several variables files and a later one silently wins",
@@ -32,7 +32,7 @@ Example
     check: Some(shadowed),
 };
 
-pub static UNDECLARED: Rule = Rule {
+pub(super) static UNDECLARED: Rule = Rule {
     id: super::RuleId::UndeclaredVariableValue,
     level: Level::Warn,
     summary: "a variables file sets a variable the module does not declare",

@@ -8,7 +8,7 @@ use crate::policy::context::Context;
 use crate::terraform::discover::Engine;
 use crate::terraform::{Attr, Block};
 
-pub static RULE: Rule = Rule {
+pub(super) static RULE: Rule = Rule {
     id: super::RuleId::WeakenedSafeguard,
     level: Level::Deny,
     summary: "an override turns a safeguard of the original off",
