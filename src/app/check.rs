@@ -31,7 +31,7 @@ use crate::policy::Finding;
 use crate::report::{self, Style};
 use crate::review;
 use crate::source::git::Staged;
-use crate::source::worktree::Scope;
+use crate::source::worktree::ListedDir;
 use crate::source::{Git, GitSource, Scoped, Source, Tracked, WorktreeSource, join, split};
 use crate::terraform::discover::{self, Engine};
 
@@ -289,10 +289,10 @@ fn local_notes(ws: &Workspace, git: &Git, dirs: &BTreeSet<String>, tracked: Trac
     if git.workdir().is_none() || dirs.is_empty() {
         return;
     }
-    let scopes: Vec<Scope> = dirs
+    let scopes: Vec<ListedDir> = dirs
         .iter()
         .filter(|d| ws.root.join(d).is_dir())
-        .map(|d| Scope { dir: d.clone(), recursive: false })
+        .map(|d| ListedDir { dir: d.clone(), recursive: false })
         .collect();
     let src = WorktreeSource::scoped(ws.root.clone(), scopes, Some(ws.root.clone()))
         .with_tracked(tracked);

@@ -113,7 +113,7 @@ fn module_tree(
         let src: &dyn Source = if matches!(opened, Opened::Git(_)) {
             opened.source()
         } else {
-            let scope = source::worktree::Scope { dir: dir.clone(), recursive: false };
+            let scope = source::worktree::ListedDir { dir: dir.clone(), recursive: false };
             let repo = ws.git.as_ref().map(|_| ws.root.clone());
             disk = WorktreeSource::scoped(ws.root.clone(), vec![scope], repo);
             &disk

@@ -10,7 +10,7 @@ use crate::cli::ReportFormat;
 use crate::pipeline::PolicyFile;
 use crate::policy::{Finding, GlobBase};
 use crate::report::findings::Summary;
-use crate::source::worktree::{Scope, lexical_absolute};
+use crate::source::worktree::{ListedDir, lexical_absolute};
 use crate::source::{Git, WorktreeSource, join};
 
 /// A directory the user named.
@@ -105,7 +105,7 @@ impl Workspace {
     /// target itself), with the files git does not track marked as local-only.
     pub(crate) fn worktree_source(&self, recursive: bool) -> Result<WorktreeSource, error::Error> {
         let scopes =
-            self.targets.iter().map(|t| Scope { dir: t.scope.clone(), recursive }).collect();
+            self.targets.iter().map(|t| ListedDir { dir: t.scope.clone(), recursive }).collect();
         let repo = self.git.as_ref().map(|_| self.root.clone());
         let src = WorktreeSource::scoped(self.root.clone(), scopes, repo);
         Ok(match self.git.as_ref().map(Git::tracked) {

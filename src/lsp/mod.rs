@@ -337,7 +337,7 @@ impl Server<'_> {
         let rel = relative(&canon, &root);
         let mut inner = WorktreeSource::scoped(
             root.clone(),
-            vec![worktree::Scope { dir: rel.clone(), recursive: false }],
+            vec![worktree::ListedDir { dir: rel.clone(), recursive: false }],
             repo.clone(),
         );
         // As `audit`: files git does not track are told apart (`local-override`).

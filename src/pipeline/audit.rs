@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use super::load::{LoadedModule, Progress, load_module};
 use super::policies::{Choice, Policies, Trouble};
-use crate::policy::{self, Date, Finding, Level, Partial, RuleId, Scope};
+use crate::policy::{self, Coverage, Date, Finding, Level, Partial, RuleId};
 use crate::report::findings::Summary;
 use crate::source::Source;
 use crate::terraform::discover::Engine;
@@ -30,8 +30,8 @@ pub struct Audit {
     pub engine: Option<Engine>,
     pub today: Date,
     /// How much of each policy's area the run sees (by index in `policies.list`; a policy
-    /// without an entry is judged as [`Scope::Part`]).
-    pub scopes: Vec<Scope>,
+    /// without an entry is judged as [`Coverage::Part`]).
+    pub scopes: Vec<Coverage>,
 }
 
 /// One module judged on its own (a side of a comparison: `diff`, the hook's
@@ -107,7 +107,7 @@ impl Audit {
                         &[loaded.subject()],
                         &g.base,
                         self.today,
-                        &Scope::Part,
+                        &Coverage::Part,
                     )
                 } else {
                     Vec::new()
@@ -145,12 +145,12 @@ impl Audit {
     /// The findings of every module, then of each policy: exceptions' use, and the
     /// mistakes of a broken policy file that governs a module of the run.
     fn conclude(&self, partials: impl Iterator<Item = (usize, Partial)>) -> Vec<Finding> {
-        let policies: Vec<(&policy::Policy, Scope)> = self
+        let policies: Vec<(&policy::Policy, Coverage)> = self
             .policies
             .list
             .iter()
             .enumerate()
-            .map(|(i, g)| (&g.policy, self.scopes.get(i).cloned().unwrap_or(Scope::Part)))
+            .map(|(i, g)| (&g.policy, self.scopes.get(i).cloned().unwrap_or(Coverage::Part)))
             .collect();
         let mut out = policy::conclude_all(&policies, partials, self.today);
         for g in self.policies.used() {

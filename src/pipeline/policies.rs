@@ -12,7 +12,7 @@ use crate::error;
 use std::collections::{BTreeMap, HashMap};
 
 use crate::policy::config::Origin;
-use crate::policy::{GlobBase, Level, Policy, PolicyError, RuleId, Scope};
+use crate::policy::{Coverage, GlobBase, Level, Policy, PolicyError, RuleId};
 use crate::source::{POLICY_FILE, Source, join, split};
 
 /// A policy file's text, where it is (a path of the run, for reports) and how the paths
@@ -47,7 +47,7 @@ impl Governing {
     /// How much of this policy's area a run over some directories (paths of the run,
     /// each with everything below it) sees whole: `audit envs` judges the exceptions
     /// about `envs/...` only.
-    pub fn coverage(&self, dirs: &[String]) -> Scope {
+    pub fn coverage(&self, dirs: &[String]) -> Coverage {
         let mut covered: Vec<String> = Vec::new();
         for d in dirs {
             let c = if self.base.holds(d) {
@@ -63,7 +63,7 @@ impl Governing {
                 covered.push(c);
             }
         }
-        Scope::Covers(covered)
+        Coverage::Covers(covered)
     }
 }
 
@@ -327,14 +327,14 @@ mod tests {
             broken: Vec::new(),
         };
         let dirs = |d: &[&str]| d.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(at("", "").coverage(&dirs(&["envs"])), Scope::Covers(dirs(&["envs"])));
-        assert_eq!(at("envs", "").coverage(&dirs(&["envs/dev"])), Scope::Covers(dirs(&["dev"])));
-        assert_eq!(at("teams/a", "").coverage(&dirs(&[""])), Scope::Covers(dirs(&[""])));
-        assert_eq!(at("teams/a", "").coverage(&dirs(&["teams"])), Scope::Covers(dirs(&[""])));
-        assert_eq!(at("teams/a", "").coverage(&dirs(&["other"])), Scope::Covers(vec![]));
+        assert_eq!(at("", "").coverage(&dirs(&["envs"])), Coverage::Covers(dirs(&["envs"])));
+        assert_eq!(at("envs", "").coverage(&dirs(&["envs/dev"])), Coverage::Covers(dirs(&["dev"])));
+        assert_eq!(at("teams/a", "").coverage(&dirs(&[""])), Coverage::Covers(dirs(&[""])));
+        assert_eq!(at("teams/a", "").coverage(&dirs(&["teams"])), Coverage::Covers(dirs(&[""])));
+        assert_eq!(at("teams/a", "").coverage(&dirs(&["other"])), Coverage::Covers(vec![]));
         assert_eq!(
             at("", "work/repo").coverage(&dirs(&["x"])),
-            Scope::Covers(dirs(&["work/repo/x"]))
+            Coverage::Covers(dirs(&["work/repo/x"]))
         );
     }
 }

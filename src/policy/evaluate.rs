@@ -6,7 +6,7 @@ use super::config::Policy;
 use super::context::Context;
 use super::date::Date;
 use super::rules::RULES;
-use super::scope::{GlobBase, Scope};
+use super::scope::{Coverage, GlobBase};
 use super::suppress;
 use super::validate::PolicyError;
 use crate::finding::{Finding, Level, RuleId, Site};
@@ -28,7 +28,7 @@ pub fn evaluate(
     subjects: &[Subject<'_>],
     base: &GlobBase,
     today: Date,
-    scope: &Scope,
+    scope: &Coverage,
 ) -> Vec<Finding> {
     use rayon::prelude::*;
     let partials: Vec<Partial> =
@@ -102,7 +102,7 @@ pub fn conclude(
     policy: &Policy,
     partials: impl IntoIterator<Item = Partial>,
     today: Date,
-    scope: &Scope,
+    scope: &Coverage,
 ) -> Vec<Finding> {
     conclude_all(&[(policy, scope.clone())], partials.into_iter().map(|p| (0, p)), today)
 }
@@ -111,7 +111,7 @@ pub fn conclude(
 /// comes with the index of its policy in `policies`. Module findings keep their order;
 /// then come each policy's findings about its exceptions, in the order of `policies`.
 pub fn conclude_all(
-    policies: &[(&Policy, Scope)],
+    policies: &[(&Policy, Coverage)],
     partials: impl IntoIterator<Item = (usize, Partial)>,
     today: Date,
 ) -> Vec<Finding> {

@@ -29,5 +29,5 @@ pub use date::Date;
 pub use evaluate::{
     Partial, Subject, broken_policy, conclude, conclude_all, evaluate, evaluate_module, findings_of,
 };
-pub use scope::{GlobBase, Scope};
+pub use scope::{Coverage, GlobBase};
 pub use validate::PolicyError;

@@ -1,4 +1,4 @@
-//! Where a policy applies: how much of the area it governs a run saw ([`Scope`]) and how
+//! Where a policy applies: how much of the area it governs a run saw ([`Coverage`]) and how
 //! the run's paths become the paths its globs are written against ([`GlobBase`]). Plain
 //! path arithmetic, below everything in the policy that uses it (the context, the
 //! suppressions, the evaluation).
@@ -8,22 +8,22 @@
 /// the pre-commit hook sees the modules a change touches (`Part`), `audit DIR` the
 /// directories named (`Covers`, relative to the policy file's directory; `""` is all).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Scope {
+pub enum Coverage {
     Covers(Vec<String>),
     Part,
 }
 
-impl Scope {
+impl Coverage {
     /// Everything the policy governs.
-    pub fn whole() -> Scope {
-        Scope::Covers(vec![String::new()])
+    pub fn whole() -> Coverage {
+        Coverage::Covers(vec![String::new()])
     }
 
     /// Does the run cover every path an exception with these path globs could match?
     /// Judged by the globs' literal leading directories (`envs/dev/**` → `envs/dev`);
     /// an exception without paths applies everywhere.
     pub fn covers(&self, globs: Option<&[String]>) -> bool {
-        let Scope::Covers(dirs) = self else { return false };
+        let Coverage::Covers(dirs) = self else { return false };
         let within = |lit: &str| {
             dirs.iter().any(|d| {
                 d.is_empty()

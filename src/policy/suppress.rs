@@ -8,7 +8,7 @@ use regex::Regex;
 use super::config::Origin;
 use super::context::comments_around;
 use super::rules::{self, RULES};
-use super::{Date, Finding, GlobBase, Level, Policy, Scope, Site};
+use super::{Coverage, Date, Finding, GlobBase, Level, Policy, Site};
 use crate::diag::did_you_mean;
 use crate::finding::RuleId;
 use crate::merge::Module;
@@ -449,10 +449,10 @@ impl Ledger {
     }
 
     /// Expired and unused exceptions, pointing into the policy file. Only exceptions the
-    /// run saw all of (see [`Scope::covers`]) are judged, and those that met a finding of
+    /// run saw all of (see [`Coverage::covers`]) are judged, and those that met a finding of
     /// the evaluated modules (an expired one that no longer hides it): an exception for
     /// another directory is neither unused nor used by `audit envs/dev`.
-    pub fn findings(&self, policy: &Policy, today: Date, scope: &Scope) -> Vec<Finding> {
+    pub fn findings(&self, policy: &Policy, today: Date, scope: &Coverage) -> Vec<Finding> {
         let Origin::File { path, text } = &policy.origin else { return Vec::new() };
         let mut out = Vec::new();
         for (i, e) in policy.exceptions.iter().enumerate() {

@@ -17,7 +17,7 @@ use crate::terraform::{Local, discover};
 
 /// A directory to list, relative to the source's root (`""`: the root itself).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Scope {
+pub struct ListedDir {
     pub dir: String,
     /// Its subdirectories too (`audit`), or only the directory itself (`show`).
     pub recursive: bool,
@@ -26,7 +26,7 @@ pub struct Scope {
 /// Directories on disk below one root; paths are `/`-separated and relative to the root.
 pub struct WorktreeSource {
     root: PathBuf,
-    scopes: Vec<Scope>,
+    scopes: Vec<ListedDir>,
     /// Where reads must stay (canonical): the enclosing repository, else the directories
     /// the user named. A read resolving outside all of them is refused.
     boundary: Vec<PathBuf>,
@@ -76,7 +76,7 @@ impl WorktreeSource {
         let boundary = boundary(&root).into_iter().collect();
         WorktreeSource {
             root,
-            scopes: vec![Scope { dir: String::new(), recursive }],
+            scopes: vec![ListedDir { dir: String::new(), recursive }],
             boundary,
             repo,
             tracked: Default::default(),
@@ -88,7 +88,7 @@ impl WorktreeSource {
     /// holds what the user named). `repo` is the repository (canonical) when `root` is
     /// its working tree: reads stay inside it. Without one, reads stay inside the
     /// directories named.
-    pub fn scoped(root: PathBuf, scopes: Vec<Scope>, repo: Option<PathBuf>) -> Self {
+    pub fn scoped(root: PathBuf, scopes: Vec<ListedDir>, repo: Option<PathBuf>) -> Self {
         let boundary = match &repo {
             Some(r) => vec![r.clone()],
             None => scopes
@@ -171,7 +171,7 @@ impl WorktreeSource {
 
     fn list_scope(
         &self,
-        scope: &Scope,
+        scope: &ListedDir,
         tracked: Option<&Tracked>,
         out: &mut Listing,
     ) -> Result<(), Error> {
@@ -533,7 +533,7 @@ mod tests {
         let tracked: Tracked = std::sync::Arc::new(|p: &str| p == "app/main.tf");
         let src = WorktreeSource::scoped(
             root.to_path_buf(),
-            vec![Scope { dir: String::new(), recursive: true }],
+            vec![ListedDir { dir: String::new(), recursive: true }],
             None,
         )
         .with_tracked(tracked);
@@ -554,7 +554,7 @@ mod tests {
         std::fs::write(root.join("app/sub/main.tf"), "").unwrap();
         let one = WorktreeSource::scoped(
             root.to_path_buf(),
-            vec![Scope { dir: "app".into(), recursive: false }],
+            vec![ListedDir { dir: "app".into(), recursive: false }],
             None,
         );
         assert_eq!(one.modules().unwrap().keys().collect::<Vec<_>>(), ["app"]);

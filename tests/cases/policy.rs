@@ -9,7 +9,7 @@ use std::path::Path;
 use override_guard::pipeline::audit::{Ask, Audit};
 use override_guard::pipeline::policies::Trouble;
 use override_guard::pipeline::{Choice, PolicyFile};
-use override_guard::policy::{Date, GlobBase, Scope};
+use override_guard::policy::{Coverage, Date, GlobBase};
 use override_guard::report::{self, Style, findings};
 use override_guard::source::MemorySource;
 use override_guard::source::Source;
@@ -66,7 +66,7 @@ pub fn run_case(case: &Path) -> String {
         }
         Err(Trouble::Source(e)) => panic!("{e}"),
     };
-    audit.scopes = audit.policies.list.iter().map(|_| Scope::whole()).collect();
+    audit.scopes = audit.policies.list.iter().map(|_| Coverage::whole()).collect();
     let (found, summary) = audit.run(&src, &modules, &()).expect("in-memory source");
     let mut out = findings::human(&found, &summary, Style::plain());
     out.push_str("\n---- compact ----\n");

@@ -317,13 +317,18 @@ mod tests {
     /// finding points at, as any other.
     #[test]
     fn a_file_that_is_read_can_suppress_its_finding() {
-        use crate::policy::{Date, Scope, Subject, evaluate};
+        use crate::policy::{Coverage, Date, Subject, evaluate};
         let run = |over: &str| {
             let m = load_texts("m", &[("main.tf", BASE), ("main.override.tf", over)], None);
             let policy = crate::policy::Policy::builtin();
             let s = Subject { module: &m, other: None, tfvars: &[] };
-            let found =
-                evaluate(&policy, &[s], &Default::default(), Date::from_days(0), &Scope::whole());
+            let found = evaluate(
+                &policy,
+                &[s],
+                &Default::default(),
+                Date::from_days(0),
+                &Coverage::whole(),
+            );
             found.iter().map(|f| f.rule.as_str()).collect::<Vec<_>>()
         };
         assert_eq!(run(OVER), ["merge-error", "misnamed-override"]);
