@@ -24,6 +24,13 @@ pub(crate) fn value_of(e: &Expr) -> Result<Value, cty::EvalError> {
     cty::eval_source(&source_of(e))
 }
 
+/// The value of a constant expression, when it has no syntax error (one that has was
+/// reported when its file was read): one parse where [`parses`] then [`value_of`] take two.
+pub(crate) fn parsed_value(e: &Expr) -> Option<Result<Value, cty::EvalError>> {
+    let (tree, errors) = override_guard_hcl::parse_expression(&source_of(e));
+    errors.is_empty().then(|| cty::eval_expr(&tree))
+}
+
 /// Whether an expression is free of syntax errors (one that is not was reported when its
 /// file was read).
 pub(crate) fn parses(e: &Expr) -> bool {
@@ -82,8 +89,10 @@ pub(super) fn variable_errors(b: &Block, is_override: bool) -> Vec<Diagnostic> {
     };
     // A default with a syntax error was reported as such; Terraform's value of it is
     // unknown, which no check rejects.
-    if let Some(d) = b.attr("default").filter(|d| parses(&d.expr)) {
-        match value_of(&d.expr) {
+    if let Some(d) = b.attr("default")
+        && let Some(value) = parsed_value(&d.expr)
+    {
+        match value {
             Err(e) => out.push(Diagnostic::error(e.summary, e.detail, d.expr.span)),
             Ok(v) => {
                 let null_ok = is_override || nullable(b);

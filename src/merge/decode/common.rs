@@ -18,10 +18,10 @@ impl Decoder<'_> {
     pub(super) fn version_constraint(&mut self, a: &Attr) {
         // An expression that did not parse was reported as such; its value is unknown to
         // Terraform, which then checks nothing more.
-        if !crate::merge::variables::parses(&a.expr) {
+        let Some(value) = crate::merge::variables::parsed_value(&a.expr) else {
             return;
-        }
-        let v = match crate::merge::variables::value_of(&a.expr) {
+        };
+        let v = match value {
             Ok(v) => v,
             Err(e) => return self.err(e.summary, e.detail, a.expr.span),
         };

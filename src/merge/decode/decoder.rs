@@ -58,13 +58,13 @@ impl Decoder<'_> {
     /// reported when read.
     fn static_value(&mut self, a: &Attr, want: &cty::Type) {
         let at = start_range(&a.expr);
-        if !crate::merge::variables::parses(&a.expr) {
+        let Some(value) = crate::merge::variables::parsed_value(&a.expr) else {
             return;
-        }
+        };
         // Without variables a JSON string is not a template: `"${true}"` is text.
         let json_template = a.expr.source.is_none()
             && matches!(&a.expr.kind, ExprKind::Template(p) if p.iter().any(|x| matches!(x, TplPart::Code(_))));
-        let why = match crate::merge::variables::value_of(&a.expr) {
+        let why = match value {
             _ if json_template && *want == cty::Type::String => return,
             _ if json_template => "a bool is required".to_string(),
             Err(e) => {

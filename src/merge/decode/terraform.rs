@@ -54,9 +54,7 @@ impl Decoder<'_> {
                     // strings are text without variables, so all of JSON's are).
                     let json = self.json;
                     for a in b.body.attrs().filter(|_| !json) {
-                        if crate::merge::variables::parses(&a.expr)
-                            && let Err(e) = crate::merge::variables::value_of(&a.expr)
-                        {
+                        if let Some(Err(e)) = crate::merge::variables::parsed_value(&a.expr) {
                             self.eval_error(e, &a.expr);
                         }
                     }
