@@ -1,11 +1,13 @@
 //! Where file contents come from. Only sources (and the app wiring) touch the filesystem
 //! or git; everything after them works on the bytes they return.
 
+pub(crate) mod cached;
 pub(crate) mod git;
 pub(crate) mod memory;
 pub(crate) mod overlay;
 pub(crate) mod worktree;
 
+pub use cached::{Cached, FileCache};
 pub use git::{Git, GitSource};
 pub use memory::MemorySource;
 pub use overlay::Overlay;
