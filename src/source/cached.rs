@@ -15,6 +15,8 @@ use crate::terraform::Local;
 #[derive(Default)]
 pub struct FileCache {
     files: Mutex<HashMap<PathBuf, (Stamp, Vec<u8>)>>,
+    /// Their parses, by text: a file read again unchanged is not parsed again.
+    parses: crate::merge::Parses,
 }
 
 impl FileCache {
@@ -32,6 +34,9 @@ impl FileCache {
         if let Ok(mut f) = self.files.lock() {
             f.retain(|p, _| !p.starts_with(dir));
         }
+        // Kept by path within a source, not by full path: all go, the others' are parsed
+        // again once.
+        self.parses.clear();
     }
 }
 
@@ -152,6 +157,10 @@ impl Source for Cached<'_> {
     fn local(&self, path: &str) -> Option<Local> {
         self.inner.local(path)
     }
+
+    fn parses(&self) -> Option<&crate::merge::Parses> {
+        Some(&self.cache.parses)
+    }
 }
 
 #[cfg(test)]
@@ -196,6 +205,47 @@ mod tests {
         std::fs::remove_file(&file).unwrap();
         assert!(cached.read("main.tf").is_err());
         assert!(cache.is_empty());
+    }
+
+    /// A module loaded through the cache (contents and parses kept) is the module a fresh
+    /// load gives, to the last byte of its debug form, after edits, new and deleted files.
+    #[test]
+    fn a_cached_load_is_a_fresh_load() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(tmp.path()).unwrap();
+        let main = "resource \"a\" \"b\" {\n  x = 1\n  tags = { n = \"b\" }\n}\n";
+        let over = "resource \"a\" \"b\" {\n  x = 2\n}\n";
+        std::fs::write(root.join("main.tf"), main).unwrap();
+        std::fs::write(root.join("override.tf"), over).unwrap();
+        std::fs::write(root.join("other.tf"), "locals {\n  y = 3\n}\n").unwrap();
+        let cache = FileCache::default();
+        let load = |cached: bool| {
+            let src = WorktreeSource::module(root.clone());
+            let names = src.modules().unwrap().remove("").unwrap();
+            let through = Cached { inner: &src, cache: &cache };
+            let m = if cached {
+                crate::merge::load_reusing("", &names, None, |p| through.read(p), through.parses())
+            } else {
+                crate::merge::load("", &names, None, |p| src.read(p))
+            };
+            format!("{:?}", m.unwrap())
+        };
+        let same = || {
+            let first = load(true);
+            std::thread::sleep(Duration::from_millis(60));
+            // Served from the cache now that the files are old enough.
+            assert_eq!(load(true), load(false));
+            assert_eq!(first, load(false));
+        };
+        same();
+        std::fs::write(root.join("override.tf"), "resource \"a\" \"b\" {\n  x = 3\n}\n").unwrap();
+        same();
+        std::fs::write(root.join("more_override.tf"), "locals {\n  y = 4\n}\n").unwrap();
+        same();
+        std::fs::remove_file(root.join("other.tf")).unwrap();
+        same();
+        std::fs::write(root.join("main.tf"), "resource \"a\" \"b\" {\n  x = \n").unwrap();
+        same();
     }
 
     #[cfg(unix)]

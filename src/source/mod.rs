@@ -84,6 +84,11 @@ pub trait Source: Sync {
     fn local(&self, _path: &str) -> Option<Local> {
         None
     }
+
+    /// Parses kept from earlier loads of the same files (a long-lived process's).
+    fn parses(&self) -> Option<&crate::merge::Parses> {
+        None
+    }
 }
 
 /// A listing of module files with the directories that hold no configuration file (only
