@@ -250,14 +250,19 @@ impl Walk<'_> {
         match i {
             Item::Attr(a) => self.attr(a, owner, parent),
             Item::Block(b) => self.block(b, owner, false),
-            Item::Json(j) => {
+            // Most attributes are no override's: their values are not printed.
+            Item::Json(j) if self.is_override(j.span) => {
                 let value = one_line(self.m.files.text(j.span));
                 self.value(&j.name, j.span, &j.displaced, value, owner, parent);
             }
+            Item::Json(_) => {}
         }
     }
 
     fn attr(&mut self, a: &Attr, owner: &str, parent: Option<Span>) {
+        if !self.is_override(a.span) {
+            return;
+        }
         self.value(&a.name, a.span, &a.displaced, one_line(&a.expr.to_hcl()), owner, parent);
     }
 
