@@ -312,7 +312,27 @@ impl Walk<'_> {
         self.spot(span, hover, Jump::Definition, targets);
     }
 
+    /// Whether a block shows anything: an override replaced it or merged into it, or set
+    /// something in it. Most blocks of a large module are untouched; they are skipped
+    /// before their address is even built.
+    fn touched(&self, b: &Block) -> bool {
+        if !b.displaced.is_empty() {
+            return true;
+        }
+        if self.is_override(b.span) {
+            return false;
+        }
+        b.body.items.iter().any(|i| match i {
+            Item::Attr(a) => self.is_override(a.span),
+            Item::Json(j) => self.is_override(j.span),
+            Item::Block(c) => self.touched(c),
+        })
+    }
+
     fn block(&mut self, b: &Block, owner: &str, top: bool) {
+        if !self.touched(b) {
+            return;
+        }
         let address = b.address().unwrap_or_else(|| {
             let mut a =
                 if owner.is_empty() { b.kind.clone() } else { format!("{owner}.{}", b.kind) };
