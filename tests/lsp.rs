@@ -622,3 +622,90 @@ fn a_dangling_link_in_the_module_is_a_diagnostic_of_that_file() {
     assert!(message.contains("which does not exist"), "{got:?}");
     assert_eq!(c.shutdown(), 0);
 }
+
+/// The diagnostics last published for each file, from every notification seen.
+fn published(c: &Client) -> std::collections::BTreeMap<String, Value> {
+    c.seen
+        .iter()
+        .filter(|m| m["method"] == "textDocument/publishDiagnostics")
+        .map(|m| {
+            (
+                m["params"]["uri"].as_str().unwrap_or("").to_string(),
+                m["params"]["diagnostics"].clone(),
+            )
+        })
+        .filter(|(_, d)| d.as_array().is_some_and(|a| !a.is_empty()))
+        .collect()
+}
+
+/// The files the editor did not change are cached between keystrokes, but the cache is
+/// checked against the disk: a file rewritten behind the server's back (same length, with
+/// a new modification time or with the old one put back), a new file and a deleted file
+/// are all seen at the next keystroke, and the server then says what a fresh one says.
+#[test]
+fn files_changed_on_disk_behind_the_server_are_seen_at_the_next_keystroke() {
+    let s = module();
+    let mut c = Client::start(&s, Client::full_capabilities());
+    let mut typed = MAIN.to_string();
+    c.open("app/main.tf", &typed);
+    c.diagnostics("app/override.tf");
+    assert!(c.hints("app/main.tf").iter().any(|(l, h)| *l == 10 && h.contains("m6i.large")));
+    // Old enough for the cache to trust, then a keystroke that reads through it.
+    let settle = || std::thread::sleep(Duration::from_millis(120));
+    let mut keystroke = |c: &mut Client| {
+        settle();
+        typed.push('\n');
+        c.change("app/main.tf", &typed);
+        (c.hints("app/main.tf"), typed.clone())
+    };
+    let _ = keystroke(&mut c);
+
+    let over = s.path("app/override.tf");
+    let modified = std::fs::metadata(&over).and_then(|m| m.modified()).expect("mtime");
+    let set_modified = |at: std::time::SystemTime| {
+        let f = std::fs::OpenOptions::new().write(true).open(&over).expect("open");
+        f.set_modified(at).expect("set the modification time");
+    };
+    // The same length, a new modification time.
+    std::fs::write(&over, OVERRIDE.replace("m6i.large", "c6i.large")).expect("write");
+    set_modified(modified + Duration::from_secs(1));
+    let (hints, _) = keystroke(&mut c);
+    assert!(hints.iter().any(|(l, h)| *l == 10 && h.contains("c6i.large")), "{hints:?}");
+    // The same length and the same modification time as before.
+    std::fs::write(&over, OVERRIDE.replace("m6i.large", "r6i.large")).expect("write");
+    set_modified(modified + Duration::from_secs(1));
+    let (hints, _) = keystroke(&mut c);
+    assert!(hints.iter().any(|(l, h)| *l == 10 && h.contains("r6i.large")), "{hints:?}");
+
+    // A new file, then that file deleted.
+    let extra = "resource \"aws_s3_bucket\" \"logs\" {\n  bucket = \"elsewhere\"\n}\n";
+    s.write("app/extra_override.tf", extra);
+    let (hints, _) = keystroke(&mut c);
+    assert!(hints.iter().any(|(_, h)| h.contains("elsewhere")), "{hints:?}");
+    std::fs::remove_file(s.path("app/extra_override.tf")).expect("remove");
+    let (hints, _) = keystroke(&mut c);
+    assert!(!hints.iter().any(|(_, h)| h.contains("elsewhere")), "{hints:?}");
+    s.write("app/extra_override.tf", extra);
+    let (hints, typed) = keystroke(&mut c);
+    assert!(hints.iter().any(|(_, h)| h.contains("elsewhere")), "{hints:?}");
+
+    // A fresh server on the same disk and buffer says the same, to the byte.
+    let mut fresh = Client::start(&s, Client::full_capabilities());
+    fresh.open("app/main.tf", &typed);
+    for rel in ["app/main.tf", "app/override.tf", "app/extra_override.tf"] {
+        let range =
+            json!({"start": {"line": 0, "character": 0}, "end": {"line": 9999, "character": 0}});
+        let ask = |c: &mut Client| {
+            let uri = c.uri(rel);
+            c.request(
+                "textDocument/inlayHint",
+                json!({"textDocument": {"uri": uri}, "range": range}),
+            )
+        };
+        assert_eq!(ask(&mut c), ask(&mut fresh), "{rel}");
+    }
+    assert_eq!(published(&c), published(&fresh));
+    assert!(!published(&fresh).is_empty());
+    assert_eq!(c.shutdown(), 0);
+    assert_eq!(fresh.shutdown(), 0);
+}

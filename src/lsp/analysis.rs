@@ -250,14 +250,19 @@ impl Walk<'_> {
         match i {
             Item::Attr(a) => self.attr(a, owner, parent),
             Item::Block(b) => self.block(b, owner, false),
-            Item::Json(j) => {
+            // Most attributes are no override's: their values are not printed.
+            Item::Json(j) if self.is_override(j.span) => {
                 let value = one_line(self.m.files.text(j.span));
                 self.value(&j.name, j.span, &j.displaced, value, owner, parent);
             }
+            Item::Json(_) => {}
         }
     }
 
     fn attr(&mut self, a: &Attr, owner: &str, parent: Option<Span>) {
+        if !self.is_override(a.span) {
+            return;
+        }
         self.value(&a.name, a.span, &a.displaced, one_line(&a.expr.to_hcl()), owner, parent);
     }
 
@@ -307,7 +312,27 @@ impl Walk<'_> {
         self.spot(span, hover, Jump::Definition, targets);
     }
 
+    /// Whether a block shows anything: an override replaced it or merged into it, or set
+    /// something in it. Most blocks of a large module are untouched; they are skipped
+    /// before their address is even built.
+    fn touched(&self, b: &Block) -> bool {
+        if !b.displaced.is_empty() {
+            return true;
+        }
+        if self.is_override(b.span) {
+            return false;
+        }
+        b.body.items.iter().any(|i| match i {
+            Item::Attr(a) => self.is_override(a.span),
+            Item::Json(j) => self.is_override(j.span),
+            Item::Block(c) => self.touched(c),
+        })
+    }
+
     fn block(&mut self, b: &Block, owner: &str, top: bool) {
+        if !self.touched(b) {
+            return;
+        }
         let address = b.address().unwrap_or_else(|| {
             let mut a =
                 if owner.is_empty() { b.kind.clone() } else { format!("{owner}.{}", b.kind) };

@@ -19,6 +19,39 @@ pub struct RawFile {
     pub bytes: Vec<u8>,
 }
 
+/// Parsed native-syntax files kept between loads of the same module (the language server
+/// loads it again at every keystroke): a file with the same path, place in the module and
+/// text as before is not parsed again, and the module is given the cached text itself, so
+/// the result is the one a fresh parse gives.
+#[derive(Default)]
+pub struct Parses {
+    files: std::sync::Mutex<HashMap<(String, usize), Parsed>>,
+}
+
+type Parsed = (Arc<str>, ParsedFile, Vec<Diagnostic>);
+
+impl Parses {
+    /// The text to use for a file (the cached one when equal) and its parse, if cached.
+    fn get(&self, path: &str, id: usize, text: &str) -> Option<Parsed> {
+        let files = self.files.lock().ok()?;
+        let (t, f, d) = files.get(&(path.to_string(), id))?;
+        (**t == *text).then(|| (t.clone(), f.clone(), d.clone()))
+    }
+
+    /// Forgets every parse (the modules they were of are no longer shown).
+    pub fn clear(&self) {
+        if let Ok(mut files) = self.files.lock() {
+            files.clear();
+        }
+    }
+
+    fn put(&self, path: &str, id: usize, parsed: Parsed) {
+        if let Ok(mut files) = self.files.lock() {
+            files.insert((path.to_string(), id), parsed);
+        }
+    }
+}
+
 /// Loads one module directory: discovery, parsing and the merge.
 ///
 /// `engine` is the user's choice; without one, OpenTofu applies when the directory has
@@ -27,7 +60,18 @@ pub fn load<E: ReadError>(
     dir: &str,
     names: &[String],
     engine: Option<Engine>,
+    read: impl FnMut(&str) -> Result<Vec<u8>, E>,
+) -> Result<Module, E> {
+    load_reusing(dir, names, engine, read, None)
+}
+
+/// [`load`], reusing the parses of files that did not change since they were kept.
+pub fn load_reusing<E: ReadError>(
+    dir: &str,
+    names: &[String],
+    engine: Option<Engine>,
     mut read: impl FnMut(&str) -> Result<Vec<u8>, E>,
+    parses: Option<&Parses>,
 ) -> Result<Module, E> {
     let engine =
         engine.unwrap_or_else(|| discover::default_engine(names.iter().map(String::as_str)));
@@ -87,12 +131,22 @@ pub fn load<E: ReadError>(
                 continue;
             }
         };
-        m.files.files.push(SourceText::new(path, c.class, c.syntax, Arc::from(text)));
+        let reusable = c.syntax == Syntax::Hcl && bytes.is_none();
+        let kept = parses.filter(|_| reusable).and_then(|p| p.get(&path, id, &text));
+        let text = kept.as_ref().map_or_else(|| Arc::from(text), |(t, _, _)| t.clone());
+        m.files.files.push(SourceText::new(path, c.class, c.syntax, text));
         let src = &m.files.files[id];
         let result = match (c.syntax, &bytes) {
+            _ if kept.is_some() => Ok(kept.map(|(_, f, d)| (f, d)).unwrap_or_default()),
             // Messages naming another place in the file name it as `range_string` does.
             (Syntax::Hcl, Some(e)) => Ok(hcl::parse_bytes(id, src.name(), e.as_bytes(), &src.text)),
-            (Syntax::Hcl, None) => Ok(hcl::parse_shared(id, src.name(), &src.text)),
+            (Syntax::Hcl, None) => {
+                let (f, d) = hcl::parse_shared(id, src.name(), &src.text);
+                if let Some(p) = parses {
+                    p.put(&src.path, id, (src.text.clone(), f.clone(), d.clone()));
+                }
+                Ok((f, d))
+            }
             (Syntax::Json, _) => json::parse(id, src),
         };
         parsed.push(match result {

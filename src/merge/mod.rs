@@ -20,5 +20,7 @@ mod overrides;
 mod primaries;
 pub(crate) mod variables;
 
-pub use load::{RawFile, ReadError, load, load_texts, reassemble, without_overrides};
+pub use load::{
+    Parses, RawFile, ReadError, load, load_reusing, load_texts, reassemble, without_overrides,
+};
 pub use module::{Ignored, Module, Settings};

@@ -52,14 +52,14 @@ pub(crate) fn load_module(
     g: &Governing,
     progress: &dyn Progress,
 ) -> Result<LoadedModule, error::Error> {
-    let mut module = merge::load(dir, names, engine, |p| src.read(p))?;
+    let mut module = merge::load_reusing(dir, names, engine, |p| src.read(p), src.parses())?;
     mark_local(&mut module, src);
     let tofu = names.iter().any(|n| n.ends_with(".tofu") || n.ends_with(".tofu.json"));
     let other = if compares_engines(g) && (tofu || engine_divergence::may_diverge(&module)) {
         let e = module.engine.other();
         // Without .tofu files both engines load the same files: re-merge those.
         Some(if tofu {
-            let mut o = merge::load(dir, names, Some(e), |p| src.read(p))?;
+            let mut o = merge::load_reusing(dir, names, Some(e), |p| src.read(p), src.parses())?;
             mark_local(&mut o, src);
             o
         } else {

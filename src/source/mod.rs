@@ -1,11 +1,13 @@
 //! Where file contents come from. Only sources (and the app wiring) touch the filesystem
 //! or git; everything after them works on the bytes they return.
 
+pub(crate) mod cached;
 pub(crate) mod git;
 pub(crate) mod memory;
 pub(crate) mod overlay;
 pub(crate) mod worktree;
 
+pub use cached::{Cached, FileCache};
 pub use git::{Git, GitSource};
 pub use memory::MemorySource;
 pub use overlay::Overlay;
@@ -80,6 +82,11 @@ pub trait Source: Sync {
 
     /// Whether a configuration file exists only here: git does not track it.
     fn local(&self, _path: &str) -> Option<Local> {
+        None
+    }
+
+    /// Parses kept from earlier loads of the same files (a long-lived process's).
+    fn parses(&self) -> Option<&crate::merge::Parses> {
         None
     }
 }
