@@ -194,23 +194,8 @@ impl WorktreeSource {
                 !(e.file_type().is_some_and(|t| t.is_dir())
                     && (e.file_name() == ".terraform" || e.file_name() == ".git"))
             })
-            .build_parallel();
-        // The walk runs on several threads (directories are listed as they are found);
-        // its entries are then taken in path order, parents before their children, so the
-        // listing and the first error do not depend on which thread was faster.
-        let found = std::sync::Mutex::new(Vec::new());
-        walker.run(|| {
-            let found = &found;
-            Box::new(move |entry| {
-                if let Ok(mut found) = found.lock() {
-                    found.push(entry);
-                }
-                ignore::WalkState::Continue
-            })
-        });
-        let mut found = found.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-        found.sort_by(|a, b| walk_key(a).cmp(walk_key(b)));
-        for entry in found {
+            .build();
+        for entry in walker {
             let entry = match entry {
                 Ok(entry) => entry,
                 // A directory below the scope that cannot be listed (its permissions): the
@@ -369,15 +354,6 @@ impl WorktreeSource {
 
 /// A policy file's text; a policy file is read whole, UTF-8. Errors name it `shown`.
 /// The path a walk error is about, when it names one.
-/// Where a walk's entry or error is, to take them in path order (an error without a path
-/// first: it stops the run).
-fn walk_key(r: &Result<ignore::DirEntry, ignore::Error>) -> &Path {
-    match r {
-        Ok(e) => e.path(),
-        Err(e) => walk_path(e).unwrap_or(Path::new("")),
-    }
-}
-
 fn walk_path(e: &ignore::Error) -> Option<&Path> {
     match e {
         ignore::Error::WithPath { path, .. } => Some(path),
