@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::module::{Module, Settings};
+use super::module::Module;
 use super::{decode, overrides, primaries};
 use crate::diag::Diagnostic;
 use crate::terraform::discover::{self, Engine};
@@ -84,18 +84,7 @@ pub fn load_reusing<E: ReadError>(
         };
         raw.push((c.clone(), bytes));
     }
-    let mut m = Module {
-        dir: dir.to_string(),
-        engine,
-        files: Files::default(),
-        skipped: found.skipped,
-        blocks: Vec::new(),
-        locals: Vec::new(),
-        settings: Settings::default(),
-        diagnostics: Vec::new(),
-        ignored: Vec::new(),
-        parsed: Vec::new(),
-    };
+    let mut m = Module::unmerged(dir.to_string(), engine, Files::default(), found.skipped);
     let mut parsed = Vec::with_capacity(raw.len());
     for (id, (c, bytes)) in raw.into_iter().enumerate() {
         let path = crate::path::join(dir, &c.name);
@@ -166,18 +155,7 @@ pub fn load_reusing<E: ReadError>(
 /// when discovery picks the same files for both engines, i.e. without `.tofu` files.
 /// The result carries no parsed files (it is for comparing effective configurations).
 pub fn reassemble(m: &Module, engine: Engine) -> Module {
-    let mut o = Module {
-        dir: m.dir.clone(),
-        engine,
-        files: m.files.clone(),
-        skipped: m.skipped.clone(),
-        blocks: Vec::new(),
-        locals: Vec::new(),
-        settings: Settings::default(),
-        diagnostics: Vec::new(),
-        ignored: Vec::new(),
-        parsed: Vec::new(),
-    };
+    let mut o = Module::unmerged(m.dir.clone(), engine, m.files.clone(), m.skipped.clone());
     assemble(&mut o, &m.parsed);
     o
 }
@@ -189,18 +167,8 @@ pub fn reassemble(m: &Module, engine: Engine) -> Module {
 pub fn without_overrides(m: &Module) -> Module {
     // Files are in merge order: the primaries come first, so their ids stay the same.
     let n = m.files.files.iter().take_while(|f| f.class == FileClass::Primary).count();
-    let mut o = Module {
-        dir: m.dir.clone(),
-        engine: m.engine,
-        files: Files { files: m.files.files[..n].to_vec() },
-        skipped: m.skipped.clone(),
-        blocks: Vec::new(),
-        locals: Vec::new(),
-        settings: Settings::default(),
-        diagnostics: Vec::new(),
-        ignored: Vec::new(),
-        parsed: Vec::new(),
-    };
+    let files = Files { files: m.files.files[..n].to_vec() };
+    let mut o = Module::unmerged(m.dir.clone(), m.engine, files, m.skipped.clone());
     let primaries: Vec<ParsedFile> = m.parsed.iter().filter(|p| p.file < n).cloned().collect();
     assemble(&mut o, &primaries);
     o.parsed = primaries;

@@ -71,6 +71,28 @@ pub struct Ignored {
 }
 
 impl Module {
+    /// A module of these files with nothing merged yet: where every load and every
+    /// re-merge of already parsed files starts.
+    pub(crate) fn unmerged(
+        dir: String,
+        engine: Engine,
+        files: Files,
+        skipped: Vec<(String, Skip)>,
+    ) -> Module {
+        Module {
+            dir,
+            engine,
+            files,
+            skipped,
+            blocks: Vec::new(),
+            locals: Vec::new(),
+            settings: Settings::default(),
+            diagnostics: Vec::new(),
+            ignored: Vec::new(),
+            parsed: Vec::new(),
+        }
+    }
+
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(Diagnostic::is_error)
     }
