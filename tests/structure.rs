@@ -2,8 +2,10 @@
 //! (the layers between top-level modules are `release.rs`'s): no file imports a file that
 //! imports it back, directly or round a longer loop; no source file is over 1,200 lines and
 //! no command file (`src/app/`) over 400. A module's `mod.rs` declaring its children is no
-//! import; calling into a child (`child::f`, `pub use child::X`) is, as is a child's
-//! `super::X` of something its parent defines. Doc comments are not read.
+//! import, nor is handing a child's name on (`pub use child::X`: who takes `X` gets the
+//! arrow to the child); calling into a child (`child::f`, or `X` used in the file that
+//! hands it on) is, as is a child's `super::X` of something its parent defines. Doc
+//! comments and tests are not read.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -204,6 +206,16 @@ fn references(module: &[String], code: &str, children: &BTreeSet<String>) -> Vec
     out
 }
 
+/// Does `code` name `name` (a whole identifier, not part of a longer one or a path's tail)?
+fn uses_name(code: &str, name: &str) -> bool {
+    let b = code.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    code.match_indices(name).any(|(i, _)| {
+        let end = i + name.len();
+        (i == 0 || !ident(b[i - 1])) && (end == b.len() || !ident(b[end]))
+    })
+}
+
 /// The file a path leads to: its longest prefix that is a module, then, where the next
 /// name is only handed on there (`pub use x::Name`), the file that defines it.
 fn resolve(mods: &Modules, exports: &Exports, path: &[String], depth: usize) -> Option<PathBuf> {
@@ -252,15 +264,31 @@ fn arrows(src: &Path) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
                 }
             }
         }
-        // A `pub use` hands a name on: who takes it gets the arrow to the file that defines it.
-        let own: Vec<&str> = code
+        // A `pub use` hands a name on: who takes it gets the arrow to the file that defines
+        // it. The file itself imports it only where its own code uses the name.
+        let own: String = code
             .split_inclusive(';')
             .filter(|l| {
                 let l = l.trim_start();
                 !(l.starts_with("pub use ") || l.starts_with("pub(crate) use "))
             })
             .collect();
-        refs.insert(file.clone(), references(module, &own.concat(), &children));
+        let mut paths = references(module, &own, &children);
+        // (`mod convert;` declares a child; it does not use a function it hands on.)
+        let body: String = own
+            .split_inclusive(';')
+            .filter(|l| {
+                let l = l.trim_start();
+                let l = l.strip_prefix("pub(crate) ").or(l.strip_prefix("pub ")).unwrap_or(l);
+                !l.starts_with("mod ")
+            })
+            .collect();
+        for (name, path) in exports.get(file).into_iter().flatten() {
+            if uses_name(&body, name) {
+                paths.push(path.clone());
+            }
+        }
+        refs.insert(file.clone(), paths);
     }
     let mut out: BTreeMap<PathBuf, BTreeSet<PathBuf>> = BTreeMap::new();
     for (file, paths) in refs {
@@ -372,6 +400,8 @@ fn the_circle_check_sees_circles() {
     assert_eq!(a_circle(&arrows(dir.path())), None, "a `pub use` is no import");
     w("a/mod.rs", "mod kid;\npub use kid::Thing;\npub fn f() -> Thing {\n    kid::Thing\n}\n");
     assert!(a_circle(&arrows(dir.path())).is_some(), "mod.rs -> kid -> mod.rs");
+    w("a/mod.rs", "mod kid;\npub use kid::Thing;\npub fn f() -> Thing {\n    Thing\n}\n");
+    assert!(a_circle(&arrows(dir.path())).is_some(), "a name handed on and used is imported");
     w("a/mod.rs", "mod kid;\npub use kid::Thing;\npub fn f() {}\n");
     w("a/kid.rs", "use crate::b::{self as bee, g};\npub struct Thing;\n");
     let c = a_circle(&arrows(dir.path())).expect("b -> kid -> b");

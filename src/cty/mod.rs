@@ -22,7 +22,8 @@ pub(crate) use crate::terraform::number::Number;
 pub(crate) use convert::{convert, convert_error_with_defaults, convert_with_defaults};
 pub(crate) use eval::{EvalError, eval_expr, eval_source};
 pub(crate) use typeexpr::{
-    TypeError, TypeSpec, parse_type_source, parse_type_text, type_constraint_source,
+    DefaultError, TypeError, TypeSpec, check_default, parse_type_source, parse_type_text,
+    type_constraint_source,
 };
 
 /// A type, or a type constraint (which may contain `Dynamic`, written `any`, and optional
@@ -376,31 +377,6 @@ fn go_quote(s: &str) -> String {
     }
     out.push('"');
     out
-}
-
-/// Why a variable's default is invalid (spec §5.6).
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum DefaultError {
-    /// go-cty's conversion error text.
-    Convert(String),
-    /// The default is null and the variable has `nullable = false`.
-    Null,
-}
-
-/// Terraform's check of a variable's default (`decodeVariableBlock`): optional-attribute
-/// defaults applied (unless the value is null), the value converted to the constraint, and
-/// a null refused when the variable is not nullable. Returns the value Terraform stores.
-pub(crate) fn check_default(
-    spec: &TypeSpec,
-    v: &Value,
-    nullable: bool,
-) -> Result<Value, DefaultError> {
-    let v = convert_with_defaults(v, &spec.ty, spec.defaults.as_ref())
-        .map_err(DefaultError::Convert)?;
-    if !nullable && v.is_null() {
-        return Err(DefaultError::Null);
-    }
-    Ok(v)
 }
 
 #[cfg(test)]

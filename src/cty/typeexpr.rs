@@ -3,9 +3,10 @@
 //! defaults tree, the legacy quoted forms (errors since Terraform 1.x) and the bare
 //! `list` / `map` shorthands. Error summaries and details are Terraform's.
 
+use super::convert::convert_with_defaults;
 use super::defaults::Defaults;
 use super::eval::eval_expr;
-use super::{Type, convert};
+use super::{Type, Value, convert};
 use override_guard_hcl::ast::{Expr, Key, Node};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -325,6 +326,31 @@ fn object_type(args: &[&Expr]) -> Result<(Type, Option<Defaults>), TypeError> {
         children,
     });
     Ok((ty, defaults))
+}
+
+/// Why a variable's default is invalid (spec §5.6).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum DefaultError {
+    /// go-cty's conversion error text.
+    Convert(String),
+    /// The default is null and the variable has `nullable = false`.
+    Null,
+}
+
+/// Terraform's check of a variable's default (`decodeVariableBlock`): optional-attribute
+/// defaults applied (unless the value is null), the value converted to the constraint, and
+/// a null refused when the variable is not nullable. Returns the value Terraform stores.
+pub(crate) fn check_default(
+    spec: &TypeSpec,
+    v: &Value,
+    nullable: bool,
+) -> Result<Value, DefaultError> {
+    let v = convert_with_defaults(v, &spec.ty, spec.defaults.as_ref())
+        .map_err(DefaultError::Convert)?;
+    if !nullable && v.is_null() {
+        return Err(DefaultError::Null);
+    }
+    Ok(v)
 }
 
 #[cfg(test)]
