@@ -296,12 +296,15 @@ impl<'a> Folder<'a> {
     }
 
     fn parsed(&self, file: FileId) -> Option<&'a ParsedFile> {
-        self.m.parsed.iter().find(|p| p.file == file)
+        self.m.parsed.iter().map(|p| &**p).find(|p| p.file == file)
     }
 
     fn primaries(&self) -> impl Iterator<Item = &'a ParsedFile> + 'a {
         let m = self.m;
-        m.parsed.iter().filter(move |p| m.files.get(p.file).class == FileClass::Primary)
+        m.parsed
+            .iter()
+            .map(|p| &**p)
+            .filter(move |p| m.files.get(p.file).class == FileClass::Primary)
     }
 
     /// The primary block with this address (data blocks nested in `check` count).

@@ -28,14 +28,14 @@ pub struct Parses {
     files: std::sync::Mutex<HashMap<(String, usize), Parsed>>,
 }
 
-type Parsed = (Arc<str>, ParsedFile, Vec<Diagnostic>);
+type Parsed = (Arc<str>, Arc<ParsedFile>);
 
 impl Parses {
     /// The text to use for a file (the cached one when equal) and its parse, if cached.
     fn get(&self, path: &str, id: usize, text: &str) -> Option<Parsed> {
         let files = self.files.lock().ok()?;
-        let (t, f, d) = files.get(&(path.to_string(), id))?;
-        (**t == *text).then(|| (t.clone(), f.clone(), d.clone()))
+        let (t, f) = files.get(&(path.to_string(), id))?;
+        (**t == *text).then(|| (t.clone(), f.clone()))
     }
 
     /// Forgets every parse (the modules they were of are no longer shown).
@@ -99,7 +99,11 @@ pub fn load_reusing<E: ReadError>(
                     Span::new(id, 0, 0),
                 )
                 .with_cause(sentence(&why));
-                parsed.push(ParsedFile { file: id, diagnostics: vec![d], ..Default::default() });
+                parsed.push(Arc::new(ParsedFile {
+                    file: id,
+                    diagnostics: vec![d],
+                    ..Default::default()
+                }));
                 continue;
             }
         };
@@ -116,35 +120,41 @@ pub fn load_reusing<E: ReadError>(
                     "All input files must be UTF-8 encoded. Ensure that UTF-8 encoding is selected in your editor.",
                     Span::new(id, at, at + 1),
                 );
-                parsed.push(ParsedFile { file: id, diagnostics: vec![d], ..Default::default() });
+                parsed.push(Arc::new(ParsedFile {
+                    file: id,
+                    diagnostics: vec![d],
+                    ..Default::default()
+                }));
                 continue;
             }
         };
         let reusable = c.syntax == Syntax::Hcl && bytes.is_none();
         let kept = parses.filter(|_| reusable).and_then(|p| p.get(&path, id, &text));
-        let text = kept.as_ref().map_or_else(|| Arc::from(text), |(t, _, _)| t.clone());
+        let text = kept.as_ref().map_or_else(|| Arc::from(text), |(t, _)| t.clone());
         m.files.files.push(SourceText::new(path, c.class, c.syntax, text));
+        if let Some((_, f)) = kept {
+            parsed.push(f);
+            continue;
+        }
         let src = &m.files.files[id];
         let result = match (c.syntax, &bytes) {
-            _ if kept.is_some() => Ok(kept.map(|(_, f, d)| (f, d)).unwrap_or_default()),
             // Messages naming another place in the file name it as `range_string` does.
             (Syntax::Hcl, Some(e)) => Ok(hcl::parse_bytes(id, src.name(), e.as_bytes(), &src.text)),
-            (Syntax::Hcl, None) => {
-                let (f, d) = hcl::parse_shared(id, src.name(), &src.text);
-                if let Some(p) = parses {
-                    p.put(&src.path, id, (src.text.clone(), f.clone(), d.clone()));
-                }
-                Ok((f, d))
-            }
+            (Syntax::Hcl, None) => Ok(hcl::parse_shared(id, src.name(), &src.text)),
             (Syntax::Json, _) => json::parse(id, src),
         };
-        parsed.push(match result {
+        let f = Arc::new(match result {
             Ok((f, diags)) if bytes.is_some() => {
                 ParsedFile { diagnostics: binary(&m.files.files[id].text, diags), ..f }
             }
             Ok((f, diags)) => ParsedFile { diagnostics: diags, ..f },
             Err(d) => ParsedFile { file: id, diagnostics: d, ..Default::default() },
         });
+        if let Some(p) = parses.filter(|_| reusable) {
+            let src = &m.files.files[id];
+            p.put(&src.path, id, (src.text.clone(), f.clone()));
+        }
+        parsed.push(f);
     }
     assemble(&mut m, &parsed);
     m.parsed = parsed;
@@ -169,7 +179,7 @@ pub fn without_overrides(m: &Module) -> Module {
     let n = m.files.files.iter().take_while(|f| f.class == FileClass::Primary).count();
     let files = Files { files: m.files.files[..n].to_vec() };
     let mut o = Module::unmerged(m.dir.clone(), m.engine, files, m.skipped.clone());
-    let primaries: Vec<ParsedFile> = m.parsed.iter().filter(|p| p.file < n).cloned().collect();
+    let primaries: Vec<Arc<ParsedFile>> = m.parsed.iter().filter(|p| p.file < n).cloned().collect();
     assemble(&mut o, &primaries);
     o.parsed = primaries;
     o
@@ -251,9 +261,9 @@ pub fn load_texts(dir: &str, files: &[(&str, &str)], engine: Option<Engine>) -> 
     }
 }
 
-fn assemble(m: &mut Module, parsed: &[ParsedFile]) {
+fn assemble(m: &mut Module, parsed: &[Arc<ParsedFile>]) {
     let (primaries, overrides): (Vec<&ParsedFile>, Vec<&ParsedFile>) =
-        parsed.iter().partition(|f| m.files.get(f.file).class == FileClass::Primary);
+        parsed.iter().map(|f| &**f).partition(|f| m.files.get(f.file).class == FileClass::Primary);
     // Terraform reads and decodes every file, primaries then overrides, one file after
     // the other, before it merges any.
     for f in primaries.iter().chain(&overrides) {

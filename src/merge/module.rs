@@ -3,6 +3,8 @@
 //! everything that builds or reads it, so the merge's steps and its readers import it
 //! without importing the merge itself.
 
+use std::sync::Arc;
+
 use crate::diag::Diagnostic;
 use crate::terraform::discover::{Engine, Skip};
 use crate::terraform::{Attr, Block, FileClass, Files, Item, ParsedFile, SourceText, Span};
@@ -27,7 +29,9 @@ pub struct Module {
     pub ignored: Vec<Ignored>,
     /// Every loaded file as parsed, before the merge: the policy compares originals with
     /// the override blocks that change them.
-    pub parsed: Vec<ParsedFile>,
+    /// Shared: the language server's parse cache and [`super::without_overrides`] hand the
+    /// same parses on instead of copying them.
+    pub parsed: Vec<Arc<ParsedFile>>,
 }
 
 /// The effective `terraform` block.

@@ -260,7 +260,7 @@ pub fn comments_around(m: &Module, span: Span) -> Vec<Comment> {
 }
 
 fn parsed(m: &Module, file: FileId) -> Option<&ParsedFile> {
-    m.parsed.iter().find(|p| p.file == file)
+    m.parsed.iter().map(|p| &**p).find(|p| p.file == file)
 }
 
 /// Spans of the items of `body` (recursively) that contain `span`, outermost first.
