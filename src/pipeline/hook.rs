@@ -33,7 +33,7 @@ pub(crate) fn owned(
     let mut universe: Vec<String> =
         changed.iter().filter(|p| after.has_file(p) && hook_file(p)).cloned().collect();
     if all_files && files.iter().any(|p| !changed.contains(p)) {
-        universe = after.paths().filter(|p| hook_file(p)).cloned().collect();
+        universe = after.paths().filter(|p| hook_file(p)).map(str::to_string).collect();
     }
     let mut owned = chunk_modules(&files, &universe, touched);
     owned.extend(dirs);

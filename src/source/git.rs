@@ -9,6 +9,7 @@ use std::sync::Arc;
 use gix::bstr::ByteSlice;
 use gix::index::entry::{Mode, Stage};
 
+use super::file_list::{FileEntry, FileList};
 use super::{Error, POLICY_FILE, Source, split};
 use crate::terraform::discover;
 
@@ -104,14 +105,26 @@ impl Git {
         let head = GitSource::new(&self.repo, "HEAD".into(), &entries)?;
         let same = |p: &str| is_under(&pruned, p);
         let mut changed = BTreeSet::new();
-        for (path, (id, _)) in &index.files {
-            if !same(path) && head.files.get(path).is_none_or(|(h, _)| h != id) {
-                changed.insert(path.clone());
+        // Whether a directory is under a pruned one, asked once per directory: a
+        // directory's files sort together.
+        let mut last: Option<(&str, bool)> = None;
+        for (path, e) in index.files.iter() {
+            let dir = split(path).0;
+            let pruned = match last {
+                Some((d, known)) if d == dir => known,
+                _ => {
+                    let known = same(path);
+                    last = Some((dir, known));
+                    known
+                }
+            };
+            if !pruned && head.files.get(path).is_none_or(|h| h.id != e.id) {
+                changed.insert(path.to_string());
             }
         }
-        for path in head.files.keys() {
-            if !index.files.contains_key(path) {
-                changed.insert(path.clone());
+        for (path, _) in head.files.iter() {
+            if !index.files.contains(path) {
+                changed.insert(path.to_string());
             }
         }
         // A file skipped with a note (a link out of the repository) still touches its
@@ -192,11 +205,24 @@ impl Git {
             let empty = gix::index::State::new(self.repo.object_hash());
             return Ok(gix::index::File::from_state(empty, path));
         }
-        if path == self.repo.index_path() {
-            return self.repo.open_index().map_err(|e| failed(shown, e));
-        }
-        gix::index::File::at(&path, self.repo.object_hash(), false, Default::default())
-            .map_err(|e| failed(shown, e))
+        // `index.skipHash`: git writes a null checksum then, and neither git nor gix checks it.
+        let skip = path == self.repo.index_path()
+            && self.repo.config_snapshot().boolean("index.skipHash").unwrap_or(false);
+        let kind = self.repo.object_hash();
+        // The checksum is verified on a second thread while the entries are decoded: the
+        // hook reads the whole index at every commit, and hashing it took as long as
+        // decoding it. A mismatch is reported before anything the decoder found, as git
+        // reports it.
+        std::thread::scope(|s| {
+            let verify = (!skip).then(|| s.spawn(|| checksum_matches(&path, kind)));
+            let file = gix::index::File::at(&path, kind, true, Default::default());
+            match verify.map(|v| v.join()) {
+                Some(Ok(Ok(true))) | None => file.map_err(|e| failed(shown, e)),
+                Some(Ok(Ok(false))) => Err(failed(shown, std::io::Error::other(ChecksumMismatch))),
+                Some(Ok(Err(e))) => Err(failed(shown, e)),
+                Some(Err(_)) => Err(failed(shown, std::io::Error::other("checksum thread failed"))),
+            }
+        })
     }
 
     fn index_source(&self, index: &gix::index::File) -> Result<GitSource, Error> {
@@ -222,17 +248,19 @@ impl Git {
         if !conflicts.is_empty() {
             return Err(Error::Unmerged { paths: conflicts.join(", ") });
         }
-        let mut entries: Vec<Entry<'_>> = index
-            .entries()
-            .iter()
-            .filter(|e| {
-                e.stage() == Stage::Unconflicted
+        let mut entries: Vec<Entry<'_>> = Vec::with_capacity(index.entries().len());
+        entries.extend(
+            index
+                .entries()
+                .iter()
+                .filter(|e| {
+                    e.stage() == Stage::Unconflicted
                     && e.mode != Mode::DIR
                     // `git add -N`: announced, but not part of the next commit.
                     && !e.flags.contains(gix::index::entry::Flags::INTENT_TO_ADD)
-            })
-            .map(|e| Entry { path: e.path(index).as_bytes(), mode: e.mode, id: e.id })
-            .collect();
+                })
+                .map(|e| Entry { path: e.path(index).as_bytes(), mode: e.mode, id: e.id }),
+        );
         entries.extend(sparse.iter().map(|(p, mode, id)| Entry { path: p, mode: *mode, id: *id }));
         GitSource::new(&self.repo, "the index".into(), &entries)
     }
@@ -291,12 +319,32 @@ impl Git {
         src: &mut GitSource,
         dirs: Option<&std::collections::BTreeSet<String>>,
     ) -> Result<(), Error> {
-        for (path, (id, data)) in src.files.iter_mut() {
-            if data.is_none()
-                && !src.broken.contains_key(path)
-                && dirs.is_none_or(|d| d.contains(split(path).0))
-            {
-                *data = Some(self.blob(path, *id)?);
+        let read = |path: &str, e: &mut FileEntry| -> Result<(), Error> {
+            if e.data.is_none() && !src.broken.contains_key(path) {
+                e.data = Some(self.blob(path, e.id)?);
+            }
+            Ok(())
+        };
+        let Some(dirs) = dirs else {
+            for (path, e) in src.files.iter_mut() {
+                read(path, e)?;
+            }
+            return Ok(());
+        };
+        // Whether a directory is wanted, asked once per directory.
+        let mut last: Option<(&str, bool)> = None;
+        for (path, e) in src.files.iter_mut() {
+            let dir = split(path).0;
+            let wanted = match last {
+                Some((d, known)) if d == dir => known,
+                _ => {
+                    let known = dirs.contains(dir);
+                    last = Some((dir, known));
+                    known
+                }
+            };
+            if wanted {
+                read(path, e)?;
             }
         }
         Ok(())
@@ -341,6 +389,39 @@ impl Git {
     }
 }
 
+/// The index's trailing checksum disagrees with its content.
+#[derive(Debug, thiserror::Error)]
+#[error("the index's checksum does not match its content (a damaged index)")]
+struct ChecksumMismatch;
+
+/// Does the index file's trailing checksum match its content? A file too short to hold
+/// one, or a null one, is left to the decoder.
+fn checksum_matches(path: &Path, kind: gix::hash::Kind) -> std::io::Result<bool> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let len = file.metadata()?.len();
+    let trailer = kind.len_in_bytes() as u64;
+    if len < trailer {
+        return Ok(true);
+    }
+    let mut hasher = gix::hash::hasher(kind);
+    let mut buf = vec![0u8; 1 << 16];
+    let mut body = (&mut file).take(len - trailer);
+    loop {
+        let n = body.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    let mut expected = Vec::with_capacity(trailer as usize);
+    file.read_to_end(&mut expected)?;
+    if expected.len() != trailer as usize || expected.iter().all(|&b| b == 0) {
+        return Ok(true);
+    }
+    Ok(hasher.try_finalize().is_ok_and(|id| id.as_bytes() == expected.as_slice()))
+}
+
 fn bad_rev(spec: &str, e: impl std::error::Error + Send + Sync + 'static) -> Error {
     Error::UnknownRevision { rev: spec.to_string(), source: Arc::new(e) }
 }
@@ -367,7 +448,7 @@ fn interesting(path: &str) -> bool {
 pub struct GitSource {
     label: String,
     /// Configuration file paths, with their bytes once loaded.
-    files: BTreeMap<String, Blob>,
+    files: FileList,
     /// Every policy file, with its blob id and bytes (there are few: read up front).
     policies: BTreeMap<String, (gix::ObjectId, Vec<u8>)>,
     /// (repository-relative path, what was skipped and why).
@@ -377,9 +458,6 @@ pub struct GitSource {
     /// Terraform's would on a checkout, and never read.
     broken: HashMap<String, &'static str>,
 }
-
-/// A file's blob id, with its bytes once loaded.
-type Blob = (gix::ObjectId, Option<Vec<u8>>);
 
 /// HEAD and the index, and what differs between them (see [`Git::staged`]).
 pub struct Staged {
@@ -398,11 +476,14 @@ impl Staged {
     /// HEAD as a source that is complete for `dirs`: where the walk skipped a directory
     /// because the index equals HEAD there, the index's blob ids stand in.
     pub fn head_for(&mut self, dirs: &BTreeSet<String>) -> &mut GitSource {
-        for (path, (id, _)) in &self.index.files {
-            if dirs.contains(split(path).0) && is_under(&self.pruned, path) {
-                self.head.files.entry(path.clone()).or_insert((*id, None));
-                if let Some(why) = self.index.broken.get(path) {
-                    self.head.broken.entry(path.clone()).or_insert(why);
+        for dir in dirs {
+            let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
+            for (path, e) in self.index.files.starting_with(&prefix) {
+                if split(path).0 == dir && is_under(&self.pruned, path) {
+                    self.head.files.insert_missing(path, e.id);
+                    if let Some(why) = self.index.broken.get(path) {
+                        self.head.broken.entry(path.to_string()).or_insert(why);
+                    }
                 }
             }
         }
@@ -444,33 +525,30 @@ impl GitSource {
     /// Does the directory hold configuration files (of its own, not only below it)?
     pub fn has_module(&self, dir: &str) -> bool {
         let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
-        self.files
-            .range(prefix.clone()..)
-            .take_while(|(p, _)| p.starts_with(prefix.as_str()))
-            .any(|(p, _)| !p[prefix.len()..].contains('/'))
+        self.files.starting_with(&prefix).any(|(p, _)| !p[prefix.len()..].contains('/'))
     }
 
     /// Does the state hold this configuration file?
     pub fn has_file(&self, path: &str) -> bool {
-        self.files.contains_key(path)
+        self.files.contains(path)
     }
 
     /// Every configuration file of the state, in git's order.
-    pub fn paths(&self) -> impl Iterator<Item = &String> {
-        self.files.keys()
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        self.files.iter().map(|(p, _)| p)
     }
 
     /// Configuration files whose blob differs between two states.
     pub fn changed(&self, other: &GitSource) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
-        for (p, (id, _)) in &self.files {
-            if other.files.get(p).is_none_or(|(o, _)| o != id) {
-                out.insert(p.clone());
+        for (p, e) in self.files.iter() {
+            if other.files.get(p).is_none_or(|o| o.id != e.id) {
+                out.insert(p.to_string());
             }
         }
-        for p in other.files.keys() {
-            if !self.files.contains_key(p) {
-                out.insert(p.clone());
+        for (p, _) in other.files.iter() {
+            if !self.files.contains(p) {
+                out.insert(p.to_string());
             }
         }
         out
@@ -481,11 +559,21 @@ impl GitSource {
         label: String,
         entries: &[Entry<'_>],
     ) -> Result<GitSource, Error> {
-        let mut files: Vec<(String, Blob)> = Vec::with_capacity(entries.len());
+        let mut files = FileList::with_capacity(entries.len());
         let mut policies = BTreeMap::new();
         let mut broken = HashMap::new();
         let mut notes = Vec::new();
         for e in entries {
+            // The name decides first: most entries of a monorepo are not configuration
+            // files, and those cost no more than this look.
+            let name = e.path.rsplit(|&b| b == b'/').next().unwrap_or(e.path);
+            let (utf8, listed) = match name.to_str() {
+                Ok(n) => (true, discover::is_listed(n)),
+                Err(_) => (false, false),
+            };
+            if e.mode != Mode::COMMIT && name != POLICY_FILE.as_bytes() && !listed && utf8 {
+                continue;
+            }
             let Ok(path) = e.path.to_str() else {
                 // Terraform reads such a file; skipping it would judge a module without it.
                 let lossy = e.path.to_str_lossy();
@@ -502,17 +590,17 @@ impl GitSource {
                 ));
                 continue;
             }
-            let name = split(path).1;
+            let name = &path[path.len() - name.len()..];
             if name == POLICY_FILE && (e.mode == Mode::FILE || e.mode == Mode::FILE_EXECUTABLE) {
                 let blob = repo.find_blob(e.id).map_err(|x| failed(path, x))?;
                 policies.insert(path.to_string(), (e.id, blob.data.clone()));
             }
             // Everything else is left out when the source is built, so a large monorepo
             // costs one pass over its entries.
-            if !discover::is_listed(name) {
+            if !listed {
                 continue;
             }
-            if rel.split('/').any(|c| c == ".terraform") {
+            if rel.contains(".terraform") && rel.split('/').any(|c| c == ".terraform") {
                 continue;
             }
             let id = if e.mode == Mode::SYMLINK {
@@ -533,11 +621,9 @@ impl GitSource {
             } else {
                 continue;
             };
-            files.push((rel.to_string(), (id, None)));
+            files.push(rel, id);
         }
-        // Index and tree entries come sorted: collecting builds the map in one pass
-        // instead of searching it per entry (60,000 entries in a large monorepo).
-        let files = files.into_iter().collect();
+        let files = files.finish();
         Ok(GitSource { label, files, policies, notes, broken })
     }
 
@@ -550,7 +636,7 @@ impl GitSource {
 impl Source for GitSource {
     fn modules(&self) -> Result<BTreeMap<String, Vec<String>>, Error> {
         let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for path in self.files.keys() {
+        for (path, _) in self.files.iter() {
             let (dir, name) = split(path);
             out.entry(dir.to_string()).or_default().push(name.to_string());
         }
@@ -558,14 +644,11 @@ impl Source for GitSource {
     }
 
     fn modules_in(&self, dirs: &BTreeSet<String>) -> Result<BTreeMap<String, Vec<String>>, Error> {
-        use std::ops::Bound;
         let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for dir in dirs {
             // A directory's files sort together, right after `dir/` (or anywhere, at the root).
             let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
-            let range =
-                self.files.range::<str, _>((Bound::Included(prefix.as_str()), Bound::Unbounded));
-            for path in range.map(|(p, _)| p).take_while(|p| p.starts_with(prefix.as_str())) {
+            for (path, _) in self.files.starting_with(&prefix) {
                 let (d, name) = split(path);
                 if d == dir {
                     out.entry(dir.clone()).or_default().push(name.to_string());
@@ -585,9 +668,9 @@ impl Source for GitSource {
                 os: None,
             });
         }
-        match self.files.get(path) {
-            Some((_, Some(data))) => Ok(data.clone()),
-            Some((_, None)) => {
+        match self.files.get(path).map(|e| &e.data) {
+            Some(Some(data)) => Ok(data.clone()),
+            Some(None) => {
                 Err(Error::NotLoaded { path: path.to_string(), state: self.label.clone() })
             }
             None => Err(Error::NotInState { path: path.to_string(), state: self.label.clone() }),
@@ -595,7 +678,7 @@ impl Source for GitSource {
     }
 
     fn blob_id(&self, path: &str) -> Option<String> {
-        self.files.get(path).map(|(id, _)| id.to_string())
+        self.files.get(path).map(|e| e.id.to_string())
     }
 
     fn policy_paths(&self) -> Result<BTreeSet<String>, Error> {

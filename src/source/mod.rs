@@ -2,6 +2,7 @@
 //! or git; everything after them works on the bytes they return.
 
 pub(crate) mod cached;
+mod file_list;
 pub(crate) mod git;
 pub(crate) mod memory;
 pub(crate) mod overlay;
