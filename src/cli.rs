@@ -196,7 +196,7 @@ pub(crate) enum Command {
     },
     /// Apply override files to their originals for good, then delete them.
     #[command(
-        after_help = "The folded module is merged again before anything is written: its effective\nconfiguration must equal the one with the override files, value for value, or nothing is\nchanged and the reason is printed (an override Terraform ignores, one that cannot be\nwritten into the original file). Only the changed arguments and blocks are rewritten.\n\nExamples:\n  override-guard fold envs/prod/override.tf --dry-run\n  override-guard fold envs/prod/override.tf envs/prod/tags_override.tf\n\nExit status: 0 folded (or would fold), 1 refused, 2 usage or I/O error, or files with\nunstaged changes."
+        after_help = "The folded module is merged again before anything is written: its effective\nconfiguration must equal the one with the override files, value for value, or nothing is\nchanged and the reason is printed (an override Terraform ignores, one that cannot be\nwritten into the original file). An override that swaps the backend, which the module's\npolicy denies (backend-swap), is refused too unless --allow-backend-swap is given. Only\nthe changed arguments and blocks are rewritten.\n\nExamples:\n  override-guard fold envs/prod/override.tf --dry-run\n  override-guard fold envs/prod/override.tf envs/prod/tags_override.tf\n  override-guard fold envs/dev/backend_override.tf --allow-backend-swap\n\nExit status: 0 folded (or would fold), 1 refused, 2 usage or I/O error, or files with\nunstaged changes."
     )]
     Fold {
         /// The override files to fold (each folds into the ordinary files of its directory).
@@ -208,6 +208,10 @@ pub(crate) enum Command {
         /// Write files even when git does not hold their current content.
         #[arg(long)]
         allow_dirty: bool,
+        /// Fold an override that swaps the backend or cloud block even where the policy
+        /// denies it (backend-swap): the swap becomes the original's own.
+        #[arg(long)]
+        allow_backend_swap: bool,
         #[arg(long, value_enum, help = ENGINE_HELP)]
         engine: Option<Engine>,
     },
