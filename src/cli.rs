@@ -50,6 +50,10 @@ impl Cli {
     }
 }
 
+/// `--engine`'s help, the same for every command that takes it.
+const ENGINE_HELP: &str =
+    "Whose rules apply (default: terraform, or opentofu when the module has .tofu files)";
+
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     /// Print the effective configuration of one module, with where every value came from.
@@ -60,10 +64,10 @@ pub(crate) enum Command {
         /// The module directory.
         #[arg(default_value = ".")]
         dir: PathBuf,
+        /// Output format.
         #[arg(long, value_enum, default_value_t = ShowFormat::Hcl)]
         format: ShowFormat,
-        /// Whose rules apply (default: terraform, or opentofu when the module has .tofu files).
-        #[arg(long, value_enum)]
+        #[arg(long, value_enum, help = ENGINE_HELP)]
         engine: Option<Engine>,
         #[command(flatten)]
         from: FromArgs,
@@ -82,12 +86,13 @@ pub(crate) enum Command {
         /// A variable value, as `terraform plan -var NAME=VALUE`.
         #[arg(long = "var", value_name = "NAME=VALUE")]
         vars: Vec<String>,
+        /// Output format.
         #[arg(long, value_enum, default_value_t = VarsFormat::Human)]
         format: VarsFormat,
         /// Print sensitive values instead of `(sensitive)`.
         #[arg(long)]
         show_sensitive: bool,
-        #[arg(long, value_enum)]
+        #[arg(long, value_enum, help = ENGINE_HELP)]
         engine: Option<Engine>,
         /// --var and --var-file in command-line order (filled in by [`Cli::parse_ordered`]).
         #[arg(skip)]
@@ -105,7 +110,7 @@ pub(crate) enum Command {
         /// Output format (default: human on a terminal, compact otherwise).
         #[arg(long, value_enum)]
         format: Option<ReportFormat>,
-        #[arg(long, value_enum)]
+        #[arg(long, value_enum, help = ENGINE_HELP)]
         engine: Option<Engine>,
         #[command(flatten)]
         from: FromArgs,
@@ -139,7 +144,7 @@ pub(crate) enum Command {
         /// Output format (default: human on a terminal, compact otherwise).
         #[arg(long, value_enum)]
         format: Option<ReportFormat>,
-        #[arg(long, value_enum)]
+        #[arg(long, value_enum, help = ENGINE_HELP)]
         engine: Option<Engine>,
         #[command(flatten)]
         policy: PolicyArgs,
@@ -160,7 +165,7 @@ pub(crate) enum Command {
         /// Output format (default: human).
         #[arg(long, value_enum)]
         format: Option<ReportFormat>,
-        #[arg(long, value_enum)]
+        #[arg(long, value_enum, help = ENGINE_HELP)]
         engine: Option<Engine>,
         #[command(flatten)]
         policy: PolicyArgs,
@@ -182,7 +187,7 @@ pub(crate) enum Command {
         /// Write files even when git does not hold their current content.
         #[arg(long)]
         allow_dirty: bool,
-        #[arg(long, value_enum)]
+        #[arg(long, value_enum, help = ENGINE_HELP)]
         engine: Option<Engine>,
         /// The policy file (its `[rules.missing-override-comment]` decides where comments
         /// are wanted, and their pattern).
@@ -191,7 +196,7 @@ pub(crate) enum Command {
     },
     /// Apply override files to their originals for good, then delete them.
     #[command(
-        after_help = "The folded module is merged again before anything is written: its effective\nconfiguration must equal the one with the override files, value for value, or nothing is\nchanged and the reason is printed (an override Terraform ignores, one that cannot be\nwritten into the original file). Only the changed arguments and blocks are rewritten.\n\nExamples:\n  override-guard fold envs/prod/override.tf --dry-run\n  override-guard fold envs/prod/override.tf envs/prod/tags_override.tf\n\nExit status: 0 folded (or would fold), 1 refused, 2 usage or I/O error, or files with\nunstaged changes."
+        after_help = "The folded module is merged again before anything is written: its effective\nconfiguration must equal the one with the override files, value for value, or nothing is\nchanged and the reason is printed (an override Terraform ignores, one that cannot be\nwritten into the original file). An override that swaps the backend, which the module's\npolicy denies (backend-swap), is refused too unless --allow-backend-swap is given. Only\nthe changed arguments and blocks are rewritten.\n\nExamples:\n  override-guard fold envs/prod/override.tf --dry-run\n  override-guard fold envs/prod/override.tf envs/prod/tags_override.tf\n  override-guard fold envs/dev/backend_override.tf --allow-backend-swap\n\nExit status: 0 folded (or would fold), 1 refused, 2 usage or I/O error, or files with\nunstaged changes."
     )]
     Fold {
         /// The override files to fold (each folds into the ordinary files of its directory).
@@ -203,7 +208,11 @@ pub(crate) enum Command {
         /// Write files even when git does not hold their current content.
         #[arg(long)]
         allow_dirty: bool,
-        #[arg(long, value_enum)]
+        /// Fold an override that swaps the backend or cloud block even where the policy
+        /// denies it (backend-swap): the swap becomes the original's own.
+        #[arg(long)]
+        allow_backend_swap: bool,
+        #[arg(long, value_enum, help = ENGINE_HELP)]
         engine: Option<Engine>,
     },
     /// Write a copy of a tree in which every module is its effective configuration, for
@@ -221,7 +230,7 @@ pub(crate) enum Command {
         /// Empty DIR first when it holds something.
         #[arg(long)]
         force: bool,
-        #[arg(long, value_enum)]
+        #[arg(long, value_enum, help = ENGINE_HELP)]
         engine: Option<Engine>,
     },
     /// Run a scanner on a flattened copy of a tree and put its findings back on your files.
@@ -232,9 +241,10 @@ pub(crate) enum Command {
         /// The directory to scan, with its subdirectories.
         #[arg(value_name = "PATH", default_value = ".")]
         path: PathBuf,
+        /// How to print the scanner's findings.
         #[arg(long, value_enum, default_value_t = ScanFormat::Sarif)]
         format: ScanFormat,
-        #[arg(long, value_enum)]
+        #[arg(long, value_enum, help = ENGINE_HELP)]
         engine: Option<Engine>,
         /// The scanner's command line, after `--`.
         #[arg(last = true, required = true, value_name = "COMMAND")]
@@ -251,6 +261,7 @@ pub(crate) enum Command {
         /// The flattened tree the log was made on (its map is read from it).
         #[arg(long, value_name = "DIR")]
         tree: PathBuf,
+        /// How to print the scanner's findings.
         #[arg(long, value_enum, default_value_t = ScanFormat::Sarif)]
         format: ScanFormat,
     },
@@ -270,7 +281,10 @@ pub(crate) enum Command {
     #[command(
         after_help = "Examples:\n  override-guard explain\n  override-guard explain backend-swap\n\nExit status: 0, or 2 for a rule that does not exist."
     )]
-    Explain { rule: Option<String> },
+    Explain {
+        /// A rule's id (`backend-swap`); without it, every rule is listed.
+        rule: Option<String>,
+    },
     /// Run the language server (stdio) that shows override effects in editors.
     #[command(
         after_help = "Editors start it themselves; see the README for VS Code, Neovim and Helix.\n\nExit status: 0 when the editor asks it to exit, 2 on a protocol error."
@@ -421,5 +435,37 @@ impl ValueEnum for Engine {
             Engine::Terraform => "terraform",
             Engine::OpenTofu => "opentofu",
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every argument of every command, subcommands of subcommands included, that
+    /// `--help` would show without a word about it.
+    fn without_help(cmd: &clap::Command, path: &str, out: &mut Vec<String>) {
+        for a in cmd.get_arguments() {
+            if !a.is_hide_set() && a.get_help().is_none() && a.get_long_help().is_none() {
+                out.push(format!("{path} {}", a.get_id()));
+            }
+        }
+        for sub in cmd.get_subcommands() {
+            without_help(sub, &format!("{path} {}", sub.get_name()), out);
+        }
+    }
+
+    #[test]
+    fn every_argument_of_every_command_has_a_help_text() {
+        use clap::CommandFactory;
+        let mut cmd = Cli::command();
+        // The generated --help and --version only exist once the command is built.
+        cmd.build();
+        let mut missing = Vec::new();
+        without_help(&cmd, "override-guard", &mut missing);
+        assert!(missing.is_empty(), "arguments without a help text: {missing:#?}");
+        // The walk sees the commands' own arguments and the shared ones.
+        let audit = cmd.find_subcommand("audit").map(|c| c.get_arguments().count());
+        assert!(audit.is_some_and(|n| n > 10), "{audit:?}");
     }
 }

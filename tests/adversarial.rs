@@ -846,7 +846,46 @@ fn a_binary_file_is_one_error() {
     let errors: Vec<&str> = got.stdout.lines().filter(|l| l.starts_with("m/blob.tf:")).collect();
     assert_eq!(errors.len(), 1, "{}", got.shown());
     assert!(
-        errors[0].contains("This looks like a binary file (it holds NUL bytes)"),
+        errors[0].contains("This looks like a binary file (it is not UTF-8 and holds NUL bytes)"),
+        "{}",
+        got.shown()
+    );
+    assert!(got.stdout.contains(&format!("n/override.tf:3:5: {WEAKENED}")), "{}", got.shown());
+}
+
+/// A binary file without NUL bytes (an executable's first bytes with its NULs taken out)
+/// is one error too, Terraform's first, naming the file and line; Terraform 1.15.5 gives
+/// 19 for these 96 bytes (tests/fixtures/syntax/594-binary-file-without-nul). A file in
+/// Latin-1 keeps Terraform's two errors, and every other module is judged.
+#[test]
+fn a_binary_file_without_nul_bytes_is_one_error() {
+    let s = sandbox();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fixture = root.join("tests/fixtures/syntax/594-binary-file-without-nul/main.tf");
+    s.write("m/main.tf", DB_MAIN);
+    s.write("m/x.tf", std::fs::read(fixture).expect("the fixture"));
+    s.write("l/main.tf", b"locals {\n  a = \"caf\xe9\"\n}\n");
+    s.write("n/main.tf", DB_MAIN);
+    s.write("n/override.tf", WEAKEN);
+    committed(&s);
+    let got = og(&s, &["audit", "--format", "compact"]);
+    expect_code("audit", &got, 1);
+    let errors: Vec<&str> = got.stdout.lines().filter(|l| l.starts_with("m/x.tf:")).collect();
+    assert_eq!(
+        errors,
+        [
+            "m/x.tf:1:1: error[merge-error]: Invalid character: This character is not used within the language. This looks like a binary file (it is not UTF-8 and holds control characters): its 7 other errors are not shown."
+        ],
+        "{}",
+        got.shown()
+    );
+    let latin1: Vec<&str> = got.stdout.lines().filter(|l| l.starts_with("l/main.tf:")).collect();
+    assert_eq!(
+        latin1,
+        [
+            "l/main.tf:2:11: error[merge-error]: Invalid character encoding: All input files must be UTF-8 encoded. Ensure that UTF-8 encoding is selected in your editor.",
+            "l/main.tf:2:11: error[merge-error]: Unterminated template string: No closing marker was found for the string.",
+        ],
         "{}",
         got.shown()
     );

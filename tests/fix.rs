@@ -121,3 +121,63 @@ fn fold_refuses_everything_when_one_module_cannot_fold() {
     assert_eq!(run.code, 1);
     assert!(run.err().contains("a/main.tf: not an override file"), "{}", run.shown());
 }
+
+/// An override that swaps the backend is folded only where the policy lets it through or
+/// `--allow-backend-swap` says so, and the output says which: folded, the swap would be
+/// the original's own, and no audit would report it any more.
+#[test]
+fn fold_refuses_a_backend_swap_the_policy_denies_unless_told() {
+    let s = Sandbox::new();
+    let main = "terraform {\n  backend \"s3\" {\n    bucket = \"state\"\n    key    = \"app.tfstate\"\n  }\n}\n";
+    let swap = "terraform {\n  backend \"local\" {\n    path = \"dev.tfstate\"\n  }\n}\n";
+    s.commit(&[("dev/main.tf", main), ("dev/backend_override.tf", swap)], "init");
+    let before = files_of(&s.root);
+    let at = "dev/backend_override.tf:2";
+    let what = "backend_override.tf replaces backend \"s3\" with backend \"local\"";
+    for args in [
+        &["fold", "dev/backend_override.tf"][..],
+        &["fold", "--dry-run", "dev/backend_override.tf"],
+    ] {
+        let run = s.run(args);
+        assert_eq!(run.code, 1, "{args:?}: {}", run.shown());
+        assert_eq!(
+            run.err(),
+            format!(
+                "error: cannot fold {at}: the policy denies this backend swap (backend-swap): {what}. Folded, the swap would be the original's own, where no override file shows it any more; pass --allow-backend-swap to fold it anyway\nnothing was changed\n"
+            ),
+            "{args:?}"
+        );
+        assert!(run.out().is_empty(), "{args:?}: {}", run.shown());
+        assert_eq!(files_of(&s.root), before, "{args:?}");
+    }
+    let run = s.run(&["fold", "dev/backend_override.tf", "--allow-backend-swap"]);
+    assert_eq!(run.code, 0, "{}", run.shown());
+    assert_eq!(
+        run.err(),
+        format!(
+            "note: {at}: --allow-backend-swap folds a backend swap the policy denies (backend-swap): {what}\nrewrote dev/main.tf\ndeleted dev/backend_override.tf\n"
+        )
+    );
+    assert_eq!(std::fs::read_to_string(s.path("dev/main.tf")).unwrap(), swap);
+    assert!(!s.path("dev/backend_override.tf").exists());
+    // A policy that warns of swaps folds with a note; one that allows them, silently.
+    s.git(&["checkout", "--", "."]);
+    for (level, note) in [
+        (
+            "warn",
+            format!(
+                "note: {at}: fold takes in a backend swap the policy warns of (backend-swap): {what}\n"
+            ),
+        ),
+        ("allow", String::new()),
+    ] {
+        s.write(".override-guard.toml", format!("[rules]\nbackend-swap = \"{level}\"\n"));
+        let run = s.run(&["fold", "--dry-run", "dev/backend_override.tf"]);
+        assert_eq!(run.code, 0, "{level}: {}", run.shown());
+        assert_eq!(
+            run.err(),
+            format!("{note}fold would change the files above; nothing was written\n"),
+            "{level}"
+        );
+    }
+}

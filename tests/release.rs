@@ -194,3 +194,38 @@ fn the_readme_layers_are_the_imports_of_the_code() {
     }
     assert!(imports.len() >= 15, "the imports were not read: {imports:?}");
 }
+
+/// The VS Code extension is the project's and under its licence: both texts beside it,
+/// as the project's own; the `LICENSE` that vsce and the Marketplace look for, naming
+/// them; `license` in package.json as Cargo.toml's; and the package's `files` (what `vsce
+/// package` takes) holding them all. `tests/machine/vscode.rs` packages it with vsce.
+#[test]
+fn the_vscode_extension_carries_the_projects_licence() {
+    for text in ["LICENSE-MIT", "LICENSE-APACHE"] {
+        assert_eq!(read(&format!("editors/vscode/{text}")), read(text), "{text} differs");
+    }
+    let licence = env!("CARGO_PKG_LICENSE");
+    let stated = read("editors/vscode/LICENSE");
+    for name in ["LICENSE-MIT", "LICENSE-APACHE", licence] {
+        assert!(stated.contains(name), "editors/vscode/LICENSE does not name {name}");
+    }
+    let package: serde_json::Value =
+        serde_json::from_str(&read("editors/vscode/package.json")).expect("package.json");
+    assert_eq!(package["license"], licence);
+    let files: Vec<&str> = package["files"]
+        .as_array()
+        .expect("package.json lists its files")
+        .iter()
+        .filter_map(|f| f.as_str())
+        .collect();
+    let main = package["main"].as_str().expect("main").trim_start_matches("./");
+    for want in ["LICENSE", "LICENSE-MIT", "LICENSE-APACHE", "README.md", main] {
+        assert!(files.contains(&want), "package.json's files leave {want} out: {files:?}");
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("editors/vscode");
+    for f in &files {
+        assert!(dir.join(f).is_file(), "package.json's files name {f}, which is not there");
+    }
+    // vsce refuses a package with both a .vscodeignore and `files`.
+    assert!(!dir.join(".vscodeignore").exists());
+}

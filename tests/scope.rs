@@ -217,6 +217,54 @@ fn the_nearest_policy_governs_each_module_in_audit_check_diff_and_fix() {
     assert!(run.out().ends_with("(teams/a/.override-guard.toml)\n"), "{}", run.shown());
 }
 
+/// A monorepo whose every module has its own policy file: the built-in default governs
+/// none of them, so no report lists it (the root directory the audit names is no module).
+#[test]
+fn the_built_in_default_is_listed_only_when_it_governs_a_module() {
+    let s = Sandbox::new();
+    s.commit(
+        &[
+            ("a/.override-guard.toml", "[rules]\noverride-file = \"warn\"\n"),
+            ("a/main.tf", WEB_MAIN),
+            ("b/.override-guard.toml", "[rules]\noverride-file = \"warn\"\n"),
+            ("b/main.tf", WEB_MAIN),
+        ],
+        "init",
+    );
+    let both = "(2 policies: a/.override-guard.toml, b/.override-guard.toml)";
+    for format in ["compact", "human", "github"] {
+        let run = s.run(&["audit", "--format", format]);
+        assert_eq!(run.code, 0, "{format}: {}", run.shown());
+        assert!(run.out().trim_end().ends_with(both), "{format}: {}", run.shown());
+        assert!(!run.out().contains("built-in"), "{format}: {}", run.shown());
+    }
+    for args in [&["audit", "--format", "json"][..], &["audit", "--staged", "--format", "json"]] {
+        let run = s.run(args);
+        let doc: serde_json::Value = serde_json::from_str(&run.out()).expect("json");
+        assert_eq!(
+            doc["policies"],
+            serde_json::json!(["a/.override-guard.toml", "b/.override-guard.toml"]),
+            "{args:?}"
+        );
+        assert_eq!(doc["policy"], "a/.override-guard.toml", "{args:?}");
+    }
+    // A module without a file of its own brings the built-in default in.
+    s.write("c/main.tf", WEB_MAIN);
+    let run = s.run(&["audit", "--format", "compact"]);
+    assert!(
+        run.out().trim_end().ends_with(
+            "(3 policies: a/.override-guard.toml, b/.override-guard.toml, built-in default policy)"
+        ),
+        "{}",
+        run.shown()
+    );
+    // No module at all: no policy is in force.
+    s.write("docs/README.md", "nothing here\n");
+    let run = s.run(&["audit", "docs", "--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&run.out()).expect("json");
+    assert_eq!(doc["policies"], serde_json::json!([]), "{}", run.shown());
+}
+
 #[test]
 fn a_changed_team_policy_has_its_modules_judged_again() {
     let s = monorepo();

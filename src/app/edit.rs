@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use super::outcome::Outcome;
 use super::output::{write_err, write_out};
-use super::policies::{resolve_policies, today};
+use super::policies::{judging, refused, resolve_policies, today};
 use super::sources::print_disk_notes;
 use super::workspace::{Workspace, display_root};
 use super::write::{self, Change};
@@ -116,11 +116,21 @@ pub(super) fn fix(
     }
 }
 
+/// What `fold` is told it may do besides folding.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Allow {
+    /// Write over files git does not hold (`--allow-dirty`).
+    pub(super) dirty: bool,
+    /// Fold a backend swap the policy denies (`--allow-backend-swap`).
+    pub(super) backend_swap: bool,
+}
+
 pub(super) fn fold(
     files: &[PathBuf],
     dry_run: bool,
-    allow_dirty: bool,
+    allow: Allow,
     engine: Option<Engine>,
+    style: Style,
 ) -> Result<Outcome, error::Error> {
     // Files fold into the module of their directory: group them by it.
     let mut groups: BTreeMap<PathBuf, (PathBuf, Vec<String>)> = BTreeMap::new();
@@ -153,6 +163,27 @@ pub(super) fn fold(
         let found = src.modules()?.remove("").unwrap_or_default();
         let m = merge::load("", &found, engine, |p| src.read(p))
             .map_err(|e| e.map_path(|p| join(&root, p)))?;
+        let Some(swaps) = backend_swaps(&dir, &names, engine, style)? else {
+            return Ok(Outcome::Error);
+        };
+        for Swap { at, message, denied } in &swaps {
+            if *denied && !allow.backend_swap {
+                refused = true;
+                write_err(&format!(
+                    "error: cannot fold {at}: the policy denies this backend swap (backend-swap): {message}. Folded, the swap would be the original's own, where no override file shows it any more; pass --allow-backend-swap to fold it anyway\n",
+                ));
+            } else {
+                let how = if *denied {
+                    "--allow-backend-swap folds a backend swap the policy denies"
+                } else {
+                    "fold takes in a backend swap the policy warns of"
+                };
+                write_err(&format!("note: {at}: {how} (backend-swap): {message}\n"));
+            }
+        }
+        if swaps.iter().any(|w| w.denied) && !allow.backend_swap {
+            continue;
+        }
         match fold::plan(&m, &names) {
             Ok(folded) => {
                 for n in &folded.notes {
@@ -195,7 +226,7 @@ pub(super) fn fold(
         changes.extend(to_changes(edits, dir, |p| join(root, p)));
     }
     let start = all.first().map_or(Path::new("."), |(d, _, _)| d.as_path());
-    if let Some(out) = refuse_dirty(&changes, start, allow_dirty)? {
+    if let Some(out) = refuse_dirty(&changes, start, allow.dirty)? {
         return Ok(out);
     }
     write::commit(&changes)?;
@@ -204,6 +235,54 @@ pub(super) fn fold(
         write_err(&format!("{verb} {}\n", report::clean_line(&c.shown)));
     }
     Ok(Outcome::Clean)
+}
+
+/// A backend swap among the override files to fold, as the module's policy judges it.
+struct Swap {
+    /// `path:line`, as shown.
+    at: String,
+    message: String,
+    /// The policy denies it (else it warns of it).
+    denied: bool,
+}
+
+/// The backend swaps among the override files `names` of the module in `dir`, as the
+/// policy that governs it judges them (suppressions and exceptions included). `None` when a
+/// broken policy file governs the module (its mistakes are printed), as `fix` and `diff`
+/// refuse to judge around one. Folding would turn a swap into the original's own backend,
+/// which no later audit reports: the policy has its say first.
+fn backend_swaps(
+    dir: &Path,
+    names: &[String],
+    engine: Option<Engine>,
+    style: Style,
+) -> Result<Option<Vec<Swap>>, error::Error> {
+    use crate::finding::{Level, RuleId};
+    use crate::pipeline::audit::Ask;
+    let ws = Workspace::worktree(&[dir.to_path_buf()])?;
+    let shown = ws.shown();
+    let src = ws.worktree_source(false)?;
+    let modules: Vec<(String, Vec<String>)> =
+        src.modules().map_err(|e| shown.error(e))?.into_iter().collect();
+    let ask = Ask { choice: &Choice::Nearest, levels: &[], engine, today: today() };
+    let dirs = modules.iter().map(|(d, _)| d.as_str());
+    let Some(audit) = judging(&src, &ask, dirs, &shown, style)? else { return Ok(None) };
+    if refused(&audit.policies, &shown, style) {
+        return Ok(None);
+    }
+    let judged = audit.judge(&src, &modules).map_err(|e| shown.error(e))?;
+    let swaps = judged
+        .values()
+        .flat_map(|j| &j.findings)
+        .filter(|f| f.rule == RuleId::BackendSwap && f.level != Level::Allow)
+        .filter(|f| names.iter().any(|n| n == crate::path::split(&f.primary.path).1))
+        .map(|f| {
+            let (line, _) = f.primary.start_line_col();
+            let at = format!("{}:{line}", report::clean_line(&shown.path(&f.primary.path)));
+            Swap { at, message: report::clean_line(&f.message), denied: f.level == Level::Deny }
+        })
+        .collect();
+    Ok(Some(swaps))
 }
 
 /// A module path under the directory the user named, `.` for the directory itself.

@@ -37,10 +37,10 @@ pub(super) fn man(command: Option<&str>) -> Result<Outcome, error::Error> {
 pub(super) fn explain(rule: Option<&str>) -> Outcome {
     match rule {
         None => {
+            let rows: Vec<[&str; 3]> =
+                rules::RULES.iter().map(|r| [r.id.as_str(), r.level.as_str(), r.summary]).collect();
             let mut out = String::from("Rules (default level):\n");
-            for r in rules::RULES {
-                out.push_str(&format!("  {:<26} {:<5}  {}\n", r.id, r.level.as_str(), r.summary));
-            }
+            out.push_str(&rule_table(&rows));
             out.push_str(
                 "\n`override-guard explain RULE` prints what a rule checks, why, and an example.\n",
             );
@@ -66,5 +66,45 @@ pub(super) fn explain(rule: Option<&str>) -> Outcome {
                 Outcome::Error
             }
         },
+    }
+}
+
+/// The rule list's rows (id, level, summary) in columns as wide as their longest entry,
+/// so a new rule with a longer id cannot push its row out of line.
+fn rule_table(rows: &[[&str; 3]]) -> String {
+    let width = |col: usize| rows.iter().map(|r| r[col].chars().count()).max().unwrap_or(0);
+    let (id, level) = (width(0), width(1));
+    let mut out = String::new();
+    for [r, l, summary] in rows {
+        out.push_str(&format!("  {r:<id$}  {l:<level$}  {summary}\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Where each row's level and summary begin, in characters.
+    fn starts(table: &str, row: &[&str; 3]) -> (usize, usize) {
+        let line = table.lines().find(|l| l.trim_start().starts_with(row[0])).unwrap_or("");
+        let at = |s: &str| line.find(&format!(" {s}")).map_or(0, |b| line[..b].chars().count());
+        (at(row[1]), at(row[2]))
+    }
+
+    #[test]
+    fn the_rule_list_lines_up_whatever_the_ids_lengths() {
+        let long = "an-id-longer-than-any-rule-has-today";
+        for rows in [
+            vec![["a", "deny", "short"], [long, "warn", "long"], ["mid-sized-id", "allow", "x"]],
+            rules::RULES.iter().map(|r| [r.id.as_str(), r.level.as_str(), r.summary]).collect(),
+        ] {
+            let table = rule_table(&rows);
+            let columns: Vec<(usize, usize)> = rows.iter().map(|r| starts(&table, r)).collect();
+            assert!(columns.windows(2).all(|w| w[0] == w[1]), "{columns:?}\n{table}");
+            // Two spaces after the longest id, none wasted before it.
+            let longest = rows.iter().map(|r| r[0].len()).max().unwrap_or(0);
+            assert_eq!(columns[0].0, 2 + longest + 1, "{table}");
+        }
     }
 }

@@ -137,8 +137,9 @@ fn dispatch(cli: &Cli) -> Result<Outcome, error::Error> {
             };
             edit::fix(path, mode, *allow_dirty, *engine, policy.as_deref(), style)
         }
-        Command::Fold { files, dry_run, allow_dirty, engine } => {
-            edit::fold(files, *dry_run, *allow_dirty, *engine)
+        Command::Fold { files, dry_run, allow_dirty, allow_backend_swap, engine } => {
+            let allow = edit::Allow { dirty: *allow_dirty, backend_swap: *allow_backend_swap };
+            edit::fold(files, *dry_run, allow, *engine, style)
         }
         Command::Flatten { paths, out, force, engine } => {
             flatten::flatten(paths, out, *force, *engine)

@@ -8,7 +8,7 @@
 use override_guard_hcl::LineIndex;
 
 use super::text::{Encoding, Lines};
-use crate::finding::{Finding, RuleId};
+use crate::finding::{Finding, Level, RuleId};
 use crate::fix::{comments, fold};
 use crate::merge::Module;
 use crate::policy::{Date, GlobBase, Policy};
@@ -127,7 +127,22 @@ pub fn at(
         }
     }
     if file.class == FileClass::Override {
-        out.push(fold_action(m, file.name()));
+        let mut fold = fold_action(m, file.name());
+        // `fold` refuses a backend swap the policy denies unless told otherwise: so does
+        // the action, which has no way to be told.
+        let swap = findings.iter().find(|f| {
+            f.rule == RuleId::BackendSwap && f.level == Level::Deny && f.primary.path == path
+        });
+        if let Some(f) = swap
+            && fold.disabled.is_none()
+        {
+            fold.changes.clear();
+            fold.disabled = Some(format!(
+                "the policy denies this backend swap (backend-swap): {}; `override-guard fold --allow-backend-swap` folds it anyway",
+                f.message
+            ));
+        }
+        out.push(fold);
     }
     for &i in &here {
         if let Some(a) = suppress(&file.text, file.syntax, &findings[i], i) {
@@ -390,6 +405,29 @@ mod tests {
         let main = a.changes.iter().find(|c| c.path == "main.tf").unwrap();
         let folded = apply(MAIN, main.edits.as_ref().unwrap());
         assert!(folded.contains("m6i.large") && folded.contains("\"other\""), "{folded}");
+
+        // A backend swap the policy denies is not folded from the editor either.
+        let main = "terraform {\n  backend \"s3\" {\n    bucket = \"a\"\n  }\n}\n";
+        let over = "terraform {\n  backend \"local\" {}\n}\n";
+        let swapped = load_texts("", &[("main.tf", main), ("override.tf", over)], None);
+        let today = Date { year: 2026, month: 11, day: 26 };
+        let swap = finding(RuleId::BackendSwap, "override.tf", over, "backend \"local\"");
+        for (level, refused) in [(Level::Deny, true), (Level::Warn, false)] {
+            let findings = vec![Finding { level, ..swap.clone() }];
+            let policy = Policy::builtin();
+            let acts = self::at(
+                &swapped,
+                &findings,
+                &policy,
+                &GlobBase::default(),
+                today,
+                "override.tf",
+                0..0,
+            );
+            let fold = acts.iter().find(|a| a.title.starts_with("Fold")).unwrap();
+            assert_eq!(fold.disabled.is_some(), refused, "{level:?}: {:?}", fold.disabled);
+            assert_eq!(fold.changes.is_empty(), refused, "{level:?}");
+        }
 
         let broken =
             load_texts("", &[("main.tf", MAIN), ("override.tf", "resource \"x\" \"y\" {\n")], None);

@@ -144,10 +144,10 @@ pub fn load_reusing<E: ReadError>(
             (Syntax::Json, _) => json::parse(id, src),
         };
         let f = Arc::new(match result {
-            Ok((f, diags)) if bytes.is_some() => {
-                ParsedFile { diagnostics: binary(&m.files.files[id].text, diags), ..f }
-            }
-            Ok((f, diags)) => ParsedFile { diagnostics: diags, ..f },
+            Ok((f, diags)) => match &bytes {
+                Some(raw) => ParsedFile { diagnostics: binary(raw.as_bytes(), diags), ..f },
+                None => ParsedFile { diagnostics: diags, ..f },
+            },
             Err(d) => ParsedFile { file: id, diagnostics: d, ..Default::default() },
         });
         if let Some(p) = parses.filter(|_| reusable) {
@@ -185,13 +185,21 @@ pub fn without_overrides(m: &Module) -> Module {
     o
 }
 
-/// A binary file saved as `.tf` (not UTF-8, a NUL byte in its first 8,000 bytes as in git's
-/// test, and more than one error) is one error, Terraform's first, not the thousands
-/// Terraform gives. A text file with a stray NUL keeps Terraform's every error.
-fn binary(text: &str, mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
-    let head = &text.as_bytes()[..text.len().min(8000)];
+/// A binary file saved as `.tf` is one error, not the hundreds or thousands Terraform
+/// gives (one per byte it cannot read: 2,379 for the first 4 KiB of an executable). A file
+/// is binary when it is not UTF-8, gives more than one error, and holds in its first
+/// 8,000 bytes (as git's test) a NUL byte or another control character that text does not
+/// hold (all below 0x20 but tab, line feed, form feed, carriage return and escape). The one
+/// error is Terraform's first, with the reason the others are left out. Text with a stray
+/// NUL, or in another encoding (Latin-1 letters in a string), keeps Terraform's every
+/// error: it has a few, and each is worth reading.
+fn binary(bytes: &[u8], mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let head = &bytes[..bytes.len().min(8000)];
     let errors = diags.iter().filter(|d| d.is_error()).count();
-    if errors < 2 || !head.contains(&0) {
+    let nul = head.contains(&0);
+    let control =
+        head.iter().any(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | 0x0c | b'\r' | 0x1b));
+    if errors < 2 || !control {
         return diags;
     }
     let first = diags
@@ -201,8 +209,9 @@ fn binary(text: &str, mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
         .min_by_key(|(i, d)| (d.subject.map_or(0, |s| s.start), *i))
         .map_or(0, |(i, _)| i);
     let d = diags.swap_remove(first);
+    let holds = if nul { "NUL bytes" } else { "control characters" };
     vec![d.with_cause(format!(
-        "This looks like a binary file (it holds NUL bytes): its {} other errors are not shown.",
+        "This looks like a binary file (it is not UTF-8 and holds {holds}): its {} other errors are not shown.",
         errors - 1
     ))]
 }
@@ -383,5 +392,30 @@ mod tests {
         // Text with a NUL between tokens keeps Terraform's every error.
         let m = load_texts("", &[("main.tf", "locals {\n  a = 1\0\n}\n")], None);
         assert_eq!(m.diagnostics.len(), 2, "{:?}", m.diagnostics);
+    }
+
+    /// A binary file without NUL bytes is binary too: what gives it away is a control
+    /// character no text holds. Latin-1 text is not binary, and keeps Terraform's errors.
+    #[test]
+    fn a_binary_file_without_nul_bytes_is_one_error_and_latin1_text_is_not_binary() {
+        let load_bytes = |bytes: Vec<u8>| {
+            let names = ["x.tf".to_string()];
+            let read = |_: &str| Ok::<_, std::io::Error>(bytes.clone());
+            let Ok(m) = load("", &names, None, read) else { panic!("in memory") };
+            m.diagnostics
+        };
+        let binary: Vec<u8> = (1..=255u8).cycle().take(3000).collect();
+        let diags = load_bytes(binary);
+        let [d] = &diags[..] else { panic!("{diags:?}") };
+        assert!(
+            d.explained().contains(
+                "This looks like a binary file (it is not UTF-8 and holds control characters)"
+            ),
+            "{d:?}"
+        );
+        let latin1 = b"locals {\n  a = \"caf\xe9\"\n  b = \"na\xefve\"\n}\n".to_vec();
+        let diags = load_bytes(latin1);
+        let summaries: Vec<&str> = diags.iter().map(|d| d.summary.as_str()).collect();
+        assert_eq!(summaries, ["Invalid character encoding", "Unterminated template string"]);
     }
 }

@@ -8,7 +8,7 @@ use crate::error;
 use rayon::prelude::*;
 
 use super::load::{LoadedModule, Progress, load_module};
-use super::policies::{Choice, Policies, Trouble};
+use super::policies::{Choice, Governing, Policies, Trouble};
 use crate::policy::{self, Coverage, Date, Finding, Level, Partial, RuleId};
 use crate::report::findings::Summary;
 use crate::source::Source;
@@ -82,7 +82,7 @@ impl Audit {
             .collect();
         progress.finish();
         let per_module = per_module?;
-        let mut summary = self.summary(modules.len(), per_module.iter().map(|(.., c)| c));
+        let mut summary = self.summary(modules, per_module.iter().map(|(.., c)| c));
         summary.judged = modules.iter().map(|(d, _)| d.clone()).collect();
         let findings = self.conclude(per_module.into_iter().map(|(i, p, _)| (i, p)));
         Ok((findings, summary))
@@ -162,9 +162,14 @@ impl Audit {
         out
     }
 
-    fn summary<'c>(&self, modules: usize, counts: impl Iterator<Item = &'c Counts>) -> Summary {
-        let mut s =
-            Summary { modules, policies: policies_of(&self.policies), ..Summary::default() };
+    fn summary<'c>(
+        &self,
+        modules: &[(String, Vec<String>)],
+        counts: impl Iterator<Item = &'c Counts>,
+    ) -> Summary {
+        let dirs = modules.iter().map(|(d, _)| d.as_str());
+        let policies = policies_of(&self.policies, dirs);
+        let mut s = Summary { modules: modules.len(), policies, ..Summary::default() };
         for c in counts {
             s.files += c.files;
             s.override_files += c.overrides;
@@ -198,13 +203,23 @@ impl Counts {
     }
 }
 
-/// The policies in force, for a summary: their paths, `None` for the built-in one.
-pub fn policies_of(p: &Policies) -> Vec<Option<String>> {
+/// The policies in force, for a summary: their paths, `None` for the built-in one. A
+/// policy file in force for a directory the user named counts even when every module
+/// below has a file of its own (its exceptions are judged there); the built-in default
+/// counts only when it governs one of `modules`, as it has nothing else to judge: an
+/// audit at the root of a monorepo whose teams each keep a file does not list it.
+pub fn policies_of<'d>(
+    p: &Policies,
+    modules: impl IntoIterator<Item = &'d str>,
+) -> Vec<Option<String>> {
+    let governing: Vec<&Governing> = modules.into_iter().map(|d| p.of(d).1).collect();
     p.used()
         .into_iter()
-        .map(|g| match &g.policy.origin {
-            policy::config::Origin::BuiltIn => None,
-            policy::config::Origin::File { path, .. } => Some(path.clone()),
+        .filter_map(|g| match &g.policy.origin {
+            policy::config::Origin::BuiltIn => {
+                governing.iter().any(|m| std::ptr::eq(*m, g)).then_some(None)
+            }
+            policy::config::Origin::File { path, .. } => Some(Some(path.clone())),
         })
         .collect()
 }

@@ -32,12 +32,12 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// The policies in force, for the summary line.
+    /// The policies in force, for the summary line (none when no module was judged).
     pub fn describe_policies(&self) -> String {
         let name =
             |p: &Option<String>| p.clone().unwrap_or_else(|| "built-in default policy".into());
         match self.policies.as_slice() {
-            [] => "built-in default policy".into(),
+            [] => "no policy in force".into(),
             [one] => name(one),
             many => format!(
                 "{} policies: {}",

@@ -1,5 +1,5 @@
 //! The tests that need something of the machine besides the binary (see Cargo.toml
-//! `[[test]] machine`): an outside tool (the pre-commit framework, maturin, Neovim, regopy), a
+//! `[[test]] machine`): an outside tool (the pre-commit framework, maturin, Neovim, regopy, vsce), a
 //! minute of CPU (the big inputs), or a user whom file permissions stop (not root).
 //!
 //! libtest's `#[test]` cannot decide at run time that a test is not to run, so a test that
@@ -28,6 +28,7 @@ mod unprivileged;
 #[path = "../util.rs"]
 #[allow(dead_code)] // shared with the other test binaries, which use the rest
 mod util;
+mod vscode;
 
 /// The environment variable that runs the slowest tests (tens of megabytes, ten thousand
 /// files: a minute of a debug build's CPU between them; `big.rs`). `.ci/run` sets it.
@@ -66,6 +67,8 @@ impl Need {
                             "scanners.rs"
                         } else if vars.contains(&rego::PYTHON) {
                             "rego.rs"
+                        } else if vars.contains(&vscode::VSCE) {
+                            "vscode.rs"
                         } else {
                             "precommit.rs"
                         },
@@ -156,6 +159,11 @@ const TESTS: &[(&str, Need, fn())] = &[
         "unprivileged/an_unlistable_directory_is_a_note_and_the_rest_is_judged",
         Need::NotRoot,
         unprivileged::an_unlistable_directory_is_a_note_and_the_rest_is_judged,
+    ),
+    (
+        "vscode/the_packaged_extension_carries_the_licence_texts",
+        Need::Tools(&[vscode::VSCE]),
+        vscode::the_packaged_extension_carries_the_licence_texts,
     ),
 ];
 

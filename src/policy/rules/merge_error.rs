@@ -19,7 +19,9 @@ What it checks
   a file that cannot be read (a dangling symbolic link), including the variables files
   Terraform loads by itself (`*.auto.tfvars`), which stop `terraform plan`.
   The texts are the engine's own, so they can be searched for. Engine warnings are
-  reported at `warn` at most.
+  reported at `warn` at most. A binary file saved under a configuration file's name
+  (not UTF-8, with NUL bytes or other control characters) is one finding, the engine's
+  first error, where the engine reports one for nearly every byte.
 
 Why
   A module the engine rejects cannot be planned; finding it at commit time is cheaper
