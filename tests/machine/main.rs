@@ -1,6 +1,7 @@
 //! The tests that need something of the machine besides the binary (see Cargo.toml
-//! `[[test]] machine`): an outside tool (the pre-commit framework, maturin, Neovim, regopy), a
-//! minute of CPU (the big inputs), or a user whom file permissions stop (not root).
+//! `[[test]] machine`): an outside tool (the pre-commit framework, maturin, Neovim, regopy,
+//! taplo), a minute of CPU (the big inputs), or a user whom file permissions stop (not
+//! root).
 //!
 //! libtest's `#[test]` cannot decide at run time that a test is not to run, so a test that
 //! returned early when its tool was missing was reported `ok` without having run. Here each
@@ -22,6 +23,7 @@ mod measure;
 mod precommit;
 mod rego;
 mod scanners;
+mod taplo;
 #[path = "../texts.rs"]
 mod texts;
 mod unprivileged;
@@ -53,7 +55,14 @@ impl Need {
             Need::Slow => {
                 Some(format!("slow; {}=1 cargo test runs it (as .ci/run does)", SLOW_TESTS))
             }
-            Need::Tools(_) if set(precommit::REQUIRE_VAR) => None,
+            // Neovim and taplo are installed by .ci/run only where the machine allows
+            // (apt-get as root, npm): their tests stay ignored without them.
+            Need::Tools(vars)
+                if set(precommit::REQUIRE_VAR)
+                    && !vars.iter().any(|v| [editor::NVIM, taplo::TAPLO].contains(v)) =>
+            {
+                None
+            }
             Need::Tools(vars) => {
                 let missing: Vec<&str> = vars.iter().copied().filter(|v| !set(v)).collect();
                 (!missing.is_empty()).then(|| {
@@ -66,6 +75,8 @@ impl Need {
                             "scanners.rs"
                         } else if vars.contains(&rego::PYTHON) {
                             "rego.rs"
+                        } else if vars.contains(&taplo::TAPLO) {
+                            "taplo.rs"
                         } else {
                             "precommit.rs"
                         },
@@ -146,6 +157,11 @@ const TESTS: &[(&str, Need, fn())] = &[
         "scanners/a_tofu_twin_is_scanned_instead_of_its_tf",
         Need::Tools(&[scanners::CHECKOV]),
         scanners::a_tofu_twin_is_scanned_instead_of_its_tf,
+    ),
+    (
+        "taplo/taplo_checks_policies_against_the_schema",
+        Need::Tools(&[taplo::TAPLO]),
+        taplo::taplo_checks_policies_against_the_schema,
     ),
     (
         "unprivileged/an_unreadable_file_is_a_finding_of_its_module",
