@@ -84,7 +84,7 @@ fn kind(k: &Kind) -> Value {
     match k {
         Kind::Level => json!({ "type": "string", "enum": Level::ALL.map(Level::as_str) }),
         Kind::Bool => json!({ "type": "boolean" }),
-        Kind::Text | Kind::Regex => json!({ "type": "string" }),
+        Kind::Regex => json!({ "type": "string" }),
         Kind::NonBlank => json!({ "type": "string", "pattern": "\\S" }),
         // A single string is a list of one.
         Kind::Globs => json!({ "type": ["string", "array"], "items": { "type": "string" } }),
@@ -196,7 +196,7 @@ mod tests {
         match k {
             Kind::Level => ("\"warn\"", "true"),
             Kind::Bool => ("true", "\"yes\""),
-            Kind::Text | Kind::Regex | Kind::NonBlank => ("\"x\"", "1"),
+            Kind::Regex | Kind::NonBlank => ("\"x\"", "1"),
             Kind::Globs => ("[\"a/**\"]", "1"),
             Kind::Count => ("2", "\"2\""),
             Kind::Date => ("2027-01-31", "2027-01-31T10:00:00"),

@@ -43,8 +43,6 @@ pub enum Kind {
     Level,
     /// `true` or `false`.
     Bool,
-    /// Any string.
-    Text,
     /// A string with something besides whitespace in it.
     NonBlank,
     /// A regular expression (Rust's `regex` syntax, which JSON Schema cannot check).
