@@ -212,7 +212,8 @@ fn each_mistake_of_shape_is_refused_by_both() {
     }
 }
 
-/// What JSON Schema cannot see: the reader alone refuses these (the README says so).
+/// What JSON Schema cannot see: the reader alone refuses these (the README says so; tombi
+/// tells a date from a string, `tests/machine/toml_editors.rs`).
 #[test]
 fn what_only_the_reader_refuses() {
     let v = validator();

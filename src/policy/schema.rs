@@ -89,8 +89,9 @@ fn kind(k: &Kind) -> Value {
         // A single string is a list of one.
         Kind::Globs => json!({ "type": ["string", "array"], "items": { "type": "string" } }),
         Kind::Count => json!({ "type": "integer", "minimum": 1 }),
-        // Editors hand a TOML date to the schema as a string; one written as a string
-        // passes here, and only the reader refuses it.
+        // taplo hands a TOML date to the schema as a string, so one written as a string
+        // passes there (the reader refuses it); tombi reads `format: date` as TOML's local
+        // date and refuses the string too.
         Kind::Date => json!({ "type": "string", "format": "date" }),
         Kind::Rule => {
             json!({ "type": "string", "enum": RULES.iter().map(|r| r.id.as_str()).collect::<Vec<_>>() })

@@ -1,6 +1,6 @@
 //! The tests that need something of the machine besides the binary (see Cargo.toml
 //! `[[test]] machine`): an outside tool (the pre-commit framework, maturin, Neovim, regopy,
-//! taplo), a minute of CPU (the big inputs), or a user whom file permissions stop (not
+//! taplo, tombi), a minute of CPU (the big inputs), or a user whom file permissions stop (not
 //! root).
 //!
 //! libtest's `#[test]` cannot decide at run time that a test is not to run, so a test that
@@ -23,9 +23,9 @@ mod measure;
 mod precommit;
 mod rego;
 mod scanners;
-mod taplo;
 #[path = "../texts.rs"]
 mod texts;
+mod toml_editors;
 mod unprivileged;
 #[path = "../util.rs"]
 #[allow(dead_code)] // shared with the other test binaries, which use the rest
@@ -59,7 +59,7 @@ impl Need {
             // (apt-get as root, npm): their tests stay ignored without them.
             Need::Tools(vars)
                 if set(precommit::REQUIRE_VAR)
-                    && !vars.iter().any(|v| [editor::NVIM, taplo::TAPLO].contains(v)) =>
+                    && !vars.iter().any(|v| [editor::NVIM, toml_editors::TAPLO].contains(v)) =>
             {
                 None
             }
@@ -75,8 +75,10 @@ impl Need {
                             "scanners.rs"
                         } else if vars.contains(&rego::PYTHON) {
                             "rego.rs"
-                        } else if vars.contains(&taplo::TAPLO) {
-                            "taplo.rs"
+                        } else if vars.contains(&toml_editors::TAPLO)
+                            || vars.contains(&toml_editors::TOMBI)
+                        {
+                            "toml_editors.rs"
                         } else {
                             "precommit.rs"
                         },
@@ -159,9 +161,14 @@ const TESTS: &[(&str, Need, fn())] = &[
         scanners::a_tofu_twin_is_scanned_instead_of_its_tf,
     ),
     (
-        "taplo/taplo_checks_policies_against_the_schema",
-        Need::Tools(&[taplo::TAPLO]),
-        taplo::taplo_checks_policies_against_the_schema,
+        "toml_editors/taplo_checks_policies_against_the_schema",
+        Need::Tools(&[toml_editors::TAPLO]),
+        toml_editors::taplo_checks_policies_against_the_schema,
+    ),
+    (
+        "toml_editors/tombi_checks_policies_through_their_schema_line",
+        Need::Tools(&[toml_editors::TOMBI]),
+        toml_editors::tombi_checks_policies_through_their_schema_line,
     ),
     (
         "unprivileged/an_unreadable_file_is_a_finding_of_its_module",
