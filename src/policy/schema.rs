@@ -263,6 +263,31 @@ mod tests {
         }
     }
 
+    /// A table without one of its keys: the reader refuses it exactly when the key is
+    /// declared required, and so does the schema.
+    #[test]
+    fn the_reader_and_the_schema_require_the_same_keys() {
+        let v = validator();
+        for (head, fields) in
+            [("[[rules.silent-drop.scope]]", SCOPE), ("[[exceptions]]", EXCEPTION)]
+        {
+            for left_out in fields {
+                let text: String = std::iter::once(format!("{head}\n"))
+                    .chain(
+                        fields
+                            .iter()
+                            .filter(|f| f.name != left_out.name)
+                            .map(|f| format!("{} = {}\n", f.name, samples(&f.kind).0)),
+                    )
+                    .collect();
+                let ok = !left_out.required;
+                assert_eq!(Policy::parse("p.toml", &text).is_ok(), ok, "the reader on:\n{text}");
+                let json = to_json(&toml::Value::Table(toml::from_str(&text).unwrap()));
+                assert_eq!(v.is_valid(&json), ok, "the schema on:\n{text}");
+            }
+        }
+    }
+
     /// Every declared default is a value the reader accepts, and the template writes it.
     #[test]
     fn defaults_are_valid_and_in_the_template() {
