@@ -20,6 +20,7 @@ mod nothing_lost;
 mod props;
 mod release;
 mod sarif;
+mod schema;
 mod scope;
 mod structure;
 mod texts;

@@ -53,8 +53,8 @@ pub(super) fn explain(rule: Option<&str>) -> Outcome {
                     format!("{} (default: {})\n{}\n\n{}", r.id, r.level.as_str(), r.summary, r.doc);
                 if !r.options.is_empty() {
                     out.push_str("\nOptions\n");
-                    for (name, what) in r.options {
-                        out.push_str(&format!("  {name}: {what}\n"));
+                    for o in r.options {
+                        out.push_str(&format!("  {}: {}\n", o.name, o.help));
                     }
                 }
                 write_out(&out);

@@ -109,6 +109,9 @@ pub enum Level {
 }
 
 impl Level {
+    /// Every level, from off to failing.
+    pub const ALL: [Level; 3] = [Level::Allow, Level::Warn, Level::Deny];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Level::Allow => "allow",

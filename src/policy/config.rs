@@ -19,7 +19,7 @@ use toml::de::{DeTable, DeValue};
 use super::Level;
 use super::date::Date;
 use super::rules::{self, Options, RULES, RuleId};
-use super::validate::{PolicyError, Validator, Value};
+use super::validate::{Field, Kind, PolicyError, Validator, Value, names};
 use crate::diag::did_you_mean;
 
 /// The built-in default policy.
@@ -30,6 +30,117 @@ pub const STRICT: &str = include_str!("../../policies/strict.toml");
 pub const TEMPLATE: &str = include_str!("../../policies/template.toml");
 /// What `init` writes.
 pub const STARTER: &str = include_str!("../../policies/starter.toml");
+
+/// The keys of the policy file: the reader looks every key up in these tables (and each
+/// rule's `options`), and the JSON Schema (`schema.rs`) is written from the same tables.
+pub const TOP: &[Field] = &[
+    Field {
+        name: "rules",
+        kind: Kind::Rules,
+        required: false,
+        default: None,
+        help: "each rule's level (`rule-id = \"deny\"`) or table (`[rules.rule-id]`); \
+               a rule not named keeps its default level",
+    },
+    Field {
+        name: "exceptions",
+        kind: Kind::Tables(EXCEPTION),
+        required: false,
+        default: None,
+        help: "accepted findings, each with a reason and maybe an end date",
+    },
+];
+
+/// The keys every `[rules.<id>]` table has, before the rule's own options.
+pub const RULE: &[Field] = &[
+    Field {
+        name: "level",
+        kind: Kind::Level,
+        required: false,
+        default: None,
+        help: "the level everywhere the rule applies: \"allow\" (off), \"warn\" (reported, \
+               exit 0), \"deny\" (reported, exit 1)",
+    },
+    Field {
+        name: "paths",
+        kind: Kind::Globs,
+        required: false,
+        default: Some("[\"**\"]"),
+        help: "globs (relative to the policy file) where the rule applies",
+    },
+    Field {
+        name: "exclude",
+        kind: Kind::Globs,
+        required: false,
+        default: Some("[]"),
+        help: "globs where it does not apply",
+    },
+    Field {
+        name: "scope",
+        kind: Kind::Tables(SCOPE),
+        required: false,
+        default: None,
+        help: "another level for some paths; the last matching scope wins",
+    },
+];
+
+/// The keys of a `[[rules.<id>.scope]]`.
+pub const SCOPE: &[Field] = &[
+    Field {
+        name: "paths",
+        kind: Kind::Globs,
+        required: true,
+        default: None,
+        help: "globs (relative to the policy file) where this level applies",
+    },
+    Field {
+        name: "exclude",
+        kind: Kind::Globs,
+        required: false,
+        default: Some("[]"),
+        help: "globs left out of `paths`",
+    },
+    Field {
+        name: "level",
+        kind: Kind::Level,
+        required: true,
+        default: None,
+        help: "the level there: \"allow\", \"warn\" or \"deny\"",
+    },
+];
+
+/// The keys of an `[[exceptions]]`.
+pub const EXCEPTION: &[Field] = &[
+    Field { name: "rule", kind: Kind::Rule, required: true, default: None, help: "the rule id" },
+    Field {
+        name: "paths",
+        kind: Kind::Globs,
+        required: false,
+        default: Some("[\"**\"]"),
+        help: "globs of the finding's file (default: all)",
+    },
+    Field {
+        name: "address",
+        kind: Kind::Globs,
+        required: false,
+        default: None,
+        help: "globs of the finding's address, dotted, `*` per segment (default: all)",
+    },
+    Field {
+        name: "reason",
+        kind: Kind::NonBlank,
+        required: true,
+        default: None,
+        help: "why the finding is accepted",
+    },
+    Field {
+        name: "expires",
+        kind: Kind::Date,
+        required: false,
+        default: None,
+        help: "a date (2027-01-31, not a string): after it the exception stops applying",
+    },
+];
 
 /// Where the policy came from.
 #[derive(Clone, Debug)]
@@ -122,7 +233,8 @@ impl Policy {
             options: Options::default(),
         };
         for (key, value) in root.get_ref() {
-            match key.get_ref().as_ref() {
+            let Some(field) = v.known(key, TOP, "top-level key") else { continue };
+            match field.name {
                 "rules" => rules(&mut v, value, &mut policy),
                 "exceptions" => {
                     for t in v.array_of_tables(value) {
@@ -131,7 +243,7 @@ impl Policy {
                         }
                     }
                 }
-                other => v.unknown(key, other, &["rules", "exceptions"], "top-level key"),
+                _ => {}
             }
         }
         let errors = v.finish();
@@ -202,10 +314,23 @@ fn rules(vd: &mut Validator<'_>, v: &Value<'_>, policy: &mut Policy) {
         };
         let mut rc =
             RuleConfig { level: rule.level, paths: None, exclude: None, scopes: Vec::new() };
-        let mut known = vec!["level", "paths", "exclude", "scope"];
-        known.extend(rule.options.iter().map(|(name, _)| *name));
+        let mut known = names(RULE);
+        known.extend(names(rule.options));
         for (k, val) in rt {
-            match k.get_ref().as_ref() {
+            let name = k.get_ref().as_ref();
+            if !RULE.iter().any(|f| f.name == name) {
+                // Only a listed option reaches its rule, and the rule may still refuse
+                // it: whatever no one reads is reported, never passed over.
+                let listed = rule.options.iter().any(|o| o.name == name);
+                let read = listed
+                    && rules::configure(rule.id)
+                        .is_some_and(|c| c(vd, k, val, &mut policy.options));
+                if !read {
+                    vd.unknown(k, name, &known, &format!("key {{}} in [rules.{}]", rule.id))
+                }
+                continue;
+            }
+            match name {
                 "level" => rc.level = vd.level(val).unwrap_or(rc.level),
                 "paths" => rc.paths = vd.globs(val, "paths"),
                 "exclude" => rc.exclude = vd.globs(val, "exclude"),
@@ -216,17 +341,7 @@ fn rules(vd: &mut Validator<'_>, v: &Value<'_>, policy: &mut Policy) {
                         }
                     }
                 }
-                name => {
-                    // Only a listed option reaches its rule, and the rule may still refuse
-                    // it: whatever no one reads is reported, never passed over.
-                    let listed = rule.options.iter().any(|(o, _)| *o == name);
-                    let read = listed
-                        && rules::configure(rule.id)
-                            .is_some_and(|c| c(vd, k, val, &mut policy.options));
-                    if !read {
-                        vd.unknown(k, name, &known, &format!("key {{}} in [rules.{}]", rule.id))
-                    }
-                }
+                _ => {}
             }
         }
         policy.rules.insert(rule.id, rc);
@@ -241,11 +356,12 @@ fn scope(vd: &mut Validator<'_>, t: &DeTable<'_>) -> Option<LevelByPath> {
         if first_key == (0..0) {
             first_key = k.span();
         }
-        match k.get_ref().as_ref() {
+        let Some(field) = vd.known(k, SCOPE, "key {} in a scope") else { continue };
+        match field.name {
             "paths" => paths = vd.globs(v, "paths"),
             "exclude" => exclude = vd.globs(v, "exclude"),
             "level" => level = vd.level(v),
-            name => vd.unknown(k, name, &["paths", "exclude", "level"], "key {} in a scope"),
+            _ => {}
         }
     }
     match (paths, level) {
@@ -266,7 +382,8 @@ fn exception(vd: &mut Validator<'_>, (t, span): (&DeTable<'_>, Range<usize>)) ->
     let mut path_globs = None;
     let mut ok = true;
     for (k, v) in t {
-        match k.get_ref().as_ref() {
+        let Some(field) = vd.known(k, EXCEPTION, "key {} in an exception") else { continue };
+        match field.name {
             "rule" => {
                 let Some(s) = vd.string(v, "rule") else {
                     ok = false;
@@ -312,12 +429,7 @@ fn exception(vd: &mut Validator<'_>, (t, span): (&DeTable<'_>, Range<usize>)) ->
                 }
                 _ => vd.wrong_type(v, "expires", "a date such as 2027-01-31"),
             },
-            name => vd.unknown(
-                k,
-                name,
-                &["rule", "paths", "address", "reason", "expires"],
-                "key {} in an exception",
-            ),
+            _ => {}
         }
     }
     let head = span.start..span.start;
@@ -344,7 +456,7 @@ mod tests {
     #[test]
     fn every_listed_option_is_read() {
         for rule in RULES {
-            for (name, _) in rule.options {
+            for name in names(rule.options) {
                 let text = format!("[rules.{}]\n{name} = {{ wrong = true }}\n", rule.id);
                 assert!(
                     Policy::parse("p.toml", &text).is_err(),
@@ -360,7 +472,7 @@ mod tests {
     #[test]
     fn every_listed_option_reaches_its_rule() {
         for rule in RULES {
-            for (name, _) in rule.options {
+            for name in names(rule.options) {
                 let text = format!("[rules.{}]\n{name} = {{ wrong = true }}\n", rule.id);
                 let errors = errors(&text);
                 assert!(
@@ -403,7 +515,7 @@ mod tests {
     fn the_template_names_every_rule_and_option() {
         for r in RULES {
             assert!(TEMPLATE.contains(&format!("[rules.{}]", r.id)), "{}", r.id);
-            for (o, _) in r.options {
+            for o in names(r.options) {
                 assert!(TEMPLATE.contains(&format!("{o} =")), "{}.{o}", r.id);
             }
         }

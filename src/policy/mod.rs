@@ -18,6 +18,7 @@ pub mod context;
 mod date;
 mod evaluate;
 pub mod rules;
+pub mod schema;
 mod scope;
 mod site;
 pub mod suppress;

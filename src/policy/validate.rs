@@ -20,6 +20,52 @@ pub(super) type Value<'i> = Spanned<DeValue<'i>>;
 /// A key of the policy file, with its place in it.
 pub(super) type Key<'i> = Spanned<Cow<'i, str>>;
 
+/// One key of a table of the policy file (a field), as the reader accepts it and as the JSON Schema
+/// (`schema.rs`) describes it: each table's keys are declared once, in a list of these, so
+/// that the reader and the schema cannot disagree about which keys there are.
+#[derive(Debug)]
+pub struct Field {
+    pub name: &'static str,
+    pub kind: Kind,
+    /// A table without it is a mistake.
+    pub required: bool,
+    /// Its value when unset, as TOML (`"[]"`, `"false"`): what `policies/template.toml`
+    /// writes after the key; `None` when unset means something no value says.
+    pub default: Option<&'static str>,
+    /// One line, for `explain`, `docs/rules.md` and an editor's completion.
+    pub help: &'static str,
+}
+
+/// What a key holds.
+#[derive(Debug)]
+pub enum Kind {
+    /// `"allow"`, `"warn"` or `"deny"`.
+    Level,
+    /// `true` or `false`.
+    Bool,
+    /// A string with something besides whitespace in it.
+    NonBlank,
+    /// A regular expression (Rust's `regex` syntax, which JSON Schema cannot check).
+    Regex,
+    /// A glob or a list of globs (a single string is a list of one).
+    Globs,
+    /// A whole number, 1 or more.
+    Count,
+    /// A TOML local date (`2027-01-31`), not a string.
+    Date,
+    /// A rule id.
+    Rule,
+    /// `[rules]`: a level or a table per rule id, each with its rule's options.
+    Rules,
+    /// An array of tables (a single table is an array of one), with these keys.
+    Tables(&'static [Field]),
+}
+
+/// The names of a table's keys.
+pub(super) fn names(keys: &[Field]) -> Vec<&'static str> {
+    keys.iter().map(|k| k.name).collect()
+}
+
 /// A mistake in the policy file.
 #[derive(Clone, Debug, thiserror::Error)]
 #[error("invalid policy file: {message}")]
@@ -105,6 +151,17 @@ impl<'t> Validator<'t> {
         self.err(key.span(), message, Some(help));
     }
 
+    /// The declared key named by `key`, or `None` after reporting it unknown: a reader
+    /// that looks its keys up here reads only declared ones (`what` as for [`Self::unknown`]).
+    pub fn known<'k>(&mut self, key: &Key<'_>, keys: &'k [Field], what: &str) -> Option<&'k Field> {
+        let name = key.get_ref().as_ref();
+        let found = keys.iter().find(|k| k.name == name);
+        if found.is_none() {
+            self.unknown(key, name, &names(keys), what);
+        }
+        found
+    }
+
     pub fn wrong_type(&mut self, v: &Value<'_>, key: &str, expected: &str) {
         self.err(
             v.span(),
@@ -155,7 +212,7 @@ impl<'t> Validator<'t> {
                         "error" => Some("deny"),
                         "warning" => Some("warn"),
                         "off" | "none" | "ignore" => Some("allow"),
-                        _ => did_you_mean(s, ["allow", "warn", "deny"]),
+                        _ => did_you_mean(s, Level::ALL.map(Level::as_str)),
                     };
                     let help = guess
                         .map_or("expected one of `allow`, `warn`, `deny`".into(), |d| {

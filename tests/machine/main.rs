@@ -1,6 +1,7 @@
 //! The tests that need something of the machine besides the binary (see Cargo.toml
-//! `[[test]] machine`): an outside tool (the pre-commit framework, maturin, Neovim, regopy, vsce), a
-//! minute of CPU (the big inputs), or a user whom file permissions stop (not root).
+//! `[[test]] machine`): an outside tool (the pre-commit framework, maturin, Neovim, regopy,
+//! vsce, taplo, tombi), a minute of CPU (the big inputs), or a user whom file permissions stop
+//! (not root).
 //!
 //! libtest's `#[test]` cannot decide at run time that a test is not to run, so a test that
 //! returned early when its tool was missing was reported `ok` without having run. Here each
@@ -24,6 +25,7 @@ mod rego;
 mod scanners;
 #[path = "../texts.rs"]
 mod texts;
+mod toml_editors;
 mod unprivileged;
 #[path = "../util.rs"]
 #[allow(dead_code)] // shared with the other test binaries, which use the rest
@@ -54,7 +56,16 @@ impl Need {
             Need::Slow => {
                 Some(format!("slow; {}=1 cargo test runs it (as .ci/run does)", SLOW_TESTS))
             }
-            Need::Tools(_) if set(precommit::REQUIRE_VAR) => None,
+            // Neovim, vsce and taplo are installed by .ci/run only where the machine allows
+            // (apt-get as root, npm): their tests stay ignored without them.
+            Need::Tools(vars)
+                if set(precommit::REQUIRE_VAR)
+                    && !vars
+                        .iter()
+                        .any(|v| [editor::NVIM, toml_editors::TAPLO, vscode::VSCE].contains(v)) =>
+            {
+                None
+            }
             Need::Tools(vars) => {
                 let missing: Vec<&str> = vars.iter().copied().filter(|v| !set(v)).collect();
                 (!missing.is_empty()).then(|| {
@@ -69,6 +80,10 @@ impl Need {
                             "rego.rs"
                         } else if vars.contains(&vscode::VSCE) {
                             "vscode.rs"
+                        } else if vars.contains(&toml_editors::TAPLO)
+                            || vars.contains(&toml_editors::TOMBI)
+                        {
+                            "toml_editors.rs"
                         } else {
                             "precommit.rs"
                         },
@@ -149,6 +164,16 @@ const TESTS: &[(&str, Need, fn())] = &[
         "scanners/a_tofu_twin_is_scanned_instead_of_its_tf",
         Need::Tools(&[scanners::CHECKOV]),
         scanners::a_tofu_twin_is_scanned_instead_of_its_tf,
+    ),
+    (
+        "toml_editors/taplo_checks_policies_against_the_schema",
+        Need::Tools(&[toml_editors::TAPLO]),
+        toml_editors::taplo_checks_policies_against_the_schema,
+    ),
+    (
+        "toml_editors/tombi_checks_policies_through_their_schema_line",
+        Need::Tools(&[toml_editors::TOMBI]),
+        toml_editors::tombi_checks_policies_through_their_schema_line,
     ),
     (
         "unprivileged/an_unreadable_file_is_a_finding_of_its_module",

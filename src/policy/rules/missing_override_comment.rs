@@ -9,7 +9,7 @@ use super::options::Options;
 use super::rule::Rule;
 use crate::finding::{Finding, Level};
 use crate::policy::context::{Context, comments_around};
-use crate::policy::validate::{Key, Validator, Value};
+use crate::policy::validate::{Field, Key, Kind, Validator, Value};
 use crate::terraform::Syntax;
 
 pub static RULE: Rule = Rule {
@@ -36,7 +36,13 @@ Example
     instance_type = \"t3.micro\"
   }
 ",
-    options: &[("pattern", "regex the warning comment must match; {override} is the file name")],
+    options: &[Field {
+        name: "pattern",
+        kind: Kind::Regex,
+        required: false,
+        default: Some("\"{override}\""),
+        help: "regex the warning comment must match; {override} is the file name",
+    }],
     check: Some(check),
 };
 

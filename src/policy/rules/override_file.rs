@@ -4,7 +4,7 @@ use super::options::Options;
 use super::rule::Rule;
 use crate::finding::{Finding, Level};
 use crate::policy::context::Context;
-use crate::policy::validate::{Key, Validator, Value};
+use crate::policy::validate::{Field, Key, Kind, Validator, Value};
 use crate::terraform::{FileClass, Span, Syntax};
 
 pub(super) static RULE: Rule = Rule {
@@ -32,9 +32,27 @@ Example
   only-json = true
 ",
     options: &[
-        ("allow-paths", "globs of override files that are accepted"),
-        ("only-json", "accept JSON-syntax override files anywhere"),
-        ("max-per-module", "most override files a module may have"),
+        Field {
+            name: "allow-paths",
+            kind: Kind::Globs,
+            required: false,
+            default: Some("[]"),
+            help: "globs of override files that are accepted",
+        },
+        Field {
+            name: "only-json",
+            kind: Kind::Bool,
+            required: false,
+            default: Some("false"),
+            help: "accept JSON-syntax override files anywhere",
+        },
+        Field {
+            name: "max-per-module",
+            kind: Kind::Count,
+            required: false,
+            default: None,
+            help: "most override files a module may have (unset: no limit)",
+        },
     ],
     check: Some(check),
 };

@@ -4,7 +4,7 @@ use super::options::Options;
 use super::rule::Rule;
 use crate::finding::{Finding, Level};
 use crate::policy::context::{Context, Node};
-use crate::policy::validate::{Key, Validator, Value};
+use crate::policy::validate::{Field, Key, Kind, Validator, Value};
 use crate::terraform::{Block, Item};
 
 pub(super) static RULE: Rule = Rule {
@@ -28,7 +28,13 @@ Example
   [rules.protected-attribute]
   attributes = [\"resource.aws_s3_bucket.*.acl\", \"module.*.source\", \"terraform.backend\"]
 ",
-    options: &[("attributes", "dotted attribute paths (globs) that overrides must not set")],
+    options: &[Field {
+        name: "attributes",
+        kind: Kind::Globs,
+        required: false,
+        default: Some("[]"),
+        help: "dotted attribute paths (globs) that overrides must not set",
+    }],
     check: Some(check),
 };
 

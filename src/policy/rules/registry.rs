@@ -91,8 +91,8 @@ pub fn markdown() -> String {
             out.push_str("\nOptions (in `[rules.");
             out.push_str(r.id.as_str());
             out.push_str("]`):\n\n");
-            for (name, what) in r.options {
-                out.push_str(&format!("- `{name}`: {what}\n"));
+            for o in r.options {
+                out.push_str(&format!("- `{}`: {}\n", o.name, o.help));
             }
         }
     }

@@ -4,6 +4,7 @@
 
 use crate::finding::{Finding, Level, RuleId};
 use crate::policy::context::Context;
+use crate::policy::validate::Field;
 
 /// A check: reads the context, pushes findings (their level is set by the policy later;
 /// a check may lower it, e.g. Terraform warnings are at most `warn`).
@@ -18,8 +19,9 @@ pub struct Rule {
     pub summary: &'static str,
     /// "What it checks / Why / Example": what `explain` prints.
     pub doc: &'static str,
-    /// Rule-specific keys of `[rules.<id>]`, with a one-line description each.
-    pub options: &'static [(&'static str, &'static str)],
+    /// Rule-specific keys of `[rules.<id>]`: what each holds, its default and a line of
+    /// help (the reader, the JSON Schema and the documentation all take them from here).
+    pub options: &'static [Field],
     /// `None` for rules about the policy itself (exceptions and suppressions).
     pub check: Option<Check>,
 }
