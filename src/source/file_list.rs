@@ -11,8 +11,17 @@ use std::ops::Range;
 /// One configuration file: its blob id, and its bytes once read.
 pub(super) struct FileEntry {
     path: Range<u32>,
+    /// The length of the path's directory part: the loops over every file ask for it.
+    dir_len: u32,
     pub id: gix::ObjectId,
     pub data: Option<Vec<u8>>,
+}
+
+impl FileEntry {
+    /// The directory part of this entry's `path` (as [`crate::path::split`] gives it).
+    pub(super) fn dir<'a>(&self, path: &'a str) -> &'a str {
+        &path[..(self.dir_len as usize).min(path.len())]
+    }
 }
 
 /// Configuration file paths, sorted, each with its [`FileEntry`].
@@ -30,10 +39,18 @@ impl FileList {
 
     /// Appends a file. Index and tree entries arrive sorted; [`FileList::finish`] sorts
     /// them when they were not (a sparse index's expanded directories come last).
-    pub(super) fn push(&mut self, path: &str, id: gix::ObjectId) {
+    /// `name_len`: the length of the path's last component, which the caller has found.
+    pub(super) fn push(&mut self, path: &str, name_len: usize, id: gix::ObjectId) {
+        let entry = self.entry(path, name_len, id);
+        self.entries.push(entry);
+    }
+
+    fn entry(&mut self, path: &str, name_len: usize, id: gix::ObjectId) -> FileEntry {
         let start = self.text.len();
         self.text.push_str(path);
-        self.entries.push(FileEntry { path: span(start, self.text.len()), id, data: None });
+        // No `/` before the name: the directory is the root.
+        let dir_len = span(0, path.len().saturating_sub(name_len + 1)).end;
+        FileEntry { path: span(start, self.text.len()), dir_len, id, data: None }
     }
 
     /// Sorts by path when needed; of two entries for one path the last pushed is kept, as
@@ -74,9 +91,7 @@ impl FileList {
     /// Adds a file that is not there yet (a file already listed keeps its entry).
     pub(super) fn insert_missing(&mut self, path: &str, id: gix::ObjectId) {
         if let Err(at) = self.position(path) {
-            let start = self.text.len();
-            self.text.push_str(path);
-            let entry = FileEntry { path: span(start, self.text.len()), id, data: None };
+            let entry = self.entry(path, crate::path::split(path).1.len(), id);
             self.entries.insert(at, entry);
         }
     }
@@ -124,11 +139,13 @@ mod tests {
     fn lookups_and_prefixes_follow_byte_order() {
         let mut l = FileList::with_capacity(4);
         for (i, p) in ["a.tf", "a/b.tf", "a/c/d.tf", "b/x.tf"].iter().enumerate() {
-            l.push(p, id(i as u8));
+            l.push(p, crate::path::split(p).1.len(), id(i as u8));
         }
         let l = l.finish();
         assert!(l.contains("a/b.tf") && !l.contains("a/b"));
         assert_eq!(l.get("b/x.tf").map(|e| e.id), Some(id(3)));
+        let dirs: Vec<&str> = l.iter().map(|(p, e)| e.dir(p)).collect();
+        assert_eq!(dirs, ["", "a", "a/c", "b"]);
         let under: Vec<&str> = l.starting_with("a/").map(|(p, _)| p).collect();
         assert_eq!(under, ["a/b.tf", "a/c/d.tf"]);
         assert_eq!(l.starting_with("").count(), 4);
@@ -137,9 +154,9 @@ mod tests {
     #[test]
     fn unsorted_input_is_sorted_and_the_last_duplicate_wins() {
         let mut l = FileList::with_capacity(4);
-        l.push("m/z.tf", id(1));
-        l.push("m/a.tf", id(2));
-        l.push("m/z.tf", id(3));
+        l.push("m/z.tf", 4, id(1));
+        l.push("m/a.tf", 4, id(2));
+        l.push("m/z.tf", 4, id(3));
         let mut l = l.finish();
         let all: Vec<(&str, gix::ObjectId)> = l.iter().map(|(p, e)| (p, e.id)).collect();
         assert_eq!(all, [("m/a.tf", id(2)), ("m/z.tf", id(3))]);

@@ -109,7 +109,7 @@ impl Git {
         // directory's files sort together.
         let mut last: Option<(&str, bool)> = None;
         for (path, e) in index.files.iter() {
-            let dir = split(path).0;
+            let dir = e.dir(path);
             let pruned = match last {
                 Some((d, known)) if d == dir => known,
                 _ => {
@@ -334,7 +334,7 @@ impl Git {
         // Whether a directory is wanted, asked once per directory.
         let mut last: Option<(&str, bool)> = None;
         for (path, e) in src.files.iter_mut() {
-            let dir = split(path).0;
+            let dir = e.dir(path);
             let wanted = match last {
                 Some((d, known)) if d == dir => known,
                 _ => {
@@ -479,7 +479,7 @@ impl Staged {
         for dir in dirs {
             let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
             for (path, e) in self.index.files.starting_with(&prefix) {
-                if split(path).0 == dir && is_under(&self.pruned, path) {
+                if e.dir(path) == dir && is_under(&self.pruned, path) {
                     self.head.files.insert_missing(path, e.id);
                     if let Some(why) = self.index.broken.get(path) {
                         self.head.broken.entry(path.to_string()).or_insert(why);
@@ -621,7 +621,7 @@ impl GitSource {
             } else {
                 continue;
             };
-            files.push(rel, id);
+            files.push(rel, name.len(), id);
         }
         let files = files.finish();
         Ok(GitSource { label, files, policies, notes, broken })
