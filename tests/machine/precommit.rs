@@ -265,12 +265,12 @@ fn built_crates(binary: &Path) -> std::collections::BTreeSet<String> {
         let rest = &bytes[i + at + needle.len()..];
         // `index.crates.io-HASH/name-version/src/...`
         let mut parts = rest.split(|b| *b == b'/');
-        if let (Some(_index), Some(krate), Some(_)) = (parts.next(), parts.next(), parts.next()) {
-            if let Ok(k) = std::str::from_utf8(krate) {
-                if !k.is_empty() && k.len() < 100 {
-                    out.insert(k.to_string());
-                }
-            }
+        if let (Some(_index), Some(krate), Some(_)) = (parts.next(), parts.next(), parts.next())
+            && let Ok(k) = std::str::from_utf8(krate)
+            && !k.is_empty()
+            && k.len() < 100
+        {
+            out.insert(k.to_string());
         }
         i += at + needle.len();
     }
