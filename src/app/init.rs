@@ -44,7 +44,7 @@ pub(super) fn init(path: &Path, stdout: bool, pre_commit: bool) -> Result<Outcom
                 if released(CHANGELOG) {
                     ""
                 } else {
-                    "`pre-commit autoupdate` pins the commit it builds, then "
+                    "`pre-commit autoupdate` (or `prek update --bleeding-edge --freeze`) pins the commit it builds, then "
                 }
             ));
         }
@@ -114,7 +114,7 @@ fn hook_config_for(released: bool) -> String {
         )
     } else {
         format!(
-            "{head}  - repo: {repo}\n    # override-guard {version} is not released yet: this hook builds it from source with\n    # cargo (a Rust toolchain and a C compiler; minutes, the first time), and\n    # `pre-commit autoupdate` pins the branch's commit in `rev`. Once v{version} is\n    # released, `pre-commit autoupdate` moves `rev` to its tag: then switch to\n    # `id: override-guard`, which installs the prebuilt wheel in seconds.\n    rev: main\n    hooks:\n      - id: override-guard-src\n"
+            "{head}  - repo: {repo}\n    # override-guard {version} is not released yet: this hook builds it from source with\n    # cargo (a Rust toolchain and a C compiler; minutes, the first time), and\n    # `pre-commit autoupdate` (prek: `prek update --bleeding-edge --freeze`) pins the\n    # branch's commit in `rev`. Once v{version} is released, `pre-commit autoupdate` (or\n    # `prek update`) moves `rev` to its tag: then switch to `id: override-guard`, which\n    # installs the prebuilt wheel in seconds.\n    rev: main\n    hooks:\n      - id: override-guard-src\n"
         )
     }
 }
@@ -180,7 +180,7 @@ mod tests {
         let unreleased = hook_config_for(false);
         assert!(unreleased.contains("rev: main\n"), "{unreleased}");
         assert!(unreleased.contains("- id: override-guard-src\n"), "{unreleased}");
-        assert!(unreleased.contains(&format!("Once v{V} is\n")), "{unreleased}");
+        assert!(unreleased.contains(&format!("Once v{V} is released")), "{unreleased}");
         for text in [&released, &unreleased] {
             assert!(text.contains(&format!("- repo: {}\n", env!("CARGO_PKG_REPOSITORY"))));
         }

@@ -702,7 +702,8 @@ fn ci_modes(sandbox: &Sandbox, pre_commit: &Path, hook_repo_yaml: &str, rev: &st
 }
 
 /// The same under prek (a reimplementation of pre-commit that reads the same files): the
-/// configuration `init --pre-commit` writes, pinned by `prek update`, installs the hook built
+/// configuration `init --pre-commit` writes, pinned by `prek update --bleeding-edge
+/// --freeze`, installs the hook built
 /// from source from Cargo.lock; a clean commit passes without a word of the hook's, a
 /// warning reaches the committer on a commit that goes through, a deny finding blocks the
 /// commit, and `prek run --all-files` judges what is committed.
@@ -723,8 +724,12 @@ pub fn prek_runs_the_hooks_built_from_source() {
     repo.git(&["init", "--quiet"]);
     repo.write("main.tf", MAIN_TF);
     init_with_hook(&sandbox, &repo.dir, &hook_repo_yaml);
-    let out = run(sandbox.command(&prek, &repo.dir).arg("update"), "prek update");
-    expect_success(&out, "prek update");
+    // Without a tag, `prek update` keeps the branch; these flags pin its commit.
+    let out = run(
+        sandbox.command(&prek, &repo.dir).args(["update", "--bleeding-edge", "--freeze"]),
+        "prek update --bleeding-edge --freeze",
+    );
+    expect_success(&out, "prek update --bleeding-edge --freeze");
     let config = repo.read(".pre-commit-config.yaml");
     assert!(config.contains(&format!("rev: {rev}")), "prek update did not pin {rev}:\n{config}");
 
