@@ -50,7 +50,7 @@ fn the_readme_transcript_of_the_examples_is_current() {
 }
 
 /// The README shows the hook configuration `init --pre-commit` writes, as it writes it, and
-/// the routes it names to build from source before a release are this project's.
+/// the source build it and the plain git hook name for before a release is this project's.
 #[test]
 fn the_readme_shows_the_hook_configuration_init_writes() {
     let readme = include_str!("../README.md");
@@ -64,9 +64,13 @@ fn the_readme_shows_the_hook_configuration_init_writes() {
     assert!(readme.contains(&format!("```yaml\n{shown}   ```\n")), "the README lacks:\n{shown}");
     let git = format!("cargo install --locked --git {}", env!("CARGO_PKG_REPOSITORY"));
     assert!(readme.contains(&git), "{git}");
-    for (at, _) in readme.match_indices("--git ") {
-        let url = readme[at + 6..].split(['`', ' ', '\n']).next().unwrap_or("");
-        assert_eq!(url, env!("CARGO_PKG_REPOSITORY"), "a `--git` URL in the README");
+    let hook = include_str!("../hooks/pre-commit");
+    assert!(hook.contains(&git), "hooks/pre-commit does not name {git}");
+    for text in [readme, hook] {
+        for (at, _) in text.match_indices("--git ") {
+            let url = text[at + 6..].split(['`', ' ', '"', '\n']).next().unwrap_or("");
+            assert_eq!(url, env!("CARGO_PKG_REPOSITORY"), "a `--git` URL");
+        }
     }
 }
 

@@ -236,6 +236,7 @@ fn hook_block(output: &str) -> Vec<&str> {
 /// they are there: the hook is `verbose`).
 fn assert_quiet_pass(output: &str) {
     let block = hook_block(output);
+    eprintln!("a clean run shows:\n{}", block.join("\n"));
     assert!(block.iter().any(|l| l.starts_with("- hook id: override-guard")), "{output}");
     assert!(block.iter().all(|l| l.starts_with("- ")), "a clean check printed:\n{output}");
 }
@@ -535,6 +536,7 @@ pub fn pre_commit_framework_blocks_commits_by_their_staged_content() {
         hook_block(&output).iter().any(|l| l.contains("warning[missing-override-comment]")),
         "the warning is not shown:\n{output}"
     );
+    eprintln!("a warning-only commit shows:\n{}", hook_block(&output).join("\n"));
 
     // (a) An override turning prevent_destroy off is blocked.
     repo.write("override.tf", BAD_OVERRIDE);
@@ -753,6 +755,7 @@ pub fn prek_runs_the_hooks_built_from_source() {
         hook_block(&output).iter().any(|l| l.contains("warning[missing-override-comment]")),
         "the warning is not shown:\n{output}"
     );
+    eprintln!("a warning-only commit shows:\n{}", hook_block(&output).join("\n"));
 
     repo.write("override.tf", BAD_OVERRIDE);
     repo.git(&["add", "override.tf"]);
