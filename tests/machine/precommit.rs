@@ -745,7 +745,10 @@ pub fn prek_runs_the_hooks_built_from_source() {
     assert_built_from_lock(&sandbox.path().join("pre-commit-home/prek"), &hook_repo);
 
     repo.git(&["add", "--all"]);
-    let output = repo.commit_passes("base");
+    let out = repo.commit("base");
+    let output = text(&out);
+    assert!(out.status.success(), "the base commit was blocked ({}):\n{output}", out.status);
+    assert!(hook_line(&output).is_some_and(|l| l.ends_with("Passed")), "{output}");
     assert_quiet_pass(&output);
 
     repo.write("override.tf", &good_override("t3.small"));
