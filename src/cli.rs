@@ -267,15 +267,20 @@ pub(crate) enum Command {
     },
     /// Write a commented starter policy (.override-guard.toml); never overwrites a file.
     #[command(
-        after_help = "Examples:\n  override-guard init\n  override-guard init --path infra/.override-guard.toml\n  override-guard init --stdout | less\n\nExit status: 0 written, 2 the file exists or cannot be written."
+        after_help = "Examples:\n  override-guard init\n  override-guard init --pre-commit\n  override-guard init --path infra/.override-guard.toml\n  override-guard init --stdout | less\n\nExit status: 0 written, 2 a file exists or cannot be written."
     )]
     Init {
         /// Where to write it.
         #[arg(long, default_value = ".override-guard.toml")]
         path: PathBuf,
-        /// Print the starter policy instead of writing it.
+        /// Print the starter policy (with --pre-commit, the hook configuration) instead of
+        /// writing it.
         #[arg(long)]
         stdout: bool,
+        /// Also write .pre-commit-config.yaml at the top of the repository, with the hook
+        /// that works for this version: built from source until the version is released.
+        #[arg(long)]
+        pre_commit: bool,
     },
     /// Print what a rule checks, why, and an example; without RULE, list the rules.
     #[command(

@@ -49,6 +49,8 @@ fn every_mention_of_the_version_is_cargo_tomls() {
     // The wheel and the placeholder package take it from Cargo.toml.
     assert!(read("python/pyproject.toml").contains("dynamic = [\"version\"]"));
     assert!(read("python/pyproject.toml").contains("manifest-path = \"../Cargo.toml\""));
+    // The `-src` hooks and the release wheels build Cargo.lock's dependencies.
+    assert!(read("python/pyproject.toml").contains("\nlocked = true\n"));
     assert!(read("setup.py").contains("install_requires=[f\"override-guard=={VERSION}\"]"));
 }
 
@@ -70,17 +72,22 @@ fn each_hook_has_a_twin_built_from_source() {
             continue;
         }
         assert_eq!(field(b, "language"), "python", "{id} installs the wheel");
+        assert_eq!(field(b, "additional_dependencies"), "", "{id} installs the wheel only");
         let twin = blocks
             .iter()
             .find(|t| t.lines().next() == Some(&format!("{id}-src")))
             .unwrap_or_else(|| panic!("{id} has no {id}-src twin"));
-        assert_eq!(field(twin, "language"), "rust", "{id}-src builds from source");
-        // Apart from id, name and language, the twins are the same hook.
+        // Built from source by pip, with maturin, which passes cargo `--locked`: not
+        // `language: rust`, whose `cargo install` ignores Cargo.lock.
+        assert_eq!(field(twin, "language"), "python", "{id}-src");
+        assert_eq!(field(twin, "additional_dependencies"), "[./python]", "{id}-src");
+        // Apart from id, name and what installs it, the twins are the same hook.
         let rest = |b: &str| -> Vec<String> {
             b.lines()
                 .skip(1)
                 .filter(|l| {
-                    !l.trim_start().starts_with("name:") && !l.trim_start().starts_with("language:")
+                    !l.trim_start().starts_with("name:")
+                        && !l.trim_start().starts_with("additional_dependencies:")
                 })
                 .filter(|l| l.starts_with("  "))
                 .map(str::to_string)
