@@ -292,7 +292,7 @@ pub(crate) enum Command {
     },
     /// Run the language server (stdio) that shows override effects in editors.
     #[command(
-        after_help = "Editors start it themselves; see the README for VS Code, Neovim and Helix.\n\nExit status: 0 when the editor asks it to exit, 2 on a protocol error."
+        after_help = "Editors start it themselves; see docs/editors.md for VS Code, Neovim and Helix.\n\nExit status: 0 when the editor asks it to exit, 2 on a protocol error."
     )]
     Lsp,
     /// Print a shell completion script.
@@ -384,7 +384,7 @@ pub(crate) enum ShowFormat {
     Hcl,
     /// Terraform's JSON syntax, loadable as one main.tf.json.
     TfJson,
-    /// override-guard's own structured view (see README).
+    /// override-guard's own structured view (see docs/commands.md).
     Json,
     /// The `configuration` object of `terraform show -json` (for plan-JSON policies).
     ConfigJson,
@@ -396,7 +396,7 @@ pub(crate) enum ReportFormat {
     Human,
     /// `path:line:col: level[rule]: message`, one finding a line.
     Compact,
-    /// override-guard's JSON report (schema version 1, see README).
+    /// override-guard's JSON report (schema version 1, see docs/formats.md).
     Json,
     /// SARIF 2.1.0, for code scanning.
     Sarif,

@@ -50,7 +50,8 @@ fn the_readme_transcript_of_the_examples_is_current() {
 }
 
 /// The README shows the hook configuration `init --pre-commit` writes, as it writes it, and
-/// the source build it and the plain git hook name for before a release is this project's.
+/// the source build it, the docs and the plain git hook name for before a release is this
+/// project's.
 #[test]
 fn the_readme_shows_the_hook_configuration_init_writes() {
     let readme = include_str!("../README.md");
@@ -66,10 +67,15 @@ fn the_readme_shows_the_hook_configuration_init_writes() {
     assert!(readme.contains(&git), "{git}");
     let hook = include_str!("../hooks/pre-commit");
     assert!(hook.contains(&git), "hooks/pre-commit does not name {git}");
-    for text in [readme, hook] {
+    let mut texts = crate::util::doc_pages();
+    texts.push(("hooks/pre-commit".to_string(), hook.to_string()));
+    for (file, text) in texts {
         for (at, _) in text.match_indices("--git ") {
+            if text[..at].ends_with("diff ") {
+                continue; // `git diff`'s header, in a transcript
+            }
             let url = text[at + 6..].split(['`', ' ', '"', '\n']).next().unwrap_or("");
-            assert_eq!(url, env!("CARGO_PKG_REPOSITORY"), "a `--git` URL");
+            assert_eq!(url, env!("CARGO_PKG_REPOSITORY"), "a `--git` URL in {file}");
         }
     }
 }

@@ -23,8 +23,10 @@ fn versions_after<'a>(text: &'a str, prefix: &str) -> Vec<&'a str> {
 #[test]
 fn every_mention_of_the_version_is_cargo_tomls() {
     let version = env!("CARGO_PKG_VERSION");
-    for file in ["README.md", "python/README.md"] {
-        let text = read(file);
+    let mut pages = crate::util::doc_pages();
+    pages.push(("python/README.md".to_string(), read("python/README.md")));
+    for (file, text) in pages {
+        let file = file.as_str();
         // A `rev:` of ours: the line above names this repository.
         let lines: Vec<&str> = text.lines().collect();
         let ours: String = lines
@@ -97,18 +99,19 @@ fn each_hook_has_a_twin_built_from_source() {
     }
 }
 
-/// The HCL crate's name in the code and in the README's table of layers.
+/// The HCL crate's name in the code and in the table of layers (docs/architecture.md).
 const HCL: &str = "override_guard_hcl";
 
-/// The README's table of layers is the code's: each module of `src/` imports only modules
+/// The table of layers in docs/architecture.md is the code's: each module of `src/` imports only modules
 /// of its own floor or below (`crate::x` outside its unit tests, and the HCL crate as
 /// `override_guard_hcl::`), no two modules of a floor import each other, and every
 /// top-level module has a floor. The HCL crate (`crates/hcl/`) is the lowest floor: it
 /// imports nothing of the tool.
 #[test]
 fn the_readme_layers_are_the_imports_of_the_code() {
-    let readme = read("README.md");
-    let start = readme.find("| floor | modules | what |").expect("the README's table of layers");
+    let readme = read("docs/architecture.md");
+    let start =
+        readme.find("| floor | modules | what |").expect("docs/architecture.md's table of layers");
     let table = readme[start..].split("\n\n").next().unwrap_or_default();
     let mut floor: std::collections::BTreeMap<String, usize> = Default::default();
     for (n, row) in table.lines().skip(2).enumerate() {
@@ -128,7 +131,11 @@ fn the_readme_layers_are_the_imports_of_the_code() {
             floor.insert(name.trim_end_matches(".rs").to_string(), n);
         }
     }
-    assert_eq!(floor.get(HCL), Some(&0), "the HCL crate is the README's lowest floor");
+    assert_eq!(
+        floor.get(HCL),
+        Some(&0),
+        "the HCL crate is the lowest floor of docs/architecture.md"
+    );
     let rs_files = |dir: PathBuf| {
         let mut files = vec![];
         let mut stack = vec![dir];
@@ -165,7 +172,7 @@ fn the_readme_layers_are_the_imports_of_the_code() {
         }
         assert!(
             floor.contains_key(&name),
-            "src/{name} has no floor in the README's table of layers"
+            "src/{name} has no floor in docs/architecture.md's table of layers"
         );
         for f in rs_files(path) {
             let text = std::fs::read_to_string(&f).unwrap();
@@ -192,7 +199,7 @@ fn the_readme_layers_are_the_imports_of_the_code() {
     for (from, tos) in &imports {
         for to in tos {
             let (Some(a), Some(b)) = (floor.get(from), floor.get(to)) else {
-                panic!("src/{from} imports {to}, which has no floor in the README");
+                panic!("src/{from} imports {to}, which has no floor in docs/architecture.md");
             };
             assert!(b <= a, "src/{from} (floor {a}) imports {to}, a floor above (floor {b})");
             let back = imports.get(to).is_some_and(|t| t.contains(from));
