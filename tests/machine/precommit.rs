@@ -206,6 +206,14 @@ fn text(out: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
 }
 
+/// One maturin build at a time (the wheel, the `-src` hook under pre-commit and under
+/// prek): maturin moves the binary it built out of the shared target directory, so two
+/// builds at once (the tests run in parallel) take each other's file.
+fn hook_build() -> std::sync::MutexGuard<'static, ()> {
+    static BUILD: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    BUILD.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 fn expect_success(out: &Output, what: &str) {
     assert!(out.status.success(), "`{what}` failed ({}):\n{}", out.status, text(out));
 }
@@ -509,10 +517,12 @@ pub fn pre_commit_framework_blocks_commits_by_their_staged_content() {
 
     // Installing the hook environment is the slow part (the build): do it apart, timed.
     let install = Instant::now();
+    let building = hook_build();
     let out = run(
         sandbox.command(&pre_commit, &repo.dir).args(["install", "--install-hooks"]),
         "pre-commit install --install-hooks",
     );
+    drop(building);
     expect_success(&out, "pre-commit install --install-hooks");
     eprintln!("pre-commit install --install-hooks: {:.1?}", install.elapsed());
     assert_built_from_lock(&sandbox.path().join("pre-commit-home"), &hook_repo);
@@ -736,10 +746,12 @@ pub fn prek_runs_the_hooks_built_from_source() {
     assert!(config.contains(&format!("rev: {rev}")), "prek update did not pin {rev}:\n{config}");
 
     let install = Instant::now();
+    let building = hook_build();
     let out = run(
         sandbox.command(&prek, &repo.dir).args(["install", "--prepare-hooks"]),
         "prek install --prepare-hooks",
     );
+    drop(building);
     expect_success(&out, "prek install --prepare-hooks");
     eprintln!("prek install --prepare-hooks: {:.1?}", install.elapsed());
     assert_built_from_lock(&sandbox.path().join("pre-commit-home/prek"), &hook_repo);
@@ -792,6 +804,7 @@ pub fn the_python_hooks_install_the_prebuilt_wheel() {
     let project = Path::new(env!("CARGO_MANIFEST_DIR"));
     let wheels = sandbox.path().join("wheels");
     let build = Instant::now();
+    let building = hook_build();
     let out = run(
         sandbox
             .command(&maturin, &project.join("python"))
@@ -799,6 +812,7 @@ pub fn the_python_hooks_install_the_prebuilt_wheel() {
             .arg(&wheels),
         "maturin build",
     );
+    drop(building);
     expect_success(&out, "maturin build --release");
     let built: Vec<String> = std::fs::read_dir(&wheels)
         .expect("the wheel directory")
