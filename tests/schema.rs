@@ -252,10 +252,20 @@ fn the_schemastore_entry_points_at_the_schema() {
 }
 
 /// The starter policy (`init`) and the template open with the `#:schema` line of this
-/// version's schema, so an editor completes and checks them as they are.
+/// version's schema, so an editor completes and checks them as they are: at the version's
+/// tag once it is released, on the default branch before (the tag does not exist yet,
+/// and the URL would not answer). A release moves the changelog's unreleased entries
+/// under the version's heading, as `init --pre-commit` reads it.
 #[test]
 fn the_starter_and_the_template_name_this_versions_schema() {
-    let line = format!("#:schema {}\n", schema::url(&format!("v{}", env!("CARGO_PKG_VERSION"))));
+    let changelog = read("CHANGELOG.md");
+    let unreleased = changelog
+        .split("\n## ")
+        .find(|s| s.to_ascii_lowercase().starts_with("unreleased"))
+        .is_some_and(|s| s.lines().any(|l| l.starts_with("- ")));
+    let rev =
+        if unreleased { "main".to_string() } else { format!("v{}", env!("CARGO_PKG_VERSION")) };
+    let line = format!("#:schema {}\n", schema::url(&rev));
     for (name, text) in [
         ("policies/starter.toml", override_guard::policy::config::STARTER),
         ("policies/template.toml", override_guard::policy::config::TEMPLATE),
