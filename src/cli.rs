@@ -267,15 +267,20 @@ pub(crate) enum Command {
     },
     /// Write a commented starter policy (.override-guard.toml); never overwrites a file.
     #[command(
-        after_help = "Examples:\n  override-guard init\n  override-guard init --path infra/.override-guard.toml\n  override-guard init --stdout | less\n\nExit status: 0 written, 2 the file exists or cannot be written."
+        after_help = "Examples:\n  override-guard init\n  override-guard init --pre-commit\n  override-guard init --path infra/.override-guard.toml\n  override-guard init --stdout | less\n\nExit status: 0 written, 2 a file exists or cannot be written."
     )]
     Init {
         /// Where to write it.
         #[arg(long, default_value = ".override-guard.toml")]
         path: PathBuf,
-        /// Print the starter policy instead of writing it.
+        /// Print the starter policy (with --pre-commit, the hook configuration) instead of
+        /// writing it.
         #[arg(long)]
         stdout: bool,
+        /// Also write .pre-commit-config.yaml at the top of the repository, with the hook
+        /// that works for this version: built from source until the version is released.
+        #[arg(long)]
+        pre_commit: bool,
     },
     /// Print what a rule checks, why, and an example; without RULE, list the rules.
     #[command(
@@ -287,7 +292,7 @@ pub(crate) enum Command {
     },
     /// Run the language server (stdio) that shows override effects in editors.
     #[command(
-        after_help = "Editors start it themselves; see the README for VS Code, Neovim and Helix.\n\nExit status: 0 when the editor asks it to exit, 2 on a protocol error."
+        after_help = "Editors start it themselves; see docs/editors.md for VS Code, Neovim and Helix.\n\nExit status: 0 when the editor asks it to exit, 2 on a protocol error."
     )]
     Lsp,
     /// Print a shell completion script.
@@ -379,7 +384,7 @@ pub(crate) enum ShowFormat {
     Hcl,
     /// Terraform's JSON syntax, loadable as one main.tf.json.
     TfJson,
-    /// override-guard's own structured view (see README).
+    /// override-guard's own structured view (see docs/commands.md).
     Json,
     /// The `configuration` object of `terraform show -json` (for plan-JSON policies).
     ConfigJson,
@@ -391,7 +396,7 @@ pub(crate) enum ReportFormat {
     Human,
     /// `path:line:col: level[rule]: message`, one finding a line.
     Compact,
-    /// override-guard's JSON report (schema version 1, see README).
+    /// override-guard's JSON report (schema version 1, see docs/formats.md).
     Json,
     /// SARIF 2.1.0, for code scanning.
     Sarif,

@@ -64,9 +64,9 @@
 //! server's protocol loop and the command line's wiring do I/O. Under everything, HCL
 //! itself (scanner, parser, syntax tree, formatter, JSON syntax errors, the line index) is
 //! a crate of the workspace of its own, [`override_guard_hcl`] (`crates/hcl/`), which
-//! knows nothing of this one. Each module imports only those below it (README, "How it is
-//! built", has the floors); the modules that are not the library's surface (the type
-//! system, the command line, flattening for scanners, the review of two states) are
+//! knows nothing of this one. Each module imports only those below it (docs/architecture.md,
+//! "How it is built", has the floors); the modules that are not the library's surface (the
+//! type system, the command line, flattening for scanners, the review of two states) are
 //! private to the crate.
 
 pub(crate) mod app;

@@ -284,7 +284,7 @@ pub(crate) fn summary(changes: &[ModuleChange]) -> String {
     )
 }
 
-/// The machine-readable review (schema version 1, documented in the README).
+/// The machine-readable review (schema version 1, documented in docs/git-and-ci.md).
 pub(crate) fn json(changes: &[ModuleChange], sides: (&str, &str)) -> String {
     let finding = |f: &Finding| {
         let (line, column) = f.primary.start_line_col();

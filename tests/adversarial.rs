@@ -5,7 +5,7 @@
 //! Whatever the input, a run must end by itself with an exit code (never a signal: a
 //! stack overflow aborts the process), never panic, and either give the correct result
 //! (0/1) or refuse with a message naming the file (2, or a `merge-error` finding in
-//! `audit`, which the README counts as a deny finding: exit 1). Every run is reaped with
+//! `audit`, which docs/formats.md counts as a deny finding: exit 1). Every run is reaped with
 //! `wait4` so its peak resident memory can be bounded too, and a watchdog kills a run that
 //! hangs. Where override-guard misbehaves today, the test asserts the correct behaviour
 //! and is ignored with the reason `bug: ...`.
@@ -547,7 +547,7 @@ fn an_io_error_names_the_file_as_findings_do() {
     assert!(got.stdout.contains(&format!("sub/n/override.tf:3:5: {WEAKENED}")), "{}", got.shown());
 }
 
-/// A link out of the repository is not followed (README), so a link to an endless
+/// A link out of the repository is not followed (SECURITY.md), so a link to an endless
 /// device cannot make a run read forever; it is named in a note.
 #[test]
 fn a_link_to_an_endless_device_is_not_read() {

@@ -49,6 +49,73 @@ fn the_readme_transcript_of_the_examples_is_current() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), shown);
 }
 
+/// The README shows the hook configuration `init --pre-commit` writes, as it writes it, and
+/// the source build it, the docs and the plain git hook name for before a release is this
+/// project's.
+#[test]
+fn the_readme_shows_the_hook_configuration_init_writes() {
+    let readme = include_str!("../README.md");
+    let out = bin().args(["init", "--pre-commit", "--stdout"]).output().expect("runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let written = String::from_utf8_lossy(&out.stdout);
+    let shown: String = written
+        .lines()
+        .map(|l| if l.is_empty() { "\n".to_string() } else { format!("   {l}\n") })
+        .collect();
+    assert!(readme.contains(&format!("```yaml\n{shown}   ```\n")), "the README lacks:\n{shown}");
+    let git = format!("cargo install --locked --git {}", env!("CARGO_PKG_REPOSITORY"));
+    assert!(readme.contains(&git), "{git}");
+    let hook = include_str!("../hooks/pre-commit");
+    assert!(hook.contains(&git), "hooks/pre-commit does not name {git}");
+    let mut texts = crate::util::doc_pages();
+    texts.push(("hooks/pre-commit".to_string(), hook.to_string()));
+    for (file, text) in texts {
+        for (at, _) in text.match_indices("--git ") {
+            if text[..at].ends_with("diff ") {
+                continue; // `git diff`'s header, in a transcript
+            }
+            let url = text[at + 6..].split(['`', ' ', '"', '\n']).next().unwrap_or("");
+            assert_eq!(url, env!("CARGO_PKG_REPOSITORY"), "a `--git` URL in {file}");
+        }
+    }
+}
+
+/// `init --pre-commit` writes the policy and, at the top of the repository, the hook
+/// configuration, and overwrites neither.
+#[test]
+fn init_writes_the_hook_configuration_at_the_top_of_the_repository() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let git = std::process::Command::new("git")
+        .args(["init", "--quiet"])
+        .current_dir(dir.path())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .expect("git");
+    assert!(git.status.success());
+    std::fs::create_dir(dir.path().join("infra")).expect("mkdir");
+    let init = || {
+        bin()
+            .args(["init", "--pre-commit"])
+            .current_dir(dir.path().join("infra"))
+            .output()
+            .expect("runs")
+    };
+    let out = init();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let config =
+        std::fs::read_to_string(dir.path().join(".pre-commit-config.yaml")).expect("written");
+    let printed = bin().args(["init", "--pre-commit", "--stdout"]).output().expect("runs");
+    assert_eq!(config, String::from_utf8_lossy(&printed.stdout));
+    assert!(dir.path().join("infra/.override-guard.toml").is_file());
+    std::fs::write(dir.path().join(".pre-commit-config.yaml"), "mine\n").expect("write");
+    let out = init();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("../.pre-commit-config.yaml already exists; not overwriting it"), "{err}");
+    let kept = std::fs::read_to_string(dir.path().join(".pre-commit-config.yaml")).expect("read");
+    assert_eq!(kept, "mine\n");
+}
+
 /// A module whose override changes a block that has no warning comment.
 fn module_with_an_override() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -290,12 +290,12 @@ fn remap_maps_a_log_made_elsewhere_on_a_flattened_tree() {
     assert!(r.err().contains(".override-guard-map.json"), "{}", r.shown());
 }
 
-/// The README's transcript of `flatten examples --out /tmp/flat` is what it prints.
+/// docs/scanners.md's transcript of `flatten examples --out /tmp/flat` is what it prints.
 #[test]
 fn the_readme_transcript_of_flatten_is_what_it_prints() {
-    let readme = include_str!("../README.md");
+    let readme = include_str!("../docs/scanners.md");
     let command = "$ override-guard flatten examples --out /tmp/flat\n";
-    let start = readme.find(command).expect("the README shows flatten") + command.len();
+    let start = readme.find(command).expect("docs/scanners.md shows flatten") + command.len();
     let said = &readme[start..start + readme[start..].find("```").unwrap()];
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("flat");

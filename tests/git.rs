@@ -573,6 +573,42 @@ fn a_symbolic_link_inside_the_repository_reads_the_staged_target() {
     assert!(summary_line(&got.1).starts_with("1 module, 2 files, 1 override file"), "{}", got.1);
 }
 
+/// The hook lists the index's files only where HEAD's tree had to be read; what it needs
+/// under the directories the staged change leaves alone is still there: a link's target,
+/// the modules a changed policy governs, their state before the change.
+#[cfg(unix)]
+#[test]
+fn the_hook_sees_the_files_of_directories_the_change_leaves_alone() {
+    let r = db_repo();
+    r.commit(&[("shared/weaken.hcl", WEAKEN), ("app/main.tf", DB_MAIN)], "shared, app");
+    r.commit(&[("app/override.tf", WEAKEN)], "an override already there");
+    // Only the link is staged: its target is in a directory the change leaves alone.
+    std::os::unix::fs::symlink("../shared/weaken.hcl", r.path("db/override.tf")).expect("ln");
+    r.git(&["add", "db/override.tf"]);
+    let got = r.run(&["check", "--format", "compact"]);
+    expect_code(&got, 1);
+    assert!(got.1.lines().any(|l| *l == weakened_in("db")), "{}", got.1);
+    assert!(!got.1.contains("app/"), "{}", got.1);
+    r.git(&["commit", "-q", "--no-verify", "-m", "link"]);
+    // A policy staged at the top governs both modules, whose files are unchanged.
+    r.stage(&[(".override-guard.toml", "[rules.override-file]\nlevel = \"deny\"\n")]);
+    let got = r.run(&["check", "--format", "compact"]);
+    expect_code(&got, 1);
+    for dir in ["app", "db"] {
+        assert!(got.1.lines().any(|l| *l == weakened_in(dir)), "{dir}\n{}", got.1);
+        let line = format!("{dir}/override.tf:1:1: error[override-file]");
+        assert!(got.1.contains(&line), "{dir}\n{}", got.1);
+    }
+    // What the policy change introduces: the override-file findings, not the old ones.
+    let got = r.run(&["check", "--format", "compact", "--new-only"]);
+    expect_code(&got, 1);
+    assert!(got.1.contains("app/override.tf:1:1: error[override-file]"), "{}", got.1);
+    assert!(!got.1.lines().any(|l| *l == weakened_in("app")), "{}", got.1);
+    let got = r.run(&["diff", "--format", "compact"]);
+    expect_code(&got, 1);
+    assert!(got.1.contains("db/override.tf:1:1: error[override-file]"), "{}", got.1);
+}
+
 #[cfg(unix)]
 /// A module whose override files are symbolic links out of the repository (one relative,
 /// one absolute), both to a weakening override.

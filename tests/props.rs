@@ -1912,7 +1912,7 @@ fn bug_invalid_json_template_rendered_as_literal() {
 }
 
 /// Under OpenTofu, `required_version` counts only in `.tofu` files (the merge's rule), so
-/// the renderings of an OpenTofu module, which README says load as `main.tf` /
+/// the renderings of an OpenTofu module, which docs/commands.md says load as `main.tf` /
 /// `main.tf.json`, lose the constraint when loaded under those names. Found by
 /// `renderings_are_fixed_points` (which now loads them as `main.tofu(.json)`).
 #[test]

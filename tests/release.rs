@@ -23,8 +23,10 @@ fn versions_after<'a>(text: &'a str, prefix: &str) -> Vec<&'a str> {
 #[test]
 fn every_mention_of_the_version_is_cargo_tomls() {
     let version = env!("CARGO_PKG_VERSION");
-    for file in ["README.md", "python/README.md"] {
-        let text = read(file);
+    let mut pages = crate::util::doc_pages();
+    pages.push(("python/README.md".to_string(), read("python/README.md")));
+    for (file, text) in pages {
+        let file = file.as_str();
         // A `rev:` of ours: the line above names this repository.
         let lines: Vec<&str> = text.lines().collect();
         let ours: String = lines
@@ -49,6 +51,8 @@ fn every_mention_of_the_version_is_cargo_tomls() {
     // The wheel and the placeholder package take it from Cargo.toml.
     assert!(read("python/pyproject.toml").contains("dynamic = [\"version\"]"));
     assert!(read("python/pyproject.toml").contains("manifest-path = \"../Cargo.toml\""));
+    // The `-src` hooks and the release wheels build Cargo.lock's dependencies.
+    assert!(read("python/pyproject.toml").contains("\nlocked = true\n"));
     assert!(read("setup.py").contains("install_requires=[f\"override-guard=={VERSION}\"]"));
 }
 
@@ -70,17 +74,22 @@ fn each_hook_has_a_twin_built_from_source() {
             continue;
         }
         assert_eq!(field(b, "language"), "python", "{id} installs the wheel");
+        assert_eq!(field(b, "additional_dependencies"), "", "{id} installs the wheel only");
         let twin = blocks
             .iter()
             .find(|t| t.lines().next() == Some(&format!("{id}-src")))
             .unwrap_or_else(|| panic!("{id} has no {id}-src twin"));
-        assert_eq!(field(twin, "language"), "rust", "{id}-src builds from source");
-        // Apart from id, name and language, the twins are the same hook.
+        // Built from source by pip, with maturin, which passes cargo `--locked`: not
+        // `language: rust`, whose `cargo install` ignores Cargo.lock.
+        assert_eq!(field(twin, "language"), "python", "{id}-src");
+        assert_eq!(field(twin, "additional_dependencies"), "[./python]", "{id}-src");
+        // Apart from id, name and what installs it, the twins are the same hook.
         let rest = |b: &str| -> Vec<String> {
             b.lines()
                 .skip(1)
                 .filter(|l| {
-                    !l.trim_start().starts_with("name:") && !l.trim_start().starts_with("language:")
+                    !l.trim_start().starts_with("name:")
+                        && !l.trim_start().starts_with("additional_dependencies:")
                 })
                 .filter(|l| l.starts_with("  "))
                 .map(str::to_string)
@@ -90,18 +99,19 @@ fn each_hook_has_a_twin_built_from_source() {
     }
 }
 
-/// The HCL crate's name in the code and in the README's table of layers.
+/// The HCL crate's name in the code and in the table of layers (docs/architecture.md).
 const HCL: &str = "override_guard_hcl";
 
-/// The README's table of layers is the code's: each module of `src/` imports only modules
+/// The table of layers in docs/architecture.md is the code's: each module of `src/` imports only modules
 /// of its own floor or below (`crate::x` outside its unit tests, and the HCL crate as
 /// `override_guard_hcl::`), no two modules of a floor import each other, and every
 /// top-level module has a floor. The HCL crate (`crates/hcl/`) is the lowest floor: it
 /// imports nothing of the tool.
 #[test]
 fn the_readme_layers_are_the_imports_of_the_code() {
-    let readme = read("README.md");
-    let start = readme.find("| floor | modules | what |").expect("the README's table of layers");
+    let readme = read("docs/architecture.md");
+    let start =
+        readme.find("| floor | modules | what |").expect("docs/architecture.md's table of layers");
     let table = readme[start..].split("\n\n").next().unwrap_or_default();
     let mut floor: std::collections::BTreeMap<String, usize> = Default::default();
     for (n, row) in table.lines().skip(2).enumerate() {
@@ -121,7 +131,11 @@ fn the_readme_layers_are_the_imports_of_the_code() {
             floor.insert(name.trim_end_matches(".rs").to_string(), n);
         }
     }
-    assert_eq!(floor.get(HCL), Some(&0), "the HCL crate is the README's lowest floor");
+    assert_eq!(
+        floor.get(HCL),
+        Some(&0),
+        "the HCL crate is the lowest floor of docs/architecture.md"
+    );
     let rs_files = |dir: PathBuf| {
         let mut files = vec![];
         let mut stack = vec![dir];
@@ -158,7 +172,7 @@ fn the_readme_layers_are_the_imports_of_the_code() {
         }
         assert!(
             floor.contains_key(&name),
-            "src/{name} has no floor in the README's table of layers"
+            "src/{name} has no floor in docs/architecture.md's table of layers"
         );
         for f in rs_files(path) {
             let text = std::fs::read_to_string(&f).unwrap();
@@ -185,7 +199,7 @@ fn the_readme_layers_are_the_imports_of_the_code() {
     for (from, tos) in &imports {
         for to in tos {
             let (Some(a), Some(b)) = (floor.get(from), floor.get(to)) else {
-                panic!("src/{from} imports {to}, which has no floor in the README");
+                panic!("src/{from} imports {to}, which has no floor in docs/architecture.md");
             };
             assert!(b <= a, "src/{from} (floor {a}) imports {to}, a floor above (floor {b})");
             let back = imports.get(to).is_some_and(|t| t.contains(from));

@@ -212,7 +212,7 @@ fn each_mistake_of_shape_is_refused_by_both() {
     }
 }
 
-/// What JSON Schema cannot see: the reader alone refuses these (the README says so; tombi
+/// What JSON Schema cannot see: the reader alone refuses these (docs/policy.md says so; tombi
 /// tells a date from a string, `tests/machine/toml_editors.rs`).
 #[test]
 fn what_only_the_reader_refuses() {
@@ -262,7 +262,7 @@ fn the_starter_and_the_template_name_this_versions_schema() {
     ] {
         assert!(text.starts_with(&line), "{name} does not start with {line}");
     }
-    let readme = read("README.md");
-    assert!(readme.contains(&line), "README.md does not show {line}");
+    let policy = read("docs/policy.md");
+    assert!(policy.contains(&line), "docs/policy.md does not show {line}");
     assert!(read("policies/README.md").contains(&line), "policies/README.md does not show {line}");
 }

@@ -1,5 +1,5 @@
-//! The shape of the tree that the README's "How it is built" promises, checked file by file
-//! (the layers between top-level modules are `release.rs`'s): no file imports a file that
+//! The shape of the tree that docs/architecture.md's "How it is built" promises, checked file
+//! by file (the layers between top-level modules are `release.rs`'s): no file imports a file that
 //! imports it back, directly or round a longer loop; no source file is over 1,200 lines and
 //! no command file (`src/app/`) over 400. A module's `mod.rs` declaring its children is no
 //! import, nor is handing a child's name on (`pub use child::X`: who takes `X` gets the

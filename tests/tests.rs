@@ -10,6 +10,7 @@ mod adopt;
 mod adversarial;
 mod ci_formats;
 mod cli;
+mod docs;
 mod fix;
 mod flatten;
 mod git;

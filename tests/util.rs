@@ -365,3 +365,26 @@ pub fn files_of(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 pub fn index_bytes(s: &Sandbox) -> Vec<u8> {
     std::fs::read(s.path(".git/index")).expect("an index")
 }
+
+/// The documentation a reader follows: README.md, then every page of `docs/`, in name
+/// order, each as its path from the repository root and its text. Tests that check what
+/// the docs say read them all, so a passage moved between pages stays checked.
+pub fn doc_pages() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<String> = std::fs::read_dir(root.join("docs"))
+        .expect("docs/")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md"))
+        .map(|n| format!("docs/{n}"))
+        .collect();
+    names.sort();
+    names.insert(0, "README.md".to_string());
+    names
+        .into_iter()
+        .map(|n| {
+            let text =
+                std::fs::read_to_string(root.join(&n)).unwrap_or_else(|e| panic!("{n}: {e}"));
+            (n, text)
+        })
+        .collect()
+}

@@ -61,6 +61,14 @@ impl Range {
     }
 }
 
+/// Whether the pre-commit framework (or prek, which sets the same variable) runs the hook.
+/// Its check hooks are `verbose`, so that a warning reaches the committer on a commit they
+/// let through; a clean run then prints nothing in `human` and `compact`, instead of a
+/// summary on every commit.
+fn under_framework() -> bool {
+    std::env::var_os("PRE_COMMIT").is_some_and(|v| !v.is_empty())
+}
+
 /// One run of the hook.
 pub(super) struct Hook<'a> {
     pub files: &'a [PathBuf],
@@ -176,9 +184,11 @@ impl Hook<'_> {
         if let Some(tracked) = tracked {
             local_notes(&ws, git, &dirs, tracked);
         }
+        let text_report = matches!(self.format, ReportFormat::Human | ReportFormat::Compact);
         if modules.is_empty() {
             if passed_files.is_empty()
                 && !self.args.quiet
+                && !under_framework()
                 && matches!(self.format, ReportFormat::Human | ReportFormat::Compact)
             {
                 write_out(&match &self.range {
@@ -203,11 +213,12 @@ impl Hook<'_> {
             }
             return Ok(Outcome::Clean);
         }
-        print_findings(&render_findings(&findings, &summary, self.format, self.style), self.format);
+        if !(findings.is_empty() && text_report && under_framework()) {
+            let text = render_findings(&findings, &summary, self.format, self.style);
+            print_findings(&text, self.format);
+        }
         let verdict = outcome(&findings, self.args.deny_warnings);
-        if verdict == Outcome::Findings
-            && matches!(self.format, ReportFormat::Human | ReportFormat::Compact)
-        {
+        if verdict == Outcome::Findings && text_report {
             write_note(&hint(&findings, self.new_only, self.baseline.is_some(), &changed));
         }
         Ok(verdict)

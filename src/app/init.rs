@@ -1,7 +1,7 @@
 //! `init`, and its offer of a baseline.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
 use super::audit::audited;
@@ -12,27 +12,111 @@ use crate::error;
 use crate::policy::{self, Tally};
 use crate::report::Style;
 
-pub(super) fn init(path: &Path, stdout: bool) -> Result<Outcome, error::Error> {
+pub(super) fn init(path: &Path, stdout: bool, pre_commit: bool) -> Result<Outcome, error::Error> {
     if stdout {
-        write_out(policy::config::STARTER);
+        write_out(&if pre_commit { hook_config() } else { policy::config::STARTER.to_string() });
         return Ok(Outcome::Clean);
     }
+    let policy = write_new(path, policy::config::STARTER, "--stdout to print the starter policy")?;
+    if policy {
+        write_err(&format!(
+            "wrote {}; `override-guard explain` describes every rule\n",
+            super::workspace::shown_path(path)
+        ));
+    }
+    let mut hook = true;
+    if pre_commit {
+        // The framework reads its configuration at the top of the working tree.
+        let root = crate::source::Git::discover(Path::new("."))
+            .ok()
+            .and_then(|g| g.workdir().map(Path::to_path_buf))
+            .unwrap_or_else(|| PathBuf::from("."));
+        let config = root.join(".pre-commit-config.yaml");
+        hook = write_new(
+            &config,
+            &hook_config(),
+            "--pre-commit --stdout to print the hook configuration",
+        )?;
+        if hook {
+            write_err(&format!(
+                "wrote {}; {}`pre-commit install` (or `prek install`) runs the hook on every commit\n",
+                super::workspace::shown_path(&config),
+                if released(CHANGELOG) {
+                    ""
+                } else {
+                    "`pre-commit autoupdate` (or `prek update --bleeding-edge --freeze`) pins the commit it builds, then "
+                }
+            ));
+        }
+    }
+    if policy {
+        offer_baseline(path);
+    }
+    Ok(if policy && hook { Outcome::Clean } else { Outcome::Error })
+}
+
+/// Writes `text` to a new file at `path`; `false`, with an error on stderr, when a file is
+/// there already (it is never overwritten).
+fn write_new(path: &Path, text: &str, instead: &str) -> Result<bool, error::Error> {
     let shown = super::workspace::shown_path(path);
     let mut file = match std::fs::OpenOptions::new().write(true).create_new(true).open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
             write_err(&format!(
-                "error: {shown} already exists; not overwriting it (use --stdout to print the starter policy)\n"
+                "error: {shown} already exists; not overwriting it (use {instead})\n"
             ));
-            return Ok(Outcome::Error);
+            return Ok(false);
         }
         Err(e) => return Err(error::Error::io(shown, e)),
     };
-    file.write_all(policy::config::STARTER.as_bytes())
-        .map_err(|e| error::Error::io(shown.clone(), e))?;
-    write_err(&format!("wrote {shown}; `override-guard explain` describes every rule\n"));
-    offer_baseline(path);
-    Ok(Outcome::Clean)
+    file.write_all(text.as_bytes()).map_err(|e| error::Error::io(shown.clone(), e))?;
+    Ok(true)
+}
+
+/// This build's changelog: whether its version is released is read from it.
+const CHANGELOG: &str = include_str!("../../CHANGELOG.md");
+
+/// Whether this build is a release of its version, the one place that decides which hook
+/// `init --pre-commit` writes. A release moves the changelog's `## Unreleased` entries
+/// under the version's own heading; a build whose changelog still lists unreleased
+/// changes (or has no section for its version) carries what no release has, and its
+/// version's tag and wheel may not exist at all: its hook is built from source.
+fn released(changelog: &str) -> bool {
+    let version = env!("CARGO_PKG_VERSION");
+    let mut section = "";
+    let mut has_version = false;
+    let mut unreleased_entries = false;
+    for line in changelog.lines() {
+        if let Some(heading) = line.strip_prefix("## ") {
+            section = heading.trim();
+            has_version |= section == version
+                || section.strip_prefix(version).is_some_and(|r| r.starts_with(' '));
+        } else if section.eq_ignore_ascii_case("unreleased") && line.starts_with("- ") {
+            unreleased_entries = true;
+        }
+    }
+    has_version && !unreleased_entries
+}
+
+/// The `.pre-commit-config.yaml` that `init --pre-commit` writes: the prebuilt wheel's hook
+/// pinned to this version's tag for a release, else (see [`released`]) the hook built from
+/// source at the default branch, with what to switch to once the version is released.
+fn hook_config() -> String {
+    hook_config_for(released(CHANGELOG))
+}
+
+fn hook_config_for(released: bool) -> String {
+    let (repo, version) = (env!("CARGO_PKG_REPOSITORY"), env!("CARGO_PKG_VERSION"));
+    let head = "# Hooks for pre-commit (https://pre-commit.com) and prek, written by\n# `override-guard init --pre-commit`. The hook judges the Terraform/OpenTofu modules each\n# commit touches against the nearest .override-guard.toml.\nrepos:\n";
+    if released {
+        format!(
+            "{head}  - repo: {repo}\n    rev: v{version}\n    hooks:\n      - id: override-guard        # the prebuilt wheel; override-guard-src builds it from source\n"
+        )
+    } else {
+        format!(
+            "{head}  - repo: {repo}\n    # override-guard {version} is not released yet: this hook builds it from source with\n    # cargo (a Rust toolchain and a C compiler; minutes, the first time), and\n    # `pre-commit autoupdate` (prek: `prek update --bleeding-edge --freeze`) pins the\n    # branch's commit in `rev`. Once v{version} is released, `pre-commit autoupdate` (or\n    # `prek update`) moves `rev` to its tag: then switch to `id: override-guard`, which\n    # installs the prebuilt wheel in seconds.\n    rev: main\n    hooks:\n      - id: override-guard-src\n"
+        )
+    }
 }
 
 /// After `init`: when the repository already has findings under the new policy, says how
@@ -66,4 +150,46 @@ pub(super) fn offer_baseline(policy: &Path) {
         if t.warn == 1 { "" } else { "s" },
         super::workspace::shown_path(dir),
     ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const V: &str = env!("CARGO_PKG_VERSION");
+
+    #[test]
+    fn a_version_is_released_once_its_changelog_lists_nothing_unreleased() {
+        let log = |unreleased: &str| {
+            format!("# Changelog\n\n## Unreleased\n{unreleased}\n## {V}\n\n- The first version.\n")
+        };
+        assert!(!released(&log("\n### Added\n- A thing.\n")));
+        assert!(released(&log("")));
+        assert!(released(&log("\n### Added\n")));
+        assert!(released(&format!("## {V} - 2027-01-04\n- x\n")));
+        // No section for this version: not released, whatever else the changelog says.
+        assert!(!released("## Unreleased\n\n## 0.0.1\n- x\n"));
+        assert!(!released(&format!("## {V}.1\n- x\n")));
+    }
+
+    #[test]
+    fn the_hook_config_names_the_tag_and_wheel_only_for_a_release() {
+        let released = hook_config_for(true);
+        assert!(released.contains(&format!("rev: v{V}\n")), "{released}");
+        assert!(released.contains("- id: override-guard "), "{released}");
+        let unreleased = hook_config_for(false);
+        assert!(unreleased.contains("rev: main\n"), "{unreleased}");
+        assert!(unreleased.contains("- id: override-guard-src\n"), "{unreleased}");
+        assert!(unreleased.contains(&format!("Once v{V} is released")), "{unreleased}");
+        for text in [&released, &unreleased] {
+            assert!(text.contains(&format!("- repo: {}\n", env!("CARGO_PKG_REPOSITORY"))));
+        }
+    }
+
+    /// Today's changelog lists unreleased changes: the README says to build from source
+    /// until the first release, and `init` writes that hook.
+    #[test]
+    fn this_build_is_not_a_release_yet() {
+        assert!(!released(CHANGELOG));
+    }
 }

@@ -148,7 +148,7 @@ fn dispatch(cli: &Cli) -> Result<Outcome, error::Error> {
             flatten::scan(path, command, *format, *engine)
         }
         Command::Remap { sarif, tree, format } => flatten::remap_cmd(sarif, tree, *format),
-        Command::Init { path, stdout } => init(path, *stdout),
+        Command::Init { path, stdout, pre_commit } => init(path, *stdout, *pre_commit),
         Command::Explain { rule } => Ok(explain(rule.as_deref())),
         Command::Lsp => lsp(),
         Command::Completions { shell } => {

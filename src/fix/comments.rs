@@ -420,6 +420,16 @@ fn closing_gap(gap: &str) -> &str {
 
 /// Reloads the module with the new texts and compares effective configurations.
 pub(super) fn same_configuration(m: &Module, texts: &[(FileId, String)]) -> Result<(), String> {
+    // The cheap proof first: native-syntax files whose code is unchanged (only comments
+    // and blank lines differ) parse to the same configuration. Anything else, a JSON
+    // file's `"//"` property or `terraform fmt`'s rewrites, is loaded again and compared.
+    let code_unchanged = texts.iter().all(|(id, t)| {
+        let src = m.files.get(*id);
+        src.syntax == Syntax::Hcl && override_guard_hcl::scan::same_code(&src.text, t)
+    });
+    if code_unchanged {
+        return Ok(());
+    }
     let files: Vec<(String, Arc<str>)> = m
         .files
         .files
@@ -468,6 +478,31 @@ mod tests {
             Date { year: 2026, month: 11, day: 22 },
         );
         (p.edits.into_iter().map(|e| (e.path, e.after.unwrap_or_default())).collect(), p.problems)
+    }
+
+    #[test]
+    fn the_proof_accepts_comments_and_refuses_a_changed_value() {
+        let main = "resource \"a\" \"b\" {\n  x = 1\n}\n";
+        let json = "{\"resource\": {\"a\": {\"c\": {\"x\": 1}}}}\n";
+        let m = crate::merge::load_texts(
+            "",
+            &[("main.tf", main), ("j.tf.json", json), ("override.tf", "resource \"a\" \"b\" {}\n")],
+            None,
+        );
+        let id = |name: &str| m.files.files.iter().position(|f| f.name() == name).unwrap_or(9);
+        let with = |t: &str, j: &str| {
+            vec![(id("main.tf"), t.to_string()), (id("j.tf.json"), j.to_string())]
+        };
+        // Only comments: proven by the tokens alone.
+        let commented = format!("# NOTE: this block is overridden\n{main}");
+        assert_eq!(same_configuration(&m, &[(id("main.tf"), commented.clone())]), Ok(()));
+        assert_eq!(same_configuration(&m, &with(&commented, json)), Ok(()));
+        // A JSON comment property is loaded again, and is the same configuration too.
+        let noted = json.replace("{\"x\"", "{\"//\": \"note\", \"x\"");
+        assert_eq!(same_configuration(&m, &with(main, &noted)), Ok(()));
+        // A changed value is caught, in either syntax.
+        assert!(same_configuration(&m, &with(&main.replace('1', "2"), json)).is_err());
+        assert!(same_configuration(&m, &with(main, &json.replace('1', "2"))).is_err());
     }
 
     #[test]

@@ -278,8 +278,9 @@ fn assemble(m: &mut Module, parsed: &[Arc<ParsedFile>]) {
     for f in primaries.iter().chain(&overrides) {
         m.diagnostics.extend(f.diagnostics.iter().cloned());
         let is_override = m.files.get(f.file).class == FileClass::Override;
-        let found = decode::decode_file(&m.files, f, m.engine, is_override);
-        m.diagnostics.extend(found);
+        let slot = &f.decoded[usize::from(m.engine == Engine::OpenTofu)];
+        let found = slot.get_or_init(|| decode::decode_file(&m.files, f, m.engine, is_override));
+        m.diagnostics.extend(found.iter().cloned());
     }
     let mut st = primaries::State::default();
     primaries::required_providers(m, &primaries, &overrides);

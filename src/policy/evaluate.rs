@@ -78,7 +78,9 @@ pub fn broken_policy(errors: &[PolicyError], level: Level) -> Vec<Finding> {
 /// Evaluates the policy on one module.
 pub fn evaluate_module(policy: &Policy, s: &Subject<'_>, base: &GlobBase, today: Date) -> Partial {
     let mut ledger = suppress::Ledger::new(policy);
-    let findings = evaluate_one(policy, s, base, today, &mut ledger, None);
+    let mut findings = evaluate_one(policy, s, base, today, &mut ledger, None);
+    // Kept until the whole run is judged: no room for more.
+    findings.shrink_to_fit();
     Partial { findings, ledger }
 }
 

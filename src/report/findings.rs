@@ -271,7 +271,7 @@ fn location(site: &Site) -> serde_json::Value {
     })
 }
 
-/// The JSON report (schema version 1, documented in the README).
+/// The JSON report (schema version 1, documented in docs/formats.md).
 pub fn json(findings: &[Finding], s: &Summary) -> String {
     let t = Tally::of(findings);
     let fingerprints = crate::finding::fingerprint::all(findings);

@@ -84,6 +84,10 @@ impl FileList {
         self.position(path).ok().map(|i| &self.entries[i])
     }
 
+    pub(super) fn get_mut(&mut self, path: &str) -> Option<&mut FileEntry> {
+        self.position(path).ok().map(|i| &mut self.entries[i])
+    }
+
     pub(super) fn contains(&self, path: &str) -> bool {
         self.position(path).is_ok()
     }

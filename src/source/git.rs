@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use gix::bstr::ByteSlice;
 use gix::index::entry::{Mode, Stage};
@@ -93,7 +93,7 @@ impl Git {
     /// with one module staged, that is a handful of trees instead of all of them.
     pub fn staged(&self) -> Result<Staged, Error> {
         let index_file = self.open_index()?;
-        let index = self.index_source(&index_file)?;
+        let (sparse, special) = self.index_parts(&index_file)?;
         let tree = self.tree_id("HEAD")?;
         let mut owned = Vec::new();
         let mut pruned = HashSet::new();
@@ -103,22 +103,24 @@ impl Git {
             .map(|(p, mode, id)| Entry { path: p.as_slice(), mode: *mode, id: *id })
             .collect();
         let head = GitSource::new(&self.repo, "HEAD".into(), &entries)?;
+        // The index's files are listed where HEAD's tree was read; under the directories
+        // the cache vouches for (nearly all of a large repository) only when a question
+        // needs them.
+        let files = list(index_entries(&index_file, &sparse), &special.links, |dir| {
+            !dir_pruned(&pruned, dir)
+        });
+        let lazy = Lazy {
+            index: index_file,
+            sparse,
+            links: HashMap::new(),
+            pruned: pruned.clone(),
+            full: OnceLock::new(),
+        };
+        let index = GitSource::from_parts("the index".into(), files, special, Some(Box::new(lazy)));
         let same = |p: &str| is_under(&pruned, p);
         let mut changed = BTreeSet::new();
-        // Whether a directory is under a pruned one, asked once per directory: a
-        // directory's files sort together.
-        let mut last: Option<(&str, bool)> = None;
         for (path, e) in index.files.iter() {
-            let dir = e.dir(path);
-            let pruned = match last {
-                Some((d, known)) if d == dir => known,
-                _ => {
-                    let known = same(path);
-                    last = Some((dir, known));
-                    known
-                }
-            };
-            if !pruned && head.files.get(path).is_none_or(|h| h.id != e.id) {
+            if head.files.get(path).is_none_or(|h| h.id != e.id) {
                 changed.insert(path.to_string());
             }
         }
@@ -225,7 +227,10 @@ impl Git {
         })
     }
 
-    fn index_source(&self, index: &gix::index::File) -> Result<GitSource, Error> {
+    /// What the index holds besides its entries' list: a sparse index's directories read
+    /// from their trees, and what one pass over every entry finds (policies, notes,
+    /// links). Unmerged entries of configuration files are an error naming them.
+    fn index_parts(&self, index: &gix::index::File) -> Result<(Sparse, Special), Error> {
         let mut conflicts = Vec::new();
         // A sparse index keeps whole directories outside the sparse cone as one tree
         // entry: their files are still part of the next commit, so read them from there.
@@ -248,21 +253,15 @@ impl Git {
         if !conflicts.is_empty() {
             return Err(Error::Unmerged { paths: conflicts.join(", ") });
         }
-        let mut entries: Vec<Entry<'_>> = Vec::with_capacity(index.entries().len());
-        entries.extend(
-            index
-                .entries()
-                .iter()
-                .filter(|e| {
-                    e.stage() == Stage::Unconflicted
-                    && e.mode != Mode::DIR
-                    // `git add -N`: announced, but not part of the next commit.
-                    && !e.flags.contains(gix::index::entry::Flags::INTENT_TO_ADD)
-                })
-                .map(|e| Entry { path: e.path(index).as_bytes(), mode: e.mode, id: e.id }),
-        );
-        entries.extend(sparse.iter().map(|(p, mode, id)| Entry { path: p, mode: *mode, id: *id }));
-        GitSource::new(&self.repo, "the index".into(), &entries)
+        let special =
+            special(&self.repo, index_entries(index, &sparse), |p| in_index(index, &sparse, p))?;
+        Ok((sparse, special))
+    }
+
+    fn index_source(&self, index: &gix::index::File) -> Result<GitSource, Error> {
+        let (sparse, special) = self.index_parts(index)?;
+        let files = list(index_entries(index, &sparse), &special.links, |_| true);
+        Ok(GitSource::from_parts("the index".into(), files, special, None))
     }
 
     /// A tree-ish (`HEAD`, `main`, `v1.2`, a commit id, `HEAD~2`). `HEAD` in a repository
@@ -319,6 +318,11 @@ impl Git {
         src: &mut GitSource,
         dirs: Option<&std::collections::BTreeSet<String>>,
     ) -> Result<(), Error> {
+        // Bytes are kept in the list every question reads: the whole index, once a
+        // directory it had not listed is wanted.
+        if dirs.is_none_or(|d| d.iter().any(|dir| src.unlisted(dir))) {
+            src.complete();
+        }
         let read = |path: &str, e: &mut FileEntry| -> Result<(), Error> {
             if e.data.is_none() && !src.broken.contains_key(path) {
                 e.data = Some(self.blob(path, e.id)?);
@@ -426,6 +430,7 @@ fn bad_rev(spec: &str, e: impl std::error::Error + Send + Sync + 'static) -> Err
     Error::UnknownRevision { rev: spec.to_string(), source: Arc::new(e) }
 }
 
+#[derive(Clone, Copy)]
 struct Entry<'a> {
     path: &'a [u8],
     mode: Mode,
@@ -457,6 +462,45 @@ pub struct GitSource {
     /// looping, to a directory), with why: listed, so that their module fails as
     /// Terraform's would on a checkout, and never read.
     broken: HashMap<String, &'static str>,
+    /// The index of a staged change: `files` then lists only the directories HEAD's tree
+    /// was read for, and this lists the others when asked.
+    lazy: Option<Box<Lazy>>,
+}
+
+/// A state's entry by path: its mode and blob id (to follow a link).
+type Lookup<'a> = dyn Fn(&[u8]) -> Option<(Mode, gix::ObjectId)> + 'a;
+
+/// A sparse index's directories, read from their trees: (path, mode, blob id).
+type Sparse = Vec<(Vec<u8>, Mode, gix::ObjectId)>;
+
+/// The index's files under directories whose content equals HEAD's, listed on demand.
+struct Lazy {
+    index: gix::index::File,
+    sparse: Sparse,
+    /// The links among them, followed when the index was read (`Special::links`).
+    links: HashMap<String, gix::ObjectId>,
+    /// Directories whose staged content equals HEAD's.
+    pruned: HashSet<String>,
+    /// Every file of the index, once a question needed one under `pruned`.
+    full: OnceLock<FileList>,
+}
+
+impl Lazy {
+    fn full(&self) -> &FileList {
+        self.full
+            .get_or_init(|| list(index_entries(&self.index, &self.sparse), &self.links, |_| true))
+    }
+}
+
+/// What one pass over every entry of a state finds besides its configuration files.
+struct Special {
+    policies: BTreeMap<String, (gix::ObjectId, Vec<u8>)>,
+    notes: Vec<(String, String)>,
+    broken: HashMap<String, &'static str>,
+    /// Configuration files that are links, with the blob each stands for: its target's,
+    /// or its own where it leads nowhere (see `broken`). A link out of the repository
+    /// has a note instead.
+    links: HashMap<String, gix::ObjectId>,
 }
 
 /// HEAD and the index, and what differs between them (see [`Git::staged`]).
@@ -478,7 +522,7 @@ impl Staged {
     pub fn head_for(&mut self, dirs: &BTreeSet<String>) -> &mut GitSource {
         for dir in dirs {
             let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
-            for (path, e) in self.index.files.starting_with(&prefix) {
+            for (path, e) in self.index.list_for(dir).starting_with(&prefix) {
                 if e.dir(path) == dir && is_under(&self.pruned, path) {
                     self.head.files.insert_missing(path, e.id);
                     if let Some(why) = self.index.broken.get(path) {
@@ -525,29 +569,30 @@ impl GitSource {
     /// Does the directory hold configuration files (of its own, not only below it)?
     pub fn has_module(&self, dir: &str) -> bool {
         let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
-        self.files.starting_with(&prefix).any(|(p, _)| !p[prefix.len()..].contains('/'))
+        self.list_for(dir).starting_with(&prefix).any(|(p, _)| !p[prefix.len()..].contains('/'))
     }
 
     /// Does the state hold this configuration file?
     pub fn has_file(&self, path: &str) -> bool {
-        self.files.contains(path)
+        self.list_for(split(path).0).contains(path)
     }
 
     /// Every configuration file of the state, in git's order.
     pub fn paths(&self) -> impl Iterator<Item = &str> {
-        self.files.iter().map(|(p, _)| p)
+        self.all().iter().map(|(p, _)| p)
     }
 
     /// Configuration files whose blob differs between two states.
     pub fn changed(&self, other: &GitSource) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
-        for (p, e) in self.files.iter() {
-            if other.files.get(p).is_none_or(|o| o.id != e.id) {
+        let (mine, theirs) = (self.all(), other.all());
+        for (p, e) in mine.iter() {
+            if theirs.get(p).is_none_or(|o| o.id != e.id) {
                 out.insert(p.to_string());
             }
         }
-        for (p, _) in other.files.iter() {
-            if !self.files.contains(p) {
+        for (p, _) in theirs.iter() {
+            if !mine.contains(p) {
                 out.insert(p.to_string());
             }
         }
@@ -559,72 +604,59 @@ impl GitSource {
         label: String,
         entries: &[Entry<'_>],
     ) -> Result<GitSource, Error> {
-        let mut files = FileList::with_capacity(entries.len());
-        let mut policies = BTreeMap::new();
-        let mut broken = HashMap::new();
-        let mut notes = Vec::new();
-        for e in entries {
-            // The name decides first: most entries of a monorepo are not configuration
-            // files, and those cost no more than this look.
-            let name = e.path.rsplit(|&b| b == b'/').next().unwrap_or(e.path);
-            let (utf8, listed) = match name.to_str() {
-                Ok(n) => (true, discover::is_listed(n)),
-                Err(_) => (false, false),
-            };
-            if e.mode != Mode::COMMIT && name != POLICY_FILE.as_bytes() && !listed && utf8 {
-                continue;
-            }
-            let Ok(path) = e.path.to_str() else {
-                // Terraform reads such a file; skipping it would judge a module without it.
-                let lossy = e.path.to_str_lossy();
-                if discover::is_module_file(split(&lossy).1) {
-                    return Err(Error::PathNotUtf8 { path: lossy.into_owned() });
-                }
-                continue;
-            };
-            let rel = path;
-            if e.mode == Mode::COMMIT {
-                notes.push((
-                    path.to_string(),
-                    "submodule skipped (audit it in its own repository)".into(),
-                ));
-                continue;
-            }
-            let name = &path[path.len() - name.len()..];
-            if name == POLICY_FILE && (e.mode == Mode::FILE || e.mode == Mode::FILE_EXECUTABLE) {
-                let blob = repo.find_blob(e.id).map_err(|x| failed(path, x))?;
-                policies.insert(path.to_string(), (e.id, blob.data.clone()));
-            }
-            // Everything else is left out when the source is built, so a large monorepo
-            // costs one pass over its entries.
-            if !listed {
-                continue;
-            }
-            if rel.contains(".terraform") && rel.split('/').any(|c| c == ".terraform") {
-                continue;
-            }
-            let id = if e.mode == Mode::SYMLINK {
-                match resolve_link(repo, entries, path, e.id) {
-                    Ok(id) => id,
-                    Err(Unfollowed::Outside(why)) => {
-                        notes.push((path.to_string(), format!("{why}; not read")));
-                        continue;
-                    }
-                    Err(Unfollowed::Broken(why)) => {
-                        // The link's own blob: its module changes when its target does.
-                        broken.insert(rel.to_string(), why);
-                        e.id
-                    }
-                }
-            } else if e.mode == Mode::FILE || e.mode == Mode::FILE_EXECUTABLE {
-                e.id
-            } else {
-                continue;
-            };
-            files.push(rel, name.len(), id);
+        let find = |p: &[u8]| entries.iter().find(|e| e.path == p).map(|e| (e.mode, e.id));
+        let special = special(repo, entries.iter().copied(), find)?;
+        let files = list(entries.iter().copied(), &special.links, |_| true);
+        Ok(GitSource::from_parts(label, files, special, None))
+    }
+
+    fn from_parts(
+        label: String,
+        files: FileList,
+        special: Special,
+        lazy: Option<Box<Lazy>>,
+    ) -> GitSource {
+        let Special { policies, notes, broken, links } = special;
+        let lazy = lazy.map(|mut l| {
+            l.links = links;
+            l
+        });
+        GitSource { label, files, policies, notes, broken, lazy }
+    }
+
+    /// Is `dir` under a directory whose files are not listed yet?
+    fn unlisted(&self, dir: &str) -> bool {
+        self.lazy.as_ref().is_some_and(|l| dir_pruned(&l.pruned, dir))
+    }
+
+    /// The list that holds the files of `dir`.
+    fn list_for(&self, dir: &str) -> &FileList {
+        match &self.lazy {
+            Some(l) if dir_pruned(&l.pruned, dir) => l.full(),
+            _ => &self.files,
         }
-        let files = files.finish();
-        Ok(GitSource { label, files, policies, notes, broken })
+    }
+
+    /// Every file of the state.
+    fn all(&self) -> &FileList {
+        match &self.lazy {
+            Some(l) => l.full(),
+            None => &self.files,
+        }
+    }
+
+    /// Lists every file, keeping the bytes already read.
+    fn complete(&mut self) {
+        let Some(l) = self.lazy.take() else { return };
+        l.full();
+        let Lazy { full, .. } = *l;
+        let Some(mut full) = full.into_inner() else { return };
+        for (path, e) in self.files.iter_mut() {
+            if let (Some(data), Some(f)) = (e.data.take(), full.get_mut(path)) {
+                f.data = Some(data);
+            }
+        }
+        self.files = full;
     }
 
     /// The notes about paths `keep` accepts, as (path, note).
@@ -636,7 +668,7 @@ impl GitSource {
 impl Source for GitSource {
     fn modules(&self) -> Result<BTreeMap<String, Vec<String>>, Error> {
         let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for (path, _) in self.files.iter() {
+        for (path, _) in self.all().iter() {
             let (dir, name) = split(path);
             out.entry(dir.to_string()).or_default().push(name.to_string());
         }
@@ -648,7 +680,7 @@ impl Source for GitSource {
         for dir in dirs {
             // A directory's files sort together, right after `dir/` (or anywhere, at the root).
             let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
-            for (path, _) in self.files.starting_with(&prefix) {
+            for (path, _) in self.list_for(dir).starting_with(&prefix) {
                 let (d, name) = split(path);
                 if d == dir {
                     out.entry(dir.clone()).or_default().push(name.to_string());
@@ -668,7 +700,7 @@ impl Source for GitSource {
                 os: None,
             });
         }
-        match self.files.get(path).map(|e| &e.data) {
+        match self.list_for(split(path).0).get(path).map(|e| &e.data) {
             Some(Some(data)) => Ok(data.clone()),
             Some(None) => {
                 Err(Error::NotLoaded { path: path.to_string(), state: self.label.clone() })
@@ -678,7 +710,7 @@ impl Source for GitSource {
     }
 
     fn blob_id(&self, path: &str) -> Option<String> {
-        self.files.get(path).map(|e| e.id.to_string())
+        self.list_for(split(path).0).get(path).map(|e| e.id.to_string())
     }
 
     fn policy_paths(&self) -> Result<BTreeSet<String>, Error> {
@@ -696,11 +728,172 @@ impl Source for GitSource {
     }
 }
 
+/// The entries of the index that are part of the next commit, then a sparse index's
+/// directories read from their trees.
+fn index_entries<'a>(
+    index: &'a gix::index::File,
+    sparse: &'a Sparse,
+) -> impl Iterator<Item = Entry<'a>> + 'a {
+    index
+        .entries()
+        .iter()
+        .filter(|e| {
+            e.stage() == Stage::Unconflicted
+                && e.mode != Mode::DIR
+                // `git add -N`: announced, but not part of the next commit.
+                && !e.flags.contains(gix::index::entry::Flags::INTENT_TO_ADD)
+        })
+        .map(|e| Entry { path: e.path(index).as_bytes(), mode: e.mode, id: e.id })
+        .chain(sparse.iter().map(|(p, mode, id)| Entry { path: p, mode: *mode, id: *id }))
+}
+
+/// One entry of [`index_entries`] by path (a binary search, then the sparse ones).
+fn in_index(
+    index: &gix::index::File,
+    sparse: &Sparse,
+    path: &[u8],
+) -> Option<(Mode, gix::ObjectId)> {
+    index
+        .entry_by_path(path.as_bstr())
+        .filter(|e| {
+            e.stage() == Stage::Unconflicted
+                && e.mode != Mode::DIR
+                && !e.flags.contains(gix::index::entry::Flags::INTENT_TO_ADD)
+        })
+        .map(|e| (e.mode, e.id))
+        .or_else(|| sparse.iter().find(|(p, ..)| p == path).map(|(_, mode, id)| (*mode, *id)))
+}
+
+/// Is `dir` one of `pruned`, or inside one?
+fn dir_pruned(pruned: &HashSet<String>, dir: &str) -> bool {
+    !pruned.is_empty() && (pruned.contains(dir) || is_under(pruned, dir))
+}
+
+/// Could this entry matter besides being a plain configuration file (a submodule, a link,
+/// a policy file, a path that may not be UTF-8)? Asked of every entry of a large
+/// monorepo's index, so it looks at bytes only.
+fn special_entry(e: &Entry<'_>) -> bool {
+    let policy = POLICY_FILE.as_bytes();
+    (e.mode != Mode::FILE && e.mode != Mode::FILE_EXECUTABLE)
+        || !e.path.is_ascii()
+        || (e.path.ends_with(policy)
+            && (e.path.len() == policy.len() || e.path[e.path.len() - policy.len() - 1] == b'/'))
+}
+
+/// One pass over every entry of a state: its policy files (read), submodules, links to
+/// configuration files (followed) and module files whose path is not UTF-8 (an error).
+fn special<'a>(
+    repo: &gix::Repository,
+    entries: impl Iterator<Item = Entry<'a>>,
+    find: impl Fn(&[u8]) -> Option<(Mode, gix::ObjectId)>,
+) -> Result<Special, Error> {
+    let mut out = Special {
+        policies: BTreeMap::new(),
+        notes: Vec::new(),
+        broken: HashMap::new(),
+        links: HashMap::new(),
+    };
+    for e in entries.filter(special_entry) {
+        let Ok(path) = e.path.to_str() else {
+            // Terraform reads such a file; skipping it would judge a module without it.
+            let lossy = e.path.to_str_lossy();
+            if discover::is_module_file(split(&lossy).1) {
+                return Err(Error::PathNotUtf8 { path: lossy.into_owned() });
+            }
+            continue;
+        };
+        if e.mode == Mode::COMMIT {
+            out.notes.push((
+                path.to_string(),
+                "submodule skipped (audit it in its own repository)".into(),
+            ));
+            continue;
+        }
+        let name = split(path).1;
+        if name == POLICY_FILE && (e.mode == Mode::FILE || e.mode == Mode::FILE_EXECUTABLE) {
+            let blob = repo.find_blob(e.id).map_err(|x| failed(path, x))?;
+            out.policies.insert(path.to_string(), (e.id, blob.data.clone()));
+        }
+        if e.mode != Mode::SYMLINK || !listed(path, name) {
+            continue;
+        }
+        match resolve_link(repo, &find, path, e.id) {
+            Ok(id) => {
+                out.links.insert(path.to_string(), id);
+            }
+            Err(Unfollowed::Outside(why)) => {
+                out.notes.push((path.to_string(), format!("{why}; not read")));
+            }
+            Err(Unfollowed::Broken(why)) => {
+                // The link's own blob: its module changes when its target does.
+                out.broken.insert(path.to_string(), why);
+                out.links.insert(path.to_string(), e.id);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A configuration file a source lists: a listed name, not under `.terraform/`.
+fn listed(path: &str, name: &str) -> bool {
+    discover::is_listed(name)
+        && !(path.contains(".terraform") && path.split('/').any(|c| c == ".terraform"))
+}
+
+/// The configuration files among `entries` whose directory `keep` accepts (asked once
+/// per directory: a directory's files sort together). A link stands for the blob
+/// [`special`] found for it, and is left out where it found none.
+fn list<'a>(
+    entries: impl Iterator<Item = Entry<'a>>,
+    links: &HashMap<String, gix::ObjectId>,
+    keep: impl Fn(&str) -> bool,
+) -> FileList {
+    let mut files = FileList::with_capacity(entries.size_hint().0);
+    let mut last: Option<(&[u8], bool)> = None;
+    for e in entries {
+        let link = e.mode == Mode::SYMLINK;
+        if !link && e.mode != Mode::FILE && e.mode != Mode::FILE_EXECUTABLE {
+            continue;
+        }
+        let cut = e.path.iter().rposition(|&b| b == b'/');
+        let (dir, name) = match cut {
+            Some(i) => (&e.path[..i], &e.path[i + 1..]),
+            None => (&e.path[..0], e.path),
+        };
+        let Ok(name) = name.to_str() else { continue };
+        if !discover::is_listed(name) {
+            continue;
+        }
+        let kept = match last {
+            Some((d, known)) if d == dir => known,
+            _ => {
+                let known = dir.to_str().is_ok_and(&keep);
+                last = Some((dir, known));
+                known
+            }
+        };
+        let Ok(path) = e.path.to_str() else { continue };
+        if !kept || !listed(path, name) {
+            continue;
+        }
+        let id = if link {
+            match links.get(path) {
+                Some(id) => *id,
+                None => continue,
+            }
+        } else {
+            e.id
+        };
+        files.push(path, name.len(), id);
+    }
+    files.finish()
+}
+
 /// Follows a symbolic link the way the checkout would, but only inside the same tree:
 /// git stores the target as text, and a target outside the repository is not ours to read.
 fn resolve_link(
     repo: &gix::Repository,
-    entries: &[Entry<'_>],
+    find: &Lookup<'_>,
     path: &str,
     id: gix::ObjectId,
 ) -> Result<gix::ObjectId, Unfollowed> {
@@ -716,15 +909,15 @@ fn resolve_link(
         let Some(resolved) = normalize(&joined) else {
             return Err(Outside("symbolic link leading out of the repository"));
         };
-        let Some(e) = entries.iter().find(|e| e.path == resolved.as_bytes()) else {
+        let Some((mode, target)) = find(resolved.as_bytes()) else {
             return Err(Broken(MISSING_TARGET));
         };
-        if e.mode == Mode::SYMLINK {
-            (path, id) = (resolved, e.id);
+        if mode == Mode::SYMLINK {
+            (path, id) = (resolved, target);
             continue;
         }
-        if e.mode == Mode::FILE || e.mode == Mode::FILE_EXECUTABLE {
-            return Ok(e.id);
+        if mode == Mode::FILE || mode == Mode::FILE_EXECUTABLE {
+            return Ok(target);
         }
         return Err(Broken("symbolic link to something that is not a file"));
     }

@@ -42,7 +42,7 @@ pub fn parse_bytes(
     let (body, errors) = override_guard_hcl::parse::parse_tokens(text, &tokens);
     let diags = errors.into_iter().map(|e| diagnostic(file, path, e)).collect();
     let cx = Lowering { file, text };
-    (ParsedFile { file, body: cx.body(&body), notes: Vec::new(), diagnostics: Vec::new() }, diags)
+    (ParsedFile { file, body: cx.body(&body), ..Default::default() }, diags)
 }
 
 /// The text of bytes that are not all valid UTF-8, at the same offsets: each byte of a

@@ -25,7 +25,7 @@ pub fn parse(
     let root = parse_value(file, &src.text)?;
     let mut cx = Decoder { file, src: Some(src), diags: Vec::new(), notes: Vec::new() };
     let body = cx.body(&root, Schema::Top);
-    Ok((ParsedFile { file, body, notes: cx.notes, diagnostics: Vec::new() }, cx.diags))
+    Ok((ParsedFile { file, body, notes: cx.notes, ..Default::default() }, cx.diags))
 }
 
 /// Parses a JSON document (strict JSON, as Terraform reads it) into a value tree with spans:

@@ -374,6 +374,10 @@ pub struct ParsedFile {
     pub notes: Vec<Note>,
     /// What reading and parsing the file reported, in Terraform's order.
     pub diagnostics: Vec<crate::diag::Diagnostic>,
+    /// What decoding it reported, per engine (Terraform, OpenTofu), once asked: a parsed
+    /// file is shared by every merge of it (the language server's next keystroke, the
+    /// other engine's view, the module without its overrides), and decodes the same.
+    pub decoded: [std::sync::OnceLock<Vec<crate::diag::Diagnostic>>; 2],
 }
 
 /// A JSON `"//"` comment and the object it sits in.

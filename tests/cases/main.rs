@@ -56,30 +56,87 @@ pub fn whole(suite: &str, check: &str, run: fn()) -> Trial {
     })
 }
 
-/// The README's count of each fixture suite (`tests/fixtures/<suite>/… (N cases`) is the
-/// number of cases the suite has: the docs cannot drift from the tests.
+/// README.md and the pages of `docs/`, each as its path and its text.
+fn doc_pages() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<String> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .map(|e| format!("docs/{}", e.unwrap().file_name().to_string_lossy()))
+        .filter(|n| n.ends_with(".md"))
+        .collect();
+    names.sort();
+    names.insert(0, "README.md".to_string());
+    names
+        .into_iter()
+        .map(|n| (n.clone(), std::fs::read_to_string(root.join(&n)).unwrap()))
+        .collect()
+}
+
+/// The docs' count of each fixture suite (`tests/fixtures/<suite>/… (N cases`), of the
+/// merge fixtures Terraform planned (`N merge fixtures whose plan succeeds`) and of the
+/// syntax suite's known differences (`known-differences.txt` (N cases)) is the number the
+/// suite has: the docs cannot drift from the tests.
 fn readme_counts() {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut checked = 0;
-    for suite in ["merge", "vars", "policy", "fix", "fold", "syntax"] {
-        let mention = format!("tests/fixtures/{suite}/");
-        for (at, _) in readme.match_indices(&mention) {
-            let rest = &readme[at..];
-            let Some(open) = rest.find(" (").filter(|&i| i < 40) else { continue };
-            let after = &rest[open + 2..];
-            let raw: String =
-                after.chars().take_while(|c| c.is_ascii_digit() || *c == ',').collect();
-            let Ok(said) = raw.replace(',', "").parse::<usize>() else { continue };
-            if !after[raw.len()..].starts_with(" cases") {
-                continue;
+    for (page, text) in doc_pages() {
+        for suite in ["merge", "vars", "policy", "fix", "fold", "syntax"] {
+            let mention = format!("tests/fixtures/{suite}/");
+            for (at, _) in text.match_indices(&mention) {
+                let rest = &text[at..];
+                let Some(open) = rest.find(" (").filter(|&i| i < 40) else { continue };
+                let after = &rest[open + 2..];
+                let raw: String =
+                    after.chars().take_while(|c| c.is_ascii_digit() || *c == ',').collect();
+                let Ok(said) = raw.replace(',', "").parse::<usize>() else { continue };
+                if !after[raw.len()..].starts_with(" cases") {
+                    continue;
+                }
+                let has = fixture::fixtures(suite).len();
+                assert_eq!(said, has, "{page} says {suite} has {said} cases; it has {has}");
+                checked += 1;
             }
-            let has = fixture::fixtures(suite).len();
-            assert_eq!(said, has, "README.md says {suite} has {said} cases; it has {has}");
+        }
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        for (at, _) in flat.match_indices(" merge fixtures whose plan succeeds") {
+            let said: usize = flat[..at].rsplit(' ').next().unwrap().parse().unwrap();
+            let has = fixture::fixtures("merge")
+                .iter()
+                .filter(|case| case.join("config.json").is_file())
+                .count();
+            assert_eq!(said, has, "{page} says {said} merge fixtures have a plan; {has} do");
+            checked += 1;
+        }
+        let mention = "`known-differences.txt` (";
+        for (at, _) in flat.match_indices(mention) {
+            let said: usize =
+                flat[at + mention.len()..].split(' ').next().unwrap().parse().unwrap();
+            let listed =
+                std::fs::read_to_string(root.join("tests/fixtures/syntax/known-differences.txt"))
+                    .unwrap();
+            let has = listed.lines().filter(|l| !l.is_empty() && !l.starts_with('#')).count();
+            assert_eq!(said, has, "{page} says {said} known differences; the file lists {has}");
             checked += 1;
         }
     }
-    assert!(checked >= 6, "the README's fixture counts were not found ({checked})");
+    // The type corpus: its cases, and how many of them are named divergences.
+    let corpus = std::fs::read_to_string(root.join("tests/fixtures/types/cases.toml")).unwrap();
+    let cases = corpus.lines().filter(|l| *l == "[[case]]").count();
+    let code = std::fs::read_to_string(root.join("src/cty/corpus.rs")).unwrap();
+    let list = code.split("KNOWN_DIVERGENCES: &[&str] = &[").nth(1).unwrap();
+    let diverge = list[..list.find("];").unwrap()].matches("\",").count();
+    let said = format!(
+        "`tests/fixtures/types/cases.toml` ({cases} cases): a variable's type and default, and \
+         what Terraform 1.15.5 made of it (the converted value and its type, or the error, \
+         byte for byte). {} agree; {diverge} are named divergences",
+        cases - diverge
+    );
+    let flat: Vec<String> = doc_pages()
+        .iter()
+        .map(|(_, t)| t.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    assert!(flat.iter().any(|t| t.contains(&said)), "the docs should say: {said}");
+    assert!(checked >= 8, "the docs' fixture counts were not found ({checked})");
 }
 
 fn main() {

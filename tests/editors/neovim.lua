@@ -1,9 +1,11 @@
 -- Neovim's own LSP client against `override-guard lsp`, headless (Neovim 0.7 or newer).
--- Started by tests/editor.rs as `nvim --headless --clean -u neovim.lua FILE` in a copy of
--- examples/app, with OG_BIN (the binary) and OG_OUT (where to write what it saw, JSON).
--- It waits for the diagnostics, asks for a hover and the inlay hints, applies the code
--- action that adds every missing warning comment, and writes the buffer's new text.
-local bin, out = os.getenv("OG_BIN"), os.getenv("OG_OUT")
+-- Started by tests/machine/editor.rs as `nvim --headless --clean -u RECIPE -c ... FILE` in
+-- a copy of examples/app, where RECIPE is a recipe of docs/editors.md as written and this
+-- file runs after it, with OG_OUT (where to write what it saw, JSON). It waits for the
+-- client the recipe attaches to the buffer, then for the diagnostics, asks for a hover and
+-- the inlay hints, applies the code action that adds every missing warning comment, and
+-- writes the buffer's new text.
+local out = os.getenv("OG_OUT")
 local seen = { steps = {} }
 
 local function finish()
@@ -21,16 +23,19 @@ local function step(name, ok)
   end
 end
 
--- The init file runs before the file is loaded: the work starts when the editor has.
+-- This file runs after the recipe and the file are loaded: the work starts when the editor has.
 vim.api.nvim_create_autocmd("VimEnter", { callback = function()
   local buf = vim.api.nvim_get_current_buf()
-  local id = vim.lsp.start_client({
-    name = "override-guard",
-    cmd = { bin, "lsp" },
-    root_dir = vim.fn.getcwd(),
-  })
-  step("client started", id ~= nil)
-  vim.lsp.buf_attach_client(buf, id)
+  -- The recipe's client: `get_clients` from 0.10, `buf_get_clients` before.
+  local function clients()
+    if vim.lsp.get_clients then
+      return vim.lsp.get_clients({ bufnr = buf })
+    end
+    return vim.lsp.buf_get_clients(buf)
+  end
+  step("the recipe attached a client", vim.wait(30000, function()
+    return next(clients()) ~= nil
+  end, 20))
 
   step("diagnostics", vim.wait(30000, function()
     return #vim.diagnostic.get(buf) > 0

@@ -1,7 +1,8 @@
 //! The tests that need something of the machine besides the binary (see Cargo.toml
-//! `[[test]] machine`): an outside tool (the pre-commit framework, maturin, Neovim, regopy,
-//! vsce, taplo, tombi), a minute of CPU (the big inputs), a user whom file permissions stop
-//! (not root), or the release artifacts that `.ci/release-check build` leaves.
+//! `[[test]] machine`): an outside tool (the pre-commit framework, prek, maturin, Neovim,
+//! regopy, vsce, taplo, tombi), a minute of CPU (the big inputs), a user whom file
+//! permissions stop (not root), or the release artifacts that `.ci/release-check build`
+//! leaves.
 //!
 //! libtest's `#[test]` cannot decide at run time that a test is not to run, so a test that
 //! returned early when its tool was missing was reported `ok` without having run. Here each
@@ -139,6 +140,11 @@ const TESTS: &[(&str, Need, fn())] = &[
         "precommit/pre_commit_framework_blocks_commits_by_their_staged_content",
         Need::Tools(&[precommit::PRE_COMMIT_VAR]),
         precommit::pre_commit_framework_blocks_commits_by_their_staged_content,
+    ),
+    (
+        "precommit/prek_runs_the_hooks_built_from_source",
+        Need::Tools(&[precommit::PREK_VAR]),
+        precommit::prek_runs_the_hooks_built_from_source,
     ),
     (
         "precommit/the_python_hooks_install_the_prebuilt_wheel",

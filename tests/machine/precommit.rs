@@ -2,9 +2,11 @@
 //! project's worktree is the hook repository, a temporary Terraform repository installs the
 //! hooks from it, and `git commit` is blocked or let through. Both ways a hook installs:
 //!
-//! - `override-guard-src` (`language: rust`): pre-commit builds the hook with `cargo install`
-//!   (release, dependencies from crates.io), into `target/precommit-e2e` so that later runs
-//!   only rebuild this crate (incrementally);
+//! - `override-guard-src`: pre-commit's `pip install` builds `python/` from source with maturin,
+//!   which runs cargo with `--locked` (release, dependencies from crates.io), into
+//!   `target/precommit-e2e` so that later runs only rebuild this crate (incrementally); the
+//!   hook repository's Cargo.lock pins a dependency older than the registry's newest, and the
+//!   binary built must name exactly the lock's versions;
 //! - `override-guard` (`language: python`): the wheel is built here with maturin (from
 //!   `python/pyproject.toml`), and pre-commit's `pip install` of the hook repository finds it
 //!   through `PIP_FIND_LINKS`, offline: the cold first run is timed and printed.
@@ -14,7 +16,8 @@
 //! `OVERRIDE_GUARD_WHEELHOUSE`: what pip needs to build the placeholder package offline);
 //! without them the tests are reported ignored (they run, and fail saying what is missing,
 //! when `OVERRIDE_GUARD_REQUIRE_E2E` is set, as in CI, whose `.ci/run` installs all three from
-//! PyPI, pinned).
+//! PyPI, pinned). The same hooks under prek, a reimplementation of pre-commit, need a prek
+//! executable in `OVERRIDE_GUARD_PREK` (`.ci/run` installs it from PyPI, pinned).
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -27,6 +30,16 @@ pub const PRE_COMMIT_VAR: &str = "OVERRIDE_GUARD_PRE_COMMIT";
 pub const MATURIN_VAR: &str = "OVERRIDE_GUARD_MATURIN";
 pub const WHEELHOUSE_VAR: &str = "OVERRIDE_GUARD_WHEELHOUSE";
 pub const REQUIRE_VAR: &str = "OVERRIDE_GUARD_REQUIRE_E2E";
+pub const PREK_VAR: &str = "OVERRIDE_GUARD_PREK";
+
+/// A dependency the hook repository's Cargo.lock pins older than the newest version its
+/// requirements allow (an unlocked build would take a newer one): `(name, locked version,
+/// checksum)`, the older one, written over the lock's entry by [`pin_an_older_dependency`].
+const OLDER: (&str, &str, &str) = (
+    "percent-encoding",
+    "2.3.1",
+    "e3148f5046208a5d56bcfc03053e3ca6334e51da8dfb19b6cdc8b306fae3283e",
+);
 
 const MAIN_TF: &str = r#"resource "aws_instance" "web" {
   ami           = "ami-12345678"
@@ -59,6 +72,20 @@ const BAD_OVERRIDE: &str = r#"resource "aws_instance" "web" {
 
 fn good_override(instance_type: &str) -> String {
     format!("resource \"aws_instance\" \"web\" {{\n  instance_type = \"{instance_type}\"\n}}\n")
+}
+
+/// The prek executable named by the environment (see [`pre_commit`]).
+fn prek() -> PathBuf {
+    let path = std::env::var_os(PREK_VAR).filter(|v| !v.is_empty()).unwrap_or_else(|| {
+        panic!(
+            "{PREK_VAR} is not set: set it to a prek executable, e.g. after \
+             `target/ci-venv/bin/pip install prek`, {PREK_VAR}=target/ci-venv/bin/prek"
+        )
+    });
+    let path = std::path::absolute(PathBuf::from(&path))
+        .unwrap_or_else(|e| panic!("{PREK_VAR}={path:?}: {e}"));
+    assert!(path.is_file(), "{PREK_VAR}={} is not a file", path.display());
+    path
 }
 
 /// The pre-commit executable named by the environment (the test is reported ignored
@@ -118,7 +145,8 @@ impl Sandbox {
             ("GIT_COMMITTER_NAME".into(), "E2E Committer".into()),
             ("GIT_COMMITTER_EMAIL".into(), "committer@example.com".into()),
             ("GIT_TERMINAL_PROMPT".into(), "0".into()),
-            ("PRE_COMMIT_HOME".into(), pre_commit_home.into_os_string()),
+            ("PRE_COMMIT_HOME".into(), pre_commit_home.clone().into_os_string()),
+            ("PREK_HOME".into(), pre_commit_home.join("prek").into_os_string()),
             ("PRE_COMMIT_COLOR".into(), "never".into()),
             ("CARGO_TARGET_DIR".into(), target_dir.into_os_string()),
             // Each run builds this crate again from a new clone: incrementally, about twice as
@@ -143,6 +171,7 @@ impl Sandbox {
             let n = name.to_string_lossy();
             if n.starts_with("GIT_")
                 || n.starts_with("PRE_COMMIT")
+                || n.starts_with("PREK")
                 || n.starts_with("OVERRIDE_GUARD")
                 || n.starts_with("XDG_")
                 || matches!(&*n, "SKIP" | "EMAIL" | "CARGO_BUILD_TARGET_DIR")
@@ -183,7 +212,144 @@ fn expect_success(out: &Output, what: &str) {
 
 /// The line pre-commit prints for our hook (its name starts with the hook id).
 fn hook_line(output: &str) -> Option<&str> {
-    output.lines().find(|l| l.starts_with("override-guard") && l.contains(".."))
+    output.lines().find(|l| is_hook_line(l))
+}
+
+fn is_hook_line(l: &str) -> bool {
+    l.starts_with("override-guard") && l.contains("..")
+}
+
+/// What the framework printed under our hook's line: its `- hook id:` and `- duration:`
+/// lines (a `verbose` hook shows them on every run) and the hook's own output, up to the
+/// next hook's line (a commit's own output comes first: git's stdout, then the hook's).
+fn hook_block(output: &str) -> Vec<&str> {
+    output
+        .lines()
+        .skip_while(|l| !is_hook_line(l))
+        .skip(1)
+        .take_while(|l| !l.contains("....."))
+        .filter(|l| !l.trim().is_empty())
+        .collect()
+}
+
+/// A passing commit's hook printed nothing of its own: the framework's lines only (and
+/// they are there: the hook is `verbose`).
+fn assert_quiet_pass(output: &str) {
+    let block = hook_block(output);
+    eprintln!("a clean run shows:\n{}", block.join("\n"));
+    assert!(block.iter().any(|l| l.starts_with("- hook id: override-guard")), "{output}");
+    assert!(block.iter().all(|l| l.starts_with("- ")), "a clean check printed:\n{output}");
+}
+
+/// Every `name-version` Cargo.lock holds.
+fn locked_crates(lock: &str) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    let mut name = None;
+    for line in lock.lines() {
+        if let Some(n) = line.strip_prefix("name = ") {
+            name = Some(n.trim_matches('"').to_string());
+        } else if let (Some(v), Some(n)) = (line.strip_prefix("version = "), name.take()) {
+            out.insert(format!("{n}-{}", v.trim_matches('"')));
+        }
+    }
+    out
+}
+
+/// The crates a binary was built from, as `name-version`: the paths of the registry's copy
+/// of each crate's sources stay in the binary (panic locations), stripped or not.
+fn built_crates(binary: &Path) -> std::collections::BTreeSet<String> {
+    let bytes = std::fs::read(binary).unwrap_or_else(|e| panic!("read {}: {e}", binary.display()));
+    let needle = b"registry/src/";
+    let mut out = std::collections::BTreeSet::new();
+    let mut i = 0;
+    while let Some(at) = bytes[i..].windows(needle.len()).position(|w| w == needle) {
+        let rest = &bytes[i + at + needle.len()..];
+        // `index.crates.io-HASH/name-version/src/...`
+        let mut parts = rest.split(|b| *b == b'/');
+        if let (Some(_index), Some(krate), Some(_)) = (parts.next(), parts.next(), parts.next())
+            && let Ok(k) = std::str::from_utf8(krate)
+            && !k.is_empty()
+            && k.len() < 100
+        {
+            out.insert(k.to_string());
+        }
+        i += at + needle.len();
+    }
+    out
+}
+
+/// The hook's binary in the framework's environments (under `home`) was built from exactly
+/// the hook repository's Cargo.lock: every crate it names is the lock's version, the
+/// older one [`pin_an_older_dependency`] wrote included.
+fn assert_built_from_lock(home: &Path, hook_repo: &Path) {
+    let found: Vec<PathBuf> = walk_for(home, "override-guard")
+        .into_iter()
+        .filter(|p| p.parent().is_some_and(|d| d.ends_with("bin")))
+        .collect();
+    assert_eq!(found.len(), 1, "one override-guard binary in {}: {found:?}", home.display());
+    let lock =
+        std::fs::read_to_string(hook_repo.join("Cargo.lock")).expect("the hook's Cargo.lock");
+    let (locked, built) = (locked_crates(&lock), built_crates(&found[0]));
+    let older = format!("{}-{}", OLDER.0, OLDER.1);
+    assert!(built.contains(&older), "the binary does not name {older}: {built:?}");
+    let stray: Vec<&String> = built.iter().filter(|c| !locked.contains(*c)).collect();
+    assert!(stray.is_empty(), "built from versions Cargo.lock does not hold: {stray:?}");
+    eprintln!("{} crates built, each at Cargo.lock's version", built.len());
+}
+
+/// Writes an older version of [`OLDER`]'s crate over the hook repository's Cargo.lock
+/// entry and commits it: a build that ignores the lock takes the newer one (the lock's own,
+/// at least). Returns the new commit.
+fn pin_an_older_dependency(sandbox: &Sandbox, hook_repo: &Path) -> String {
+    let path = hook_repo.join("Cargo.lock");
+    let lock = std::fs::read_to_string(&path).expect("the hook's Cargo.lock");
+    let (name, version, checksum) = OLDER;
+    let start = lock
+        .find(&format!("\nname = \"{name}\"\nversion = "))
+        .unwrap_or_else(|| panic!("Cargo.lock has no {name}: pick another crate for OLDER"));
+    let entry_end = lock[start + 1..].find("\n\n").map_or(lock.len(), |e| start + 1 + e);
+    let entry = &lock[start..entry_end];
+    assert!(
+        !entry.contains(&format!("version = \"{version}\"")),
+        "Cargo.lock already pins {name} {version}: pick an older version for OLDER"
+    );
+    let new_entry: String = entry
+        .lines()
+        .map(|l| {
+            if l.starts_with("version = ") {
+                format!("version = \"{version}\"")
+            } else if l.starts_with("checksum = ") {
+                format!("checksum = \"{checksum}\"")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&path, format!("{}{new_entry}{}", &lock[..start], &lock[entry_end..]))
+        .expect("write Cargo.lock");
+    sandbox.git_ok(hook_repo, &["commit", "--quiet", "--no-verify", "-am", "an older dependency"]);
+    sandbox.git_ok(hook_repo, &["rev-parse", "HEAD"])
+}
+
+/// `override-guard init --pre-commit` in `dir`: the policy and the hook configuration it
+/// writes, the configuration pointed at the snapshot instead of the project's home.
+fn init_with_hook(sandbox: &Sandbox, dir: &Path, hook_repo_yaml: &str) -> String {
+    let out = run(
+        sandbox.command(env!("CARGO_BIN_EXE_override-guard"), dir).args(["init", "--pre-commit"]),
+        "override-guard init --pre-commit",
+    );
+    expect_success(&out, "override-guard init --pre-commit");
+    let written = std::fs::read_to_string(dir.join(".pre-commit-config.yaml"))
+        .expect("init --pre-commit writes .pre-commit-config.yaml");
+    let home = concat!("- repo: ", env!("CARGO_PKG_REPOSITORY"), "\n");
+    assert!(written.contains(home), "{written}");
+    // Before the first release: built from source at the default branch.
+    assert!(written.contains("    rev: main\n"), "{written}");
+    assert!(written.contains("      - id: override-guard-src\n"), "{written}");
+    let config = written.replace(home, &format!("- repo: {hook_repo_yaml}\n"));
+    std::fs::write(dir.join(".pre-commit-config.yaml"), &config).expect("write the config");
+    config
 }
 
 /// Copies the files `git ls-files` lists for this project (as they are in the worktree, so
@@ -245,7 +411,8 @@ fn snapshot_of_this_project(sandbox: &Sandbox) -> (PathBuf, String) {
         ".pre-commit-hooks.yaml is not among the project's files"
     );
 
-    sandbox.git_ok(&snapshot, &["init", "--quiet"]);
+    // The branch `init --pre-commit` names before a release.
+    sandbox.git_ok(&snapshot, &["init", "--quiet", "--initial-branch=main"]);
     sandbox.git_ok(&snapshot, &["add", "--all"]);
     sandbox.git_ok(&snapshot, &["commit", "--quiet", "--no-verify", "-m", "snapshot"]);
     let rev = sandbox.git_ok(&snapshot, &["rev-parse", "HEAD"]);
@@ -284,7 +451,7 @@ impl UserRepo<'_> {
     }
 
     /// A commit the hook lets through: HEAD moves and our hook reports Passed.
-    fn commit_passes(&self, message: &str) {
+    fn commit_passes(&self, message: &str) -> String {
         let before = self.head();
         let out = self.commit(message);
         let output = text(&out);
@@ -293,6 +460,7 @@ impl UserRepo<'_> {
             .unwrap_or_else(|| panic!("commit `{message}`: the hook did not run:\n{output}"));
         assert!(line.ends_with("Passed"), "commit `{message}`: {line}\n{output}");
         assert_ne!(self.head(), before, "commit `{message}` succeeded but HEAD did not move");
+        output
     }
 
     /// A commit the hook blocks with `rule`: nonzero exit, HEAD unchanged.
@@ -319,7 +487,8 @@ pub fn pre_commit_framework_blocks_commits_by_their_staged_content() {
     expect_success(&out, "pre-commit --version");
     eprintln!("using {}", text(&out).trim());
 
-    let (hook_repo, rev) = snapshot_of_this_project(&sandbox);
+    let (hook_repo, _) = snapshot_of_this_project(&sandbox);
+    let rev = pin_an_older_dependency(&sandbox, &hook_repo);
 
     let repo = UserRepo { sandbox: &sandbox, dir: sandbox.path().join("infra") };
     std::fs::create_dir(&repo.dir).expect("create the user repository");
@@ -329,14 +498,16 @@ pub fn pre_commit_framework_blocks_commits_by_their_staged_content() {
     let hook_repo_yaml =
         serde_json::to_string(hook_repo.to_str().expect("temporary paths are UTF-8"))
             .expect("a JSON string");
-    repo.write(
-        ".pre-commit-config.yaml",
-        &format!(
-            "repos:\n  - repo: {hook_repo_yaml}\n    rev: {rev}\n    hooks:\n      - id: override-guard-src\n"
-        ),
-    );
+    // What `init --pre-commit` writes, and what it says to do next: `pre-commit autoupdate`
+    // pins the commit of the branch.
+    init_with_hook(&sandbox, &repo.dir, &hook_repo_yaml);
+    let out =
+        run(sandbox.command(&pre_commit, &repo.dir).arg("autoupdate"), "pre-commit autoupdate");
+    expect_success(&out, "pre-commit autoupdate");
+    let config = repo.read(".pre-commit-config.yaml");
+    assert!(config.contains(&format!("rev: {rev}")), "autoupdate did not pin {rev}:\n{config}");
 
-    // Installing the hook environment is the slow part (cargo install): do it apart, timed.
+    // Installing the hook environment is the slow part (the build): do it apart, timed.
     let install = Instant::now();
     let out = run(
         sandbox.command(&pre_commit, &repo.dir).args(["install", "--install-hooks"]),
@@ -344,8 +515,9 @@ pub fn pre_commit_framework_blocks_commits_by_their_staged_content() {
     );
     expect_success(&out, "pre-commit install --install-hooks");
     eprintln!("pre-commit install --install-hooks: {:.1?}", install.elapsed());
+    assert_built_from_lock(&sandbox.path().join("pre-commit-home"), &hook_repo);
 
-    // The base commit: a clean module.
+    // The base commit: a clean module, and the hook says nothing of its own.
     repo.git(&["add", "--all"]);
     let out = repo.commit("base");
     let output = text(&out);
@@ -354,6 +526,17 @@ pub fn pre_commit_framework_blocks_commits_by_their_staged_content() {
         hook_line(&output).is_some_and(|l| l.ends_with("Passed")),
         "the hook did not pass on the base commit:\n{output}"
     );
+    assert_quiet_pass(&output);
+
+    // A commit with a warning only goes through, and the warning is shown.
+    repo.write("override.tf", &good_override("t3.small"));
+    repo.git(&["add", "override.tf"]);
+    let output = repo.commit_passes("an override, without its comment");
+    assert!(
+        hook_block(&output).iter().any(|l| l.contains("warning[missing-override-comment]")),
+        "the warning is not shown:\n{output}"
+    );
+    eprintln!("a warning-only commit shows:\n{}", hook_block(&output).join("\n"));
 
     // (a) An override turning prevent_destroy off is blocked.
     repo.write("override.tf", BAD_OVERRIDE);
@@ -454,6 +637,7 @@ fn ci_modes(sandbox: &Sandbox, pre_commit: &Path, hook_repo_yaml: &str, rev: &st
     let (ok, output) = run(&["--all-files"]);
     assert!(ok, "a clean repository failed --all-files:\n{output}");
     assert!(hook_line(&output).is_some_and(|l| l.ends_with("Passed")), "{output}");
+    assert_quiet_pass(&output);
 
     // A committed deny finding: --all-files fails on it (nothing is staged).
     repo.write("db/override.tf", BAD_OVERRIDE);
@@ -483,7 +667,9 @@ fn ci_modes(sandbox: &Sandbox, pre_commit: &Path, hook_repo_yaml: &str, rev: &st
     assert!(output.contains("Missing resource to override"), "{output}");
 
     // A file list too long for one command line: the framework splits it over several
-    // runs of the hook, and each module is judged by one of them.
+    // runs of the hook, and each module is judged by one of them. Every module has a
+    // finding (an override without its comment: a warning), so that every run prints its
+    // summary (a clean run under the framework prints nothing).
     repo.git(&["rm", "--quiet", "-r", "db"]);
     let mut expected_errors = 0;
     for m in 0..2000 {
@@ -495,6 +681,8 @@ fn ci_modes(sandbox: &Sandbox, pre_commit: &Path, hook_repo_yaml: &str, rev: &st
         if m % 400 == 7 {
             std::fs::write(dir.join("override.tf"), BAD_OVERRIDE).expect("write");
             expected_errors += 1;
+        } else {
+            std::fs::write(dir.join("override.tf"), good_override("t3.large")).expect("write");
         }
     }
     repo.git(&["add", "--all"]);
@@ -513,6 +701,74 @@ fn ci_modes(sandbox: &Sandbox, pre_commit: &Path, hook_repo_yaml: &str, rev: &st
     assert_eq!(modules, 2001, "every module judged exactly once (2,000 and app/): {summaries:?}");
     let errors = output.lines().filter(|l| l.contains("error[weakened-safeguard]")).count();
     assert_eq!(errors, expected_errors, "{output}");
+}
+
+/// The same under prek (a reimplementation of pre-commit that reads the same files): the
+/// configuration `init --pre-commit` writes, pinned by `prek update --bleeding-edge
+/// --freeze`, installs the hook built
+/// from source from Cargo.lock; a clean commit passes without a word of the hook's, a
+/// warning reaches the committer on a commit that goes through, a deny finding blocks the
+/// commit, and `prek run --all-files` judges what is committed.
+pub fn prek_runs_the_hooks_built_from_source() {
+    let prek = prek();
+    let sandbox = Sandbox::new();
+    let out = run(sandbox.command(&prek, sandbox.path()).arg("--version"), "prek --version");
+    expect_success(&out, "prek --version");
+    eprintln!("using {}", text(&out).trim());
+
+    let (hook_repo, _) = snapshot_of_this_project(&sandbox);
+    let rev = pin_an_older_dependency(&sandbox, &hook_repo);
+    let hook_repo_yaml =
+        serde_json::to_string(hook_repo.to_str().expect("temporary paths are UTF-8"))
+            .expect("a JSON string");
+    let repo = UserRepo { sandbox: &sandbox, dir: sandbox.path().join("infra") };
+    std::fs::create_dir(&repo.dir).expect("create the user repository");
+    repo.git(&["init", "--quiet"]);
+    repo.write("main.tf", MAIN_TF);
+    init_with_hook(&sandbox, &repo.dir, &hook_repo_yaml);
+    // Without a tag, `prek update` keeps the branch; these flags pin its commit.
+    let out = run(
+        sandbox.command(&prek, &repo.dir).args(["update", "--bleeding-edge", "--freeze"]),
+        "prek update --bleeding-edge --freeze",
+    );
+    expect_success(&out, "prek update --bleeding-edge --freeze");
+    let config = repo.read(".pre-commit-config.yaml");
+    assert!(config.contains(&format!("rev: {rev}")), "prek update did not pin {rev}:\n{config}");
+
+    let install = Instant::now();
+    let out = run(
+        sandbox.command(&prek, &repo.dir).args(["install", "--prepare-hooks"]),
+        "prek install --prepare-hooks",
+    );
+    expect_success(&out, "prek install --prepare-hooks");
+    eprintln!("prek install --prepare-hooks: {:.1?}", install.elapsed());
+    assert_built_from_lock(&sandbox.path().join("pre-commit-home/prek"), &hook_repo);
+
+    repo.git(&["add", "--all"]);
+    let out = repo.commit("base");
+    let output = text(&out);
+    assert!(out.status.success(), "the base commit was blocked ({}):\n{output}", out.status);
+    assert!(hook_line(&output).is_some_and(|l| l.ends_with("Passed")), "{output}");
+    assert_quiet_pass(&output);
+
+    repo.write("override.tf", &good_override("t3.small"));
+    repo.git(&["add", "override.tf"]);
+    let output = repo.commit_passes("an override, without its comment");
+    assert!(
+        hook_block(&output).iter().any(|l| l.contains("warning[missing-override-comment]")),
+        "the warning is not shown:\n{output}"
+    );
+    eprintln!("a warning-only commit shows:\n{}", hook_block(&output).join("\n"));
+
+    repo.write("override.tf", BAD_OVERRIDE);
+    repo.git(&["add", "override.tf"]);
+    repo.commit_blocked("turn prevent_destroy off", "weakened-safeguard");
+
+    // What is committed, as CI runs it.
+    repo.git(&["commit", "--quiet", "--no-verify", "-m", "without the hook"]);
+    let out = run(sandbox.command(&prek, &repo.dir).args(["run", "--all-files"]), "prek run");
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("override.tf:3:5: error[weakened-safeguard]"), "{}", text(&out));
 }
 
 /// A path from the environment for the wheel test (see [`pre_commit`]).

@@ -729,6 +729,37 @@ pub fn invalid_tokens(src: &[u8], tokens: &[Token]) -> Vec<SyntaxError> {
     out
 }
 
+/// Do two texts read as the same code, apart from comments and blank lines? What the
+/// parser reads of a file is its tokens with comments and blank lines left out (a line
+/// comment ends its line, as a newline does; a run of newlines is one), so an edit that
+/// only adds, removes or moves comments and blank lines between tokens cannot change
+/// what the file means. A `false` says nothing: the texts may still mean the same.
+pub fn same_code(a: &str, b: &str) -> bool {
+    let (ta, tb) = (scan(a.as_bytes(), Mode::Normal), scan(b.as_bytes(), Mode::Normal));
+    code_tokens(&ta, a.as_bytes()).eq(code_tokens(&tb, b.as_bytes()))
+}
+
+/// The tokens the parser reads, as (kind, text), newlines collapsed and none before the
+/// first token (a body starts by skipping them).
+fn code_tokens<'a>(
+    toks: &'a [Token],
+    src: &'a [u8],
+) -> impl Iterator<Item = (Kind, &'a [u8])> + 'a {
+    let mut last_newline = true;
+    toks.iter().filter_map(move |t| {
+        let kind = match t.kind {
+            Kind::Comment if t.text(src).last() == Some(&b'\n') => Kind::Newline,
+            Kind::Comment => return None,
+            k => k,
+        };
+        let newline = kind == Kind::Newline;
+        let repeated = newline && last_newline;
+        last_newline = newline;
+        // A newline's own bytes (`\n` or `\r\n`, or a comment's) do not matter.
+        (!repeated).then(|| (kind, if newline { &[][..] } else { t.text(src) }))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -838,5 +869,20 @@ mod tests {
                 Kind::Eof
             ]
         );
+    }
+
+    #[test]
+    fn same_code_ignores_comments_and_blank_lines_only() {
+        let a = "resource \"x\" \"y\" {\n  a = 1\n\n  b = [\n    2,\n  ]\n}\n";
+        let b = "# NOTE: overridden\n// two\nresource \"x\" \"y\" { /* c */\n  a = 1 # one\n  b = [\n    # in a list\n    2,\n  ]\n}\n";
+        assert!(same_code(a, b));
+        assert!(same_code(a, &a.replace('\n', "\r\n")));
+        assert!(!same_code(a, &a.replace("a = 1", "a = 2")));
+        assert!(!same_code(a, &a.replace("  b = [", "  c = [")));
+        // A line's end is not whitespace: joining two lines changes what they mean.
+        assert!(!same_code("a = 1\nb = 2\n", "a = 1 b = 2\n"));
+        // Inside a heredoc a `#` line is text.
+        let h = "a = <<EOT\nx\nEOT\n";
+        assert!(!same_code(h, &h.replace("x\n", "# x\nx\n")));
     }
 }

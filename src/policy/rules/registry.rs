@@ -126,14 +126,14 @@ mod tests {
         );
     }
 
-    /// README.md's rule table has a row for every rule, at its default level (the
-    /// description is the README's own wording).
+    /// docs/policy.md's rule table has a row for every rule, at its default level (the
+    /// description is the page's own wording).
     #[test]
-    fn readme_rule_table_names_every_rule() {
-        let readme = include_str!("../../../README.md");
+    fn policy_doc_rule_table_names_every_rule() {
+        let page = include_str!("../../../docs/policy.md");
         for r in RULES {
-            let row = format!("| [`{0}`](docs/rules.md#{0}) | {1} | ", r.id, r.level.as_str());
-            assert!(readme.contains(&row), "README.md's rule table lacks: {row}");
+            let row = format!("| [`{0}`](rules.md#{0}) | {1} | ", r.id, r.level.as_str());
+            assert!(page.contains(&row), "docs/policy.md's rule table lacks: {row}");
         }
     }
 

@@ -1,0 +1,3 @@
+# The same, the commands run in examples/.
+examples_repo
+cd examples
