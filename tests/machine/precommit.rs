@@ -206,6 +206,42 @@ fn text(out: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
 }
 
+/// One maturin build at a time (the wheel, the `-src` hook under pre-commit and under
+/// prek): maturin moves the binary it built out of the shared target directory, so two
+/// builds at once (the tests run in parallel) take each other's file.
+fn hook_build() -> std::sync::MutexGuard<'static, ()> {
+    static BUILD: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    BUILD.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Pins the hook repository's commit with the runner's own command (`pin`), then installs
+/// the hook environment (`install`: the slow part, the build, timed) and checks that the
+/// build took `Cargo.lock`'s versions. `home`: where the runner keeps its environments.
+fn pin_and_install(
+    sandbox: &Sandbox,
+    repo: &UserRepo<'_>,
+    runner: &Path,
+    pin: &[&str],
+    install: &[&str],
+    home: &Path,
+    (hook_repo, rev): (&Path, &str),
+) {
+    let name = runner.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let what = format!("{name} {}", pin.join(" "));
+    let out = run(sandbox.command(runner, &repo.dir).args(pin), &what);
+    expect_success(&out, &what);
+    let config = repo.read(".pre-commit-config.yaml");
+    assert!(config.contains(&format!("rev: {rev}")), "{what} did not pin {rev}:\n{config}");
+    let what = format!("{name} {}", install.join(" "));
+    let started = Instant::now();
+    let building = hook_build();
+    let out = run(sandbox.command(runner, &repo.dir).args(install), &what);
+    drop(building);
+    expect_success(&out, &what);
+    eprintln!("{what}: {:.1?}", started.elapsed());
+    assert_built_from_lock(home, hook_repo);
+}
+
 fn expect_success(out: &Output, what: &str) {
     assert!(out.status.success(), "`{what}` failed ({}):\n{}", out.status, text(out));
 }
@@ -501,21 +537,15 @@ pub fn pre_commit_framework_blocks_commits_by_their_staged_content() {
     // What `init --pre-commit` writes, and what it says to do next: `pre-commit autoupdate`
     // pins the commit of the branch.
     init_with_hook(&sandbox, &repo.dir, &hook_repo_yaml);
-    let out =
-        run(sandbox.command(&pre_commit, &repo.dir).arg("autoupdate"), "pre-commit autoupdate");
-    expect_success(&out, "pre-commit autoupdate");
-    let config = repo.read(".pre-commit-config.yaml");
-    assert!(config.contains(&format!("rev: {rev}")), "autoupdate did not pin {rev}:\n{config}");
-
-    // Installing the hook environment is the slow part (the build): do it apart, timed.
-    let install = Instant::now();
-    let out = run(
-        sandbox.command(&pre_commit, &repo.dir).args(["install", "--install-hooks"]),
-        "pre-commit install --install-hooks",
+    pin_and_install(
+        &sandbox,
+        &repo,
+        &pre_commit,
+        &["autoupdate"],
+        &["install", "--install-hooks"],
+        &sandbox.path().join("pre-commit-home"),
+        (&hook_repo, &rev),
     );
-    expect_success(&out, "pre-commit install --install-hooks");
-    eprintln!("pre-commit install --install-hooks: {:.1?}", install.elapsed());
-    assert_built_from_lock(&sandbox.path().join("pre-commit-home"), &hook_repo);
 
     // The base commit: a clean module, and the hook says nothing of its own.
     repo.git(&["add", "--all"]);
@@ -727,22 +757,15 @@ pub fn prek_runs_the_hooks_built_from_source() {
     repo.write("main.tf", MAIN_TF);
     init_with_hook(&sandbox, &repo.dir, &hook_repo_yaml);
     // Without a tag, `prek update` keeps the branch; these flags pin its commit.
-    let out = run(
-        sandbox.command(&prek, &repo.dir).args(["update", "--bleeding-edge", "--freeze"]),
-        "prek update --bleeding-edge --freeze",
+    pin_and_install(
+        &sandbox,
+        &repo,
+        &prek,
+        &["update", "--bleeding-edge", "--freeze"],
+        &["install", "--prepare-hooks"],
+        &sandbox.path().join("pre-commit-home/prek"),
+        (&hook_repo, &rev),
     );
-    expect_success(&out, "prek update --bleeding-edge --freeze");
-    let config = repo.read(".pre-commit-config.yaml");
-    assert!(config.contains(&format!("rev: {rev}")), "prek update did not pin {rev}:\n{config}");
-
-    let install = Instant::now();
-    let out = run(
-        sandbox.command(&prek, &repo.dir).args(["install", "--prepare-hooks"]),
-        "prek install --prepare-hooks",
-    );
-    expect_success(&out, "prek install --prepare-hooks");
-    eprintln!("prek install --prepare-hooks: {:.1?}", install.elapsed());
-    assert_built_from_lock(&sandbox.path().join("pre-commit-home/prek"), &hook_repo);
 
     repo.git(&["add", "--all"]);
     let out = repo.commit("base");
@@ -792,6 +815,7 @@ pub fn the_python_hooks_install_the_prebuilt_wheel() {
     let project = Path::new(env!("CARGO_MANIFEST_DIR"));
     let wheels = sandbox.path().join("wheels");
     let build = Instant::now();
+    let building = hook_build();
     let out = run(
         sandbox
             .command(&maturin, &project.join("python"))
@@ -799,6 +823,7 @@ pub fn the_python_hooks_install_the_prebuilt_wheel() {
             .arg(&wheels),
         "maturin build",
     );
+    drop(building);
     expect_success(&out, "maturin build --release");
     let built: Vec<String> = std::fs::read_dir(&wheels)
         .expect("the wheel directory")
