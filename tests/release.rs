@@ -243,3 +243,256 @@ fn the_vscode_extension_carries_the_projects_licence() {
     // vsce refuses a package with both a .vscodeignore and `files`.
     assert!(!dir.join(".vscodeignore").exists());
 }
+
+/// The Linux targets of a release: `.ci/release-check` builds their wheels and archives.
+fn release_check_targets() -> Vec<String> {
+    let script = read(".ci/release-check");
+    let line = script
+        .lines()
+        .find_map(|l| l.strip_prefix("all_targets=\""))
+        .expect(".ci/release-check names its targets (all_targets=\"…\")");
+    line.trim_end_matches('"').split_whitespace().map(str::to_string).collect()
+}
+
+/// The targets of the release workflow's archives: the Linux ones through
+/// `.ci/release-check`, the others built on their own runners.
+fn workflow_archive_targets() -> Vec<String> {
+    let workflow = read(".github/workflows/release.yml");
+    workflow
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- { target: "))
+        .filter_map(|l| l.split([',', '}']).next())
+        .map(|t| t.trim().to_string())
+        .collect()
+}
+
+/// `template` with every `{ var }` replaced as cargo-binstall does; a name it does not know
+/// is an error, so a misspelt variable fails here instead of at a user's install.
+fn render(template: &str, vars: &[(&str, &str)]) -> String {
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let close = rest[open..].find('}').map(|c| open + c).expect("a closing brace");
+        let name = rest[open + 1..close].trim();
+        let value = vars
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| *v)
+            .unwrap_or_else(|| panic!("unknown template variable {name:?} in {template}"));
+        out.push_str(value);
+        rest = &rest[close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The file suffixes cargo-binstall tries for a `pkg-fmt`, in its order (`PkgFmt::extensions`
+/// of binstalk-types): it renders `pkg-url` once with each as `archive-suffix`.
+fn binstall_suffixes(pkg_fmt: &str) -> &'static [&'static str] {
+    match pkg_fmt {
+        "tgz" => &[".tgz", ".tar.gz"],
+        "zip" => &[".zip"],
+        other => panic!("pkg-fmt {other} is not one the release makes"),
+    }
+}
+
+/// What the release uploads for a target: `override-guard-VERSION-TARGET.tar.gz` (`.zip` on
+/// Windows), holding `override-guard-VERSION-TARGET/override-guard[.exe]`.
+fn asset(target: &str) -> (String, String) {
+    let version = env!("CARGO_PKG_VERSION");
+    let windows = target.contains("-windows-");
+    let dir = format!("override-guard-{version}-{target}");
+    let file = format!("{dir}{}", if windows { ".zip" } else { ".tar.gz" });
+    let bin = format!("{dir}/override-guard{}", if windows { ".exe" } else { "" });
+    (file, bin)
+}
+
+/// `cargo binstall` finds every archive of the release: `[package.metadata.binstall]`
+/// renders, for each target the release builds, to exactly the URL of the asset the
+/// release uploads and the path of the binary inside it.
+#[test]
+fn the_binstall_template_renders_to_the_release_assets() {
+    let manifest: toml::Table = toml::from_str(&read("Cargo.toml")).expect("Cargo.toml");
+    let binstall = manifest["package"]["metadata"]["binstall"].as_table().expect("binstall");
+    let field = |target: &str, key: &str| -> String {
+        binstall
+            .get("overrides")
+            .and_then(|o| o.get(target))
+            .and_then(|o| o.get(key))
+            .or_else(|| binstall.get(key))
+            .and_then(|v| v.as_str())
+            .unwrap_or_else(|| panic!("binstall {key} for {target}"))
+            .to_string()
+    };
+    let repo = env!("CARGO_PKG_REPOSITORY");
+    let version = env!("CARGO_PKG_VERSION");
+    let mut targets = release_check_targets();
+    assert_eq!(targets.len(), 4, "x86_64 and aarch64, glibc and musl: {targets:?}");
+    let workflow = workflow_archive_targets();
+    for t in &targets {
+        assert!(workflow.contains(t), "release.yml does not archive {t}: {workflow:?}");
+    }
+    targets.extend(workflow);
+    targets.sort();
+    targets.dedup();
+    assert!(targets.iter().any(|t| t.contains("-windows-")), "{targets:?}");
+    for target in &targets {
+        let (file, bin) = asset(target);
+        let windows = target.contains("-windows-");
+        let fmt = field(target, "pkg-fmt");
+        let urls: Vec<String> = binstall_suffixes(&fmt)
+            .iter()
+            .map(|suffix| {
+                render(
+                    &field(target, "pkg-url"),
+                    &[
+                        ("repo", repo),
+                        ("name", "override-guard"),
+                        ("version", version),
+                        ("target", target),
+                        ("archive-suffix", suffix),
+                        ("binary-ext", if windows { ".exe" } else { "" }),
+                    ],
+                )
+            })
+            .collect();
+        let want = format!("{repo}/releases/download/v{version}/{file}");
+        assert_eq!(urls.iter().filter(|u| **u == want).count(), 1, "{target}: {urls:?} ≠ {want}");
+        let bin_dir = render(
+            &field(target, "bin-dir"),
+            &[
+                ("name", "override-guard"),
+                ("version", version),
+                ("target", target),
+                ("bin", "override-guard"),
+                ("binary-ext", if windows { ".exe" } else { "" }),
+            ],
+        );
+        assert_eq!(bin_dir, bin, "{target}");
+    }
+}
+
+/// The script and the workflow name the archives alike (what `asset` says), and the
+/// workflow builds the Linux wheels and archives with the script.
+#[test]
+fn the_script_and_the_workflow_name_the_archives_alike() {
+    let script = read(".ci/release-check");
+    assert!(script.contains("name=override-guard-$version-$target\n"), "the script's name");
+    assert!(script.contains("\"$out/dist/$name.tar.gz\""), "the script's archive");
+    assert!(script.contains("cp \"$bin\" \"$stage/override-guard\""), "the binary's place");
+    let workflow = read(".github/workflows/release.yml");
+    assert!(
+        workflow.contains(
+            "NAME: override-guard-${{ needs.version.outputs.version }}-${{ matrix.target }}"
+        ),
+        "the workflow's name"
+    );
+    assert!(workflow.contains("bash .ci/release-check build"), "the workflow's Linux builds");
+    for target in release_check_targets() {
+        let (file, _) = asset(&target);
+        assert!(file.ends_with(&format!("-{target}.tar.gz")), "{file}");
+    }
+    // Every tool the script installs is pinned.
+    for pin in ["maturin_version=", "ziglang_version=", "auditwheel_version=", "twine_version="] {
+        let v = script.lines().find_map(|l| l.strip_prefix(pin)).unwrap_or_default();
+        assert!(
+            v.split('.').count() == 3 && v.split('.').all(|p| p.parse::<u32>().is_ok()),
+            "{pin}{v}"
+        );
+    }
+    // The same maturin as CI's.
+    let ci = read(".ci/run");
+    let maturin = |text: &str| {
+        text.lines().find_map(|l| l.strip_prefix("maturin_version=")).map(str::to_string)
+    };
+    assert_eq!(maturin(&script), maturin(&ci));
+}
+
+/// The image is the static binary alone: built on `scratch`, no `RUN` (there is no shell to
+/// run it with), the binary as the entry point in exec form, the mounted repository as the
+/// working directory, and a user other than root.
+#[test]
+fn the_container_image_is_the_static_binary_alone() {
+    let dockerfile = read("Dockerfile");
+    let instructions: Vec<(String, String)> = dockerfile
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        // Continuation lines (the labels) belong to the instruction above.
+        .filter(|l| {
+            l.split_whitespace().next().is_some_and(|w| w.chars().all(|c| c.is_ascii_uppercase()))
+        })
+        .map(|l| {
+            let (op, arg) = l.split_once(' ').unwrap_or((l, ""));
+            (op.to_string(), arg.trim().to_string())
+        })
+        .collect();
+    let all = |op: &str| -> Vec<&str> {
+        instructions.iter().filter(|(o, _)| o == op).map(|(_, a)| a.as_str()).collect()
+    };
+    assert_eq!(all("FROM"), ["scratch"]);
+    assert!(all("RUN").is_empty(), "scratch has no shell to RUN with");
+    assert_eq!(all("ENTRYPOINT"), ["[\"override-guard\"]"]);
+    assert_eq!(all("WORKDIR"), ["/repo"]);
+    let user = all("USER");
+    assert!(user.len() == 1 && !user[0].starts_with('0') && user[0] != "root", "{user:?}");
+    assert_eq!(all("COPY"), ["${TARGETARCH}/override-guard /usr/local/bin/override-guard"]);
+    assert_eq!(all("ENV"), ["PATH=/usr/local/bin"]);
+    // The script fills the context the COPY reads: one musl binary per architecture.
+    let script = read(".ci/release-check");
+    for (arch, target) in
+        [("amd64", "x86_64-unknown-linux-musl"), ("arm64", "aarch64-unknown-linux-musl")]
+    {
+        assert!(
+            script.contains(&format!("{arch}) target={target}")),
+            "the script puts {target} in the context as {arch}"
+        );
+    }
+    assert!(script.contains("cp \"$out/bin/$target/override-guard\" \"$ctx/$arch/\""));
+}
+
+/// The README's install table and docs/releasing.md name the assets as the release makes
+/// them: every archive target, the archive and image names, and the script's steps.
+#[test]
+fn the_readme_and_the_release_doc_name_the_assets_as_built() {
+    let readme = read("README.md");
+    let install = readme
+        .split("\n## Install\n")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("the README's install section");
+    assert!(install.contains("`override-guard-VERSION-TARGET.tar.gz`"), "the archive's name");
+    let mut targets = release_check_targets();
+    targets.extend(workflow_archive_targets());
+    for target in &targets {
+        let named = if target.contains("-windows-") {
+            format!("`override-guard-VERSION-{target}.zip`")
+        } else {
+            format!("`{target}`")
+        };
+        assert!(install.contains(&named), "the install section does not name {named}");
+    }
+    let workflow = read(".github/workflows/release.yml");
+    let image = "ghcr.io/override-guard/override-guard";
+    assert!(install.contains(&format!("{image} audit .")), "the image's name");
+    assert_eq!(
+        format!("https://github.com/{}", image.trim_start_matches("ghcr.io/")),
+        env!("CARGO_PKG_REPOSITORY"),
+        "the image is the repository's (release.yml pushes ghcr.io/<repository>)"
+    );
+    assert!(workflow.contains("image=\"ghcr.io/${GITHUB_REPOSITORY,,}\""));
+    assert!(install.contains("docs/releasing.md"));
+    let doc = read("docs/releasing.md");
+    for target in release_check_targets() {
+        assert!(doc.contains(&format!("`{target}`")), "docs/releasing.md does not name {target}");
+    }
+    let script = read(".ci/release-check");
+    for step in ["build", "sdist", "publish", "container"] {
+        assert!(script.contains(&format!("\nstep_{step}() {{\n")), "the script has no step {step}");
+        assert!(
+            doc.contains(&format!("| `{step}` |")),
+            "docs/releasing.md does not describe {step}"
+        );
+    }
+}

@@ -1,7 +1,8 @@
 //! The tests that need something of the machine besides the binary (see Cargo.toml
 //! `[[test]] machine`): an outside tool (the pre-commit framework, prek, maturin, Neovim,
-//! regopy, vsce, taplo, tombi), a minute of CPU (the big inputs), or a user whom file
-//! permissions stop (not root).
+//! regopy, vsce, taplo, tombi), a minute of CPU (the big inputs), a user whom file
+//! permissions stop (not root), or the release artifacts that `.ci/release-check build`
+//! leaves.
 //!
 //! libtest's `#[test]` cannot decide at run time that a test is not to run, so a test that
 //! returned early when its tool was missing was reported `ok` without having run. Here each
@@ -22,6 +23,7 @@ mod editor;
 mod measure;
 mod precommit;
 mod rego;
+mod release;
 mod scanners;
 #[path = "../texts.rs"]
 mod texts;
@@ -45,6 +47,8 @@ enum Need {
     Tools(&'static [&'static str]),
     /// A user whom a file's permissions stop (root reads a file of mode 000).
     NotRoot,
+    /// The artifacts `.ci/release-check build` leaves in target/release-artifacts/.
+    ReleaseArtifacts,
 }
 
 impl Need {
@@ -94,6 +98,7 @@ impl Need {
             // SAFETY: geteuid has no preconditions and cannot fail.
             Need::NotRoot if unsafe { libc::geteuid() } != 0 => None,
             Need::NotRoot => Some("running as root, whom file permissions do not stop".into()),
+            Need::ReleaseArtifacts => release::unmet(),
         }
     }
 }
@@ -154,6 +159,16 @@ const TESTS: &[(&str, Need, fn())] = &[
         "rego/a_rego_policy_on_config_json_sees_the_merged_configuration",
         Need::Tools(&[rego::PYTHON]),
         rego::a_rego_policy_on_config_json_sees_the_merged_configuration,
+    ),
+    (
+        "release/every_archive_matches_its_sum_holds_the_docs_and_runs",
+        Need::ReleaseArtifacts,
+        release::every_archive_matches_its_sum_holds_the_docs_and_runs,
+    ),
+    (
+        "release/each_wheel_is_named_for_its_platform_and_carries_the_binary",
+        Need::ReleaseArtifacts,
+        release::each_wheel_is_named_for_its_platform_and_carries_the_binary,
     ),
     (
         "scanners/checkov_judges_the_effective_module_on_the_users_own_lines",
