@@ -27,25 +27,10 @@ fn validator() -> jsonschema::Validator {
         .expect("the schema is a draft-07 schema")
 }
 
-/// A policy as an editor hands it to the schema: TOML's dates become strings.
-fn to_json(v: &toml::Value) -> Value {
-    match v {
-        toml::Value::String(s) => json!(s),
-        toml::Value::Integer(i) => json!(i),
-        toml::Value::Float(f) => json!(f),
-        toml::Value::Boolean(b) => json!(b),
-        toml::Value::Datetime(d) => json!(d.to_string()),
-        toml::Value::Array(a) => Value::Array(a.iter().map(to_json).collect()),
-        toml::Value::Table(t) => {
-            Value::Object(t.iter().map(|(k, v)| (k.clone(), to_json(v))).collect())
-        }
-    }
-}
-
 /// The schema's errors on a policy's text (`None`: not TOML at all).
 fn schema_errors(v: &jsonschema::Validator, text: &str) -> Option<Vec<String>> {
     let table: toml::Table = toml::from_str(text).ok()?;
-    let json = to_json(&toml::Value::Table(table));
+    let json = schema::to_json(&toml::Value::Table(table));
     Some(v.iter_errors(&json).map(|e| format!("{} at {}", e, e.instance_path())).collect())
 }
 
