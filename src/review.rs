@@ -331,6 +331,7 @@ mod tests {
         let site = Site {
             path: path.into(),
             source: "a\nb\nc\nd\n".into(),
+            base: Default::default(),
             start: at,
             end: at + 1,
             label: String::new(),

@@ -86,13 +86,7 @@ fn reports_of_a_clean_run() {
 fn hostile_text_stays_well_formed() {
     let source: Arc<str> = Arc::from("resource \"x\" \"y\" {}\n");
     let hostile = "a<b>&c \"d\" 'e' ]]> \u{1b}[2J\u{7}\u{202e}\u{ffff}\r\nline";
-    let site = Site {
-        path: "odd & <dir>/\u{1}main\n.tf".into(),
-        source,
-        start: 0,
-        end: 8,
-        label: String::new(),
-    };
+    let site = Site::new("odd & <dir>/\u{1}main\n.tf", source, 0, 8, "");
     let f = Finding::new(RuleId::OverrideFile, hostile, site).help(hostile);
     let [gitlab, junit, checkstyle] = keep_all("hostile", &[f], &summary(&["odd & <dir>"]));
     for text in [&junit, &checkstyle] {

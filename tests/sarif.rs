@@ -25,13 +25,7 @@ pub fn keep_for_schema_check(name: &str, text: &str) {
 
 fn site(path: &str, source: &Arc<str>, needle: &str, label: &str) -> Site {
     let start = source.find(needle).expect("needle in source");
-    Site {
-        path: path.to_string(),
-        source: source.clone(),
-        start,
-        end: start + needle.len(),
-        label: label.to_string(),
-    }
+    Site::new(path, source.clone(), start, start + needle.len(), label)
 }
 
 pub fn findings() -> Vec<Finding> {

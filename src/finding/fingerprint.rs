@@ -53,7 +53,14 @@ mod tests {
 
     fn finding(path: &str, start: usize, message: &str) -> Finding {
         let source: std::sync::Arc<str> = "a\nb\nc\n".into();
-        let site = Site { path: path.into(), source, start, end: start + 1, label: String::new() };
+        let site = Site {
+            path: path.into(),
+            source,
+            base: Default::default(),
+            start,
+            end: start + 1,
+            label: String::new(),
+        };
         Finding::new(crate::finding::RuleId::OverrideFile, message, site)
     }
 

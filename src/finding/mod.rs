@@ -135,18 +135,42 @@ impl Level {
 pub struct Site {
     /// Path as shown to the user.
     pub path: String,
-    /// The whole file's text (shared), so a report can show the lines around the site.
+    /// The file's text (shared), so a report can show the lines around the site; once an
+    /// audit keeps the finding for its report, only those lines (see [`Finding::trim`]).
     pub source: Arc<str>,
+    /// Where `source` begins in the file (zero for the whole text).
+    pub base: Base,
+    /// Byte offsets in `source`.
     pub start: usize,
     pub end: usize,
     pub label: String,
 }
 
+/// Where a site's text begins in its file: its byte offset and its line (0-based).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Base {
+    pub offset: usize,
+    pub line: usize,
+}
+
 impl Site {
-    /// 1-based line and column (in characters) of a byte offset of this site's file. A
+    /// A site in the whole text of its file.
+    pub fn new(
+        path: impl Into<String>,
+        source: Arc<str>,
+        start: usize,
+        end: usize,
+        label: impl Into<String>,
+    ) -> Site {
+        Site { path: path.into(), source, base: Base::default(), start, end, label: label.into() }
+    }
+
+    /// 1-based line and column (in characters) of a byte offset of this site's text. A
     /// byte-order mark is not a column (editors and Terraform start the line after it).
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        line_index(&self.source).line_col(&self.source, offset, Columns::CharsAfterBom)
+        let (l, c) =
+            line_index(&self.source).line_col(&self.source, offset, Columns::CharsAfterBom);
+        (l + self.base.line, c)
     }
 
     pub fn start_line_col(&self) -> (usize, usize) {
@@ -156,6 +180,30 @@ impl Site {
     pub fn end_line_col(&self) -> (usize, usize) {
         self.line_col(self.end)
     }
+
+    /// Byte offsets of the site in its file.
+    pub fn file_span(&self) -> (usize, usize) {
+        (self.base.offset + self.start, self.base.offset + self.end)
+    }
+}
+
+/// Lines kept on each side of a trimmed finding's sites: more than a report draws (one
+/// line of context, and the drawing reads one more to choose it).
+const KEPT_AROUND: usize = 3;
+
+/// A trimmed text longer than this (lines of a minified file) is not copied: the site
+/// keeps sharing the whole file's text.
+const LONGEST_EXCERPT: usize = 16 * 1024;
+
+/// Do the lines before `at` count the same for every reader, and does the text from `at`
+/// start a line as a reader of it alone would see it? Not when a lone `\r` (which ends a
+/// line for a terminal, not for an editor) comes before it, or a `U+FEFF` starts it (a
+/// byte-order mark, were it the file's start).
+fn plain_lines_before(text: &str, at: usize) -> bool {
+    let b = text.as_bytes();
+    let lone_cr =
+        b[..at].contains(&b'\r') && (0..at).any(|i| b[i] == b'\r' && b.get(i + 1) != Some(&b'\n'));
+    at == 0 || !lone_cr && !text[at..].starts_with('\u{feff}')
 }
 
 /// The line index of `text`. Reports ask for the line of every finding, and a file can
@@ -229,6 +277,48 @@ impl Finding {
         self.related.reserve_exact(1);
         self.related.push(site);
         self
+    }
+
+    /// Keeps, of each file the finding names, only the lines a report draws around its
+    /// sites, and lets go of the whole text. An audit keeps every finding of the
+    /// repository until its report: holding whole files would keep most of the
+    /// repository's text alive (the original and the override of every finding). The
+    /// sites of one file share one excerpt, so they are still drawn together.
+    pub fn trim(&mut self) {
+        let mut sites: Vec<&mut Site> =
+            std::iter::once(&mut self.primary).chain(self.related.iter_mut()).collect();
+        let mut done = vec![false; sites.len()];
+        for i in 0..sites.len() {
+            if done[i] || sites[i].base != Base::default() {
+                continue;
+            }
+            let text = sites[i].source.clone();
+            let same: Vec<usize> =
+                (i..sites.len()).filter(|&j| Arc::ptr_eq(&sites[j].source, &text)).collect();
+            let lo = same.iter().map(|&j| sites[j].start).min().unwrap_or(0).min(text.len());
+            let hi = same.iter().map(|&j| sites[j].end).max().unwrap_or(0).min(text.len());
+            let index = line_index(&text);
+            let first = index.line(lo).saturating_sub(KEPT_AROUND);
+            let from = index.line_start(first).unwrap_or(0);
+            let to = index.line_start(index.line(hi) + KEPT_AROUND + 1).unwrap_or(text.len());
+            if from == 0 && to == text.len()
+                || to - from > LONGEST_EXCERPT
+                || !plain_lines_before(&text, from)
+            {
+                same.iter().for_each(|&j| done[j] = true);
+                continue;
+            }
+            let Some(part) = text.get(from..to) else { continue };
+            let part: Arc<str> = Arc::from(part);
+            for &j in &same {
+                let s = &mut *sites[j];
+                s.source = part.clone();
+                s.base = Base { offset: from, line: first };
+                s.start = s.start.min(text.len()) - from;
+                s.end = s.end.min(text.len()).max(from) - from;
+                done[j] = true;
+            }
+        }
     }
 }
 

@@ -331,6 +331,7 @@ mod tests {
             Site {
                 path: path.into(),
                 source: text.into(),
+                base: Default::default(),
                 start,
                 end: start + needle.len(),
                 label: String::new(),

@@ -135,7 +135,10 @@ impl Audit {
     fn partial(&self, l: &LoadedModule) -> (usize, Partial, Counts) {
         let (i, g) = self.policies.of(&l.module.dir);
         let partial = if g.broken.is_empty() {
-            policy::evaluate_module(&g.policy, &l.subject(), &g.base, self.today)
+            let mut p = policy::evaluate_module(&g.policy, &l.subject(), &g.base, self.today);
+            // Kept until the report, which only draws them: the module's texts go with it.
+            p.trim();
+            p
         } else {
             Partial::unjudged(&g.policy)
         };

@@ -129,6 +129,7 @@ mod tests {
         let site = Site {
             path: path.into(),
             source: text.into(),
+            base: Default::default(),
             start,
             end: start + needle.len(),
             label: String::new(),

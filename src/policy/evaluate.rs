@@ -48,6 +48,12 @@ impl Partial {
     pub fn unjudged(policy: &Policy) -> Partial {
         Partial { findings: Vec::new(), ledger: suppress::Ledger::new(policy) }
     }
+
+    /// For a run that keeps its findings until the report: each keeps only the lines it
+    /// is drawn with (see [`Finding::trim`]), not whole files.
+    pub fn trim(&mut self) {
+        self.findings.iter_mut().for_each(Finding::trim);
+    }
 }
 
 /// The `policy-error` findings of a broken policy file, one per mistake, at `level`.
@@ -58,6 +64,7 @@ pub fn broken_policy(errors: &[PolicyError], level: Level) -> Vec<Finding> {
             let site = Site {
                 path: e.path.clone(),
                 source: e.text.clone(),
+                base: Default::default(),
                 start: e.span.start.min(e.text.len()),
                 end: e.span.end.min(e.text.len()),
                 label: "here".into(),

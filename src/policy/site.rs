@@ -20,6 +20,7 @@ impl Site {
         Site {
             path: f.path.clone(),
             source: f.text.clone(),
+            base: Default::default(),
             start: span.start.min(f.text.len()),
             end: span.end.min(f.text.len()),
             label: label.into(),

@@ -462,6 +462,7 @@ impl Ledger {
             let site = |label: &str| Site {
                 path: path.clone(),
                 source: text.clone(),
+                base: Default::default(),
                 start: e.span.start,
                 end: e.span.end,
                 label: label.to_string(),

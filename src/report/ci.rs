@@ -240,6 +240,7 @@ mod tests {
         let site = crate::finding::Site {
             path: "main.tf".into(),
             source: "x\n".into(),
+            base: Default::default(),
             start: 0,
             end: 1,
             label: String::new(),

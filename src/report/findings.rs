@@ -103,7 +103,7 @@ fn label(site: &Site, primary: bool) -> LabeledSpan {
 }
 
 fn source(site: &Site) -> NamedSource<Lined> {
-    NamedSource::new(clean(&site.path), lined(&site.source))
+    NamedSource::new(clean(&site.path), lined(&site.source, site.base.line))
 }
 
 fn shown(f: &Finding) -> Shown {
@@ -265,8 +265,8 @@ fn location(site: &Site) -> serde_json::Value {
         "column": column,
         "end_line": end_line,
         "end_column": end_column,
-        "byte_start": site.start,
-        "byte_end": site.end,
+        "byte_start": site.file_span().0,
+        "byte_end": site.file_span().1,
         "label": site.label,
     })
 }
@@ -371,11 +371,13 @@ fn plural(n: usize) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::finding::RuleId;
 
     fn finding(rule: &'static str, message: &str, help: &str) -> Finding {
         let site = Site {
             path: "main.tf".into(),
             source: "resource \"aws_instance\" \"web\" {}\n".into(),
+            base: Default::default(),
             start: 0,
             end: 8,
             label: "here".into(),
@@ -411,5 +413,69 @@ mod tests {
             gh.contains("::Missing resource to override%0AThere is no aws_instance resource named \"web\".%0AAn override file"),
             "{gh}"
         );
+    }
+
+    /// Every report of `found`, in every format.
+    fn every_report(found: &[Finding]) -> Vec<String> {
+        let s = Summary::default();
+        let style = Style { color: false, width: 100 };
+        vec![
+            human(found, &s, style),
+            compact(found, &s),
+            github(found, &s),
+            json(found, &s),
+            crate::report::sarif::render(found),
+            crate::report::ci::gitlab(found),
+            crate::report::ci::junit(found, &s),
+            crate::report::ci::checkstyle(found),
+        ]
+    }
+
+    #[test]
+    fn a_trimmed_finding_reports_as_the_whole_files_did() {
+        use std::sync::Arc;
+        let numbered = |eol: &str, n: usize| -> String {
+            (1..=n).map(|i| format!("  a{i} = {i} # é{eol}")).collect()
+        };
+        let main: Arc<str> =
+            format!("\u{feff}resource \"x\" \"y\" {{\r\n{}}}\r\n", numbered("\r\n", 40)).into();
+        let over: Arc<str> = format!("resource \"x\" \"y\" {{\n{}}}\n", numbered("\n", 30)).into();
+        let lone_cr: Arc<str> = format!("# a\rb\n{}", numbered("\n", 20)).into();
+        let at = |text: &Arc<str>, needle: &str, label: &str| {
+            let start = text.find(needle).expect("needle");
+            Site::new("m/x.tf", text.clone(), start, start + needle.len(), label)
+        };
+        let site = |path: &str, text: &Arc<str>, needle: &str| Site {
+            path: path.into(),
+            ..at(text, needle, "here")
+        };
+        let found = vec![
+            // Sites in the middle of two files, two of them in the same file.
+            Finding::new(RuleId::MissingOverrideComment, "m", site("m/main.tf", &main, "a20 = 20"))
+                .related(site("m/main.tf", &main, "a31"))
+                .related(site("m/override.tf", &over, "a12 = 12")),
+            // At the start of a file with a byte-order mark, and at the end of a file.
+            Finding::new(RuleId::OverrideFile, "o", site("m/main.tf", &main, "resource"))
+                .related(site("m/override.tf", &over, "}\n")),
+            // After a lone carriage return, which terminals count as a line break.
+            Finding::new(RuleId::BackendSwap, "b", site("m/cr.tf", &lone_cr, "a15")),
+        ];
+        let mut trimmed = found.clone();
+        trimmed.iter_mut().for_each(Finding::trim);
+        // Only the lines around the sites are kept (not where a lone `\r` came before).
+        assert!(trimmed[0].primary.source.len() < main.len() / 2);
+        assert!(trimmed[0].related[1].source.len() < over.len() / 3);
+        assert!(Arc::ptr_eq(&trimmed[0].primary.source, &trimmed[0].related[0].source));
+        assert!(Arc::ptr_eq(&trimmed[2].primary.source, &lone_cr));
+        for (whole, part) in every_report(&found).iter().zip(every_report(&trimmed)) {
+            assert_eq!(*whole, part);
+        }
+        // Trimming twice changes nothing.
+        let again = {
+            let mut t = trimmed.clone();
+            t.iter_mut().for_each(Finding::trim);
+            t
+        };
+        assert_eq!(every_report(&again), every_report(&trimmed));
     }
 }

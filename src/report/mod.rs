@@ -72,7 +72,7 @@ pub fn human(files: &Files, d: &Diagnostic, code: &str, style: Style) -> String 
     }
     md = md.with_labels(labels);
     let report = miette::Report::new(md)
-        .with_source_code(NamedSource::new(clean(&file.path), lined(&file.text)));
+        .with_source_code(NamedSource::new(clean(&file.path), lined(&file.text, 0)));
     let _ = handler(style).render_report(&mut out, report.as_ref());
     out
 }
@@ -155,18 +155,21 @@ pub fn clean(s: &str) -> String {
 pub struct Lined {
     text: Arc<str>,
     lines: Arc<LineIndex>,
+    /// The file's lines before `text` (a finding's excerpt starts further down).
+    before: usize,
 }
 
-/// The [`Lined`] text of a file, shared by the findings drawn on it (per thread: the last
-/// few files are kept, as reports go file by file).
-pub fn lined(text: &Arc<str>) -> Lined {
+/// The [`Lined`] text of a file, or of its lines from line `before` (0-based) on, shared
+/// by the findings drawn on it (per thread: the last few texts are kept, as reports go
+/// file by file).
+pub fn lined(text: &Arc<str>, before: usize) -> Lined {
     type Cache = std::cell::RefCell<Vec<(Arc<str>, Lined)>>;
     thread_local! {
         static CACHE: Cache = const { std::cell::RefCell::new(Vec::new()) };
     }
     CACHE.with(|c| {
         let mut c = c.borrow_mut();
-        if let Some((_, hit)) = c.iter().find(|(t, _)| Arc::ptr_eq(t, text)) {
+        if let Some((_, hit)) = c.iter().find(|(t, l)| Arc::ptr_eq(t, text) && l.before == before) {
             return hit.clone();
         }
         let clean: Arc<str> = match clean_source(text) {
@@ -174,7 +177,7 @@ pub fn lined(text: &Arc<str>) -> Lined {
             s => s.into(),
         };
         // Lines as the library counts them: a lone `\r` ends one too.
-        let l = Lined { lines: Arc::new(LineIndex::with_lone_cr(&clean)), text: clean };
+        let l = Lined { lines: Arc::new(LineIndex::with_lone_cr(&clean)), text: clean, before };
         if c.len() == 4 {
             c.remove(0);
         }
@@ -205,11 +208,11 @@ impl SourceCode for Lined {
         Ok(Box::new(MietteSpanContents::new(
             inner.data(),
             SourceSpan::new((inner.span().offset() + lo).into(), inner.span().len()),
-            inner.line() + first,
+            inner.line() + first + self.before,
             inner.column(),
             // The library counts the lines from the start of the text (it joins two
             // snippets of one file on it).
-            inner.line_count() + first,
+            inner.line_count() + first + self.before,
         )))
     }
 }

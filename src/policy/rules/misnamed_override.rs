@@ -208,6 +208,7 @@ fn not_read(m: &Module, name: &str, miss: &Misnamed) -> Finding {
     let site = Site {
         path: crate::path::join(&m.dir, name),
         source: Arc::from(""),
+        base: Default::default(),
         start: 0,
         end: 0,
         label: "not read".into(),
