@@ -191,7 +191,7 @@ pub fn plan(m: &Module, policy: &Policy, base: &GlobBase, today: Date) -> Plan {
             continue;
         }
         match apply(&src.text, &splices) {
-            Ok(t) => texts.push((file, super::keep_canonical(src, t))),
+            Ok(t) => texts.push((file, super::keep_canonical(m, file, t))),
             Err(e) => plan.problems.push(Problem {
                 path: src.path.clone(),
                 line: 0,

@@ -127,10 +127,10 @@ pub fn plan(m: &Module, names: &[String]) -> Result<Folded, Vec<Refusal>> {
         }
     }
     for slot in files.iter_mut() {
-        if let Some(orig) = m.files.files.iter().find(|f| f.name() == slot.0)
+        if let Some((id, orig)) = m.files.files.iter().enumerate().find(|(_, f)| f.name() == slot.0)
             && *orig.text != *slot.1
         {
-            slot.1 = Arc::from(super::keep_canonical(orig, slot.1.to_string()));
+            slot.1 = Arc::from(super::keep_canonical(m, id, slot.1.to_string()));
         }
     }
     let after = reload(m, &files);

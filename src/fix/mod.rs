@@ -56,9 +56,26 @@ pub fn apply(text: &str, splices: &[Splice]) -> Result<String, String> {
 /// original was: a new argument then lines up with its neighbours, and a hook or CI job
 /// that runs `terraform fmt -check` stays green. A file that was not canonical keeps the
 /// author's layout outside the edits.
-pub fn keep_canonical(original: &crate::terraform::SourceText, edited: String) -> String {
+pub fn keep_canonical(
+    m: &crate::merge::Module,
+    file: crate::terraform::FileId,
+    edited: String,
+) -> String {
     use override_guard_hcl::fmt;
-    if original.syntax != crate::terraform::Syntax::Hcl || !fmt::is_formatted(&original.text) {
+    let original = m.files.get(file);
+    if original.syntax != crate::terraform::Syntax::Hcl {
+        return edited;
+    }
+    // The load parsed the file: where it found no error, the layout alone can tell most
+    // texts that are not canonical, without a second parse.
+    let parsed =
+        !m.parse_diagnostics().any(|d| d.is_error() && d.subject.is_none_or(|s| s.file == file));
+    let canonical = if parsed {
+        fmt::is_formatted_valid(&original.text)
+    } else {
+        fmt::is_formatted(&original.text)
+    };
+    if !canonical {
         return edited;
     }
     fmt::format(&edited).unwrap_or(edited)

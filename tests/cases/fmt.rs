@@ -2,7 +2,7 @@
 //! the `expected.tf` real Terraform 1.15.5's `fmt` made of it. Our formatter must write
 //! exactly that, and leave it unchanged.
 
-use override_guard_hcl::fmt::format;
+use override_guard_hcl::fmt::{format, is_formatted, is_formatted_valid};
 
 use std::path::Path;
 
@@ -16,7 +16,52 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
     })];
     out.extend(per_case("fmt", "agrees-with-terraform", fixtures("fmt"), agrees_with_terraform));
     out.push(whole("fmt", "corpus-agrees-with-terraform", corpus_agrees_with_terraform));
+    out.push(whole("fmt", "the-quick-check-agrees", the_quick_check_agrees));
     out
+}
+
+/// `is_formatted_valid` (which tells most texts that are not canonical by their layout,
+/// without parsing them) answers as `is_formatted` does, on every native-syntax file of
+/// every fixture that parses, on its canonical form, and on both with Terraform's own
+/// rewrites to make (`"${x}"` and a legacy type) or with a space out of place.
+fn the_quick_check_agrees() {
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).expect("a fixture folder") {
+            let p = e.expect("an entry").path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "tf") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"), &mut files);
+    // Some fixtures nest thousands deep, more than a debug build's default stack takes.
+    std::thread::Builder::new()
+        .stack_size(512 << 20)
+        .spawn(move || agree_on(files))
+        .expect("a thread")
+        .join()
+        .expect("no panic");
+}
+
+fn agree_on(files: Vec<std::path::PathBuf>) {
+    let (mut texts, mut canonical, mut not) = (0, 0, 0);
+    for p in files {
+        let Ok(text) = std::fs::read_to_string(&p) else { continue };
+        let Some(formatted) = format(&text) else { continue };
+        let rewrite = format!("{formatted}\nlocals {{\n  a = \"${{b}}\"\n}}\n");
+        let legacy = format!("{formatted}\nvariable \"v\" {{\n  type = \"string\"\n}}\n");
+        let misplaced = formatted.replacen(" = ", "  = ", 1);
+        for t in [&text, &formatted, &rewrite, &legacy, &misplaced] {
+            let want = is_formatted(t);
+            assert_eq!(is_formatted_valid(t), want, "{}:\n{t}", p.display());
+            texts += 1;
+            if want { canonical += 1 } else { not += 1 }
+        }
+    }
+    assert!(texts > 1000 && canonical > 300 && not > 300, "{texts} {canonical} {not}");
 }
 
 /// `format(input.tf)` is `expected.tf`, and `expected.tf` is a fixed point.

@@ -16,9 +16,8 @@ use crate::scan::{Kind, Mode, Token, scan};
 /// The text as `terraform fmt` writes it, or `None` when it has syntax errors (Terraform
 /// does not format such a file either).
 pub fn format(src: &str) -> Option<String> {
-    let bom = if src.starts_with('\u{feff}') { "\u{feff}" } else { "" };
     let scanned = scan(src.as_bytes(), Mode::Normal);
-    let mut edits = {
+    let edits = {
         let (body, errors) = parse_tokens(src, &scanned);
         if !errors.is_empty() {
             return None;
@@ -27,33 +26,16 @@ pub fn format(src: &str) -> Option<String> {
         rewrites(&body, &mut Vec::new(), src, &scanned, &mut edits);
         edits
     };
-    // What follows the last token is written back as that many spaces, as HCL's writer
-    // does with the gap before its end-of-file token.
-    let tail = match scanned.len() {
-        n if n >= 2 => scanned[n - 1].start - scanned[n - 2].end,
-        _ => src.len() - bom.len(),
-    };
-    let mut toks: Vec<Tok> =
-        scanned.iter().filter(|t| t.kind != Kind::Eof).map(|t| Tok::of(src, t)).collect();
-    drop(scanned);
-    // Edits never overlap: apply them from the last, so earlier indexes stay valid.
-    edits.sort_by_key(|e: &Edit| std::cmp::Reverse(e.from));
-    for e in edits {
-        toks.splice(e.from..e.to, e.with);
-    }
-    let lines = lines(&toks);
-    indent(&mut toks, &lines);
-    spaces(&mut toks, &lines);
-    cells(&mut toks, &lines);
+    let laid = Laid::out(src, &scanned, edits);
     let mut out = String::with_capacity(src.len() + src.len() / 8);
-    out.push_str(bom);
-    for t in &toks {
+    out.push_str(laid.bom);
+    for t in &laid.toks {
         for _ in 0..t.spaces {
             out.push(' ');
         }
         out.push_str(t.text);
     }
-    out.extend(std::iter::repeat_n(' ', tail));
+    out.extend(std::iter::repeat_n(' ', laid.tail));
     Some(out)
 }
 
@@ -61,6 +43,73 @@ pub fn format(src: &str) -> Option<String> {
 /// there is nothing canonical to compare with.)
 pub fn is_formatted(src: &str) -> bool {
     format(src).is_none_or(|f| f == src)
+}
+
+/// [`is_formatted`] for a text its caller knows to parse without errors. Most texts that
+/// are not canonical are told so by their whitespace alone, before the parse the rewrites
+/// need: canonical text has nothing left for a rewrite to change, so it is also canonical
+/// when laid out without them.
+pub fn is_formatted_valid(src: &str) -> bool {
+    let scanned = scan(src.as_bytes(), Mode::Normal);
+    if !Laid::out(src, &scanned, Vec::new()).is(src) {
+        return false;
+    }
+    // Laid out as `fmt` lays it out: canonical unless one of its rewrites is left to make.
+    let (body, errors) = parse_tokens(src, &scanned);
+    if !errors.is_empty() {
+        return true;
+    }
+    let mut edits = Vec::new();
+    rewrites(&body, &mut Vec::new(), src, &scanned, &mut edits);
+    edits.is_empty() || Laid::out(src, &scanned, edits).is(src)
+}
+
+/// A text's tokens laid out as HCL's writer lays them out.
+struct Laid<'a> {
+    bom: &'static str,
+    toks: Vec<Tok<'a>>,
+    /// Spaces written after the last token.
+    tail: usize,
+}
+
+impl<'a> Laid<'a> {
+    /// `scanned` (the tokens of `src`) with `edits` (Terraform's rewrites) applied, laid
+    /// out.
+    fn out(src: &'a str, scanned: &[Token], mut edits: Vec<Edit<'a>>) -> Laid<'a> {
+        let bom = if src.starts_with('\u{feff}') { "\u{feff}" } else { "" };
+        // What follows the last token is written back as that many spaces, as HCL's writer
+        // does with the gap before its end-of-file token.
+        let tail = match scanned.len() {
+            n if n >= 2 => scanned[n - 1].start - scanned[n - 2].end,
+            _ => src.len() - bom.len(),
+        };
+        let mut toks: Vec<Tok> =
+            scanned.iter().filter(|t| t.kind != Kind::Eof).map(|t| Tok::of(src, t)).collect();
+        // Edits never overlap: apply them from the last, so earlier indexes stay valid.
+        edits.sort_by_key(|e: &Edit| std::cmp::Reverse(e.from));
+        for e in edits {
+            toks.splice(e.from..e.to, e.with);
+        }
+        let lines = lines(&toks);
+        indent(&mut toks, &lines);
+        spaces(&mut toks, &lines);
+        cells(&mut toks, &lines);
+        Laid { bom, toks, tail }
+    }
+
+    /// Is the layout `src`, byte for byte? Stops at the first difference.
+    fn is(&self, src: &str) -> bool {
+        let Some(mut rest) = src.strip_prefix(self.bom) else { return false };
+        for t in &self.toks {
+            let n = t.spaces as usize;
+            if !rest.get(..n).is_some_and(|sp| sp.bytes().all(|b| b == b' ')) {
+                return false;
+            }
+            let Some(r) = rest[n..].strip_prefix(t.text) else { return false };
+            rest = r;
+        }
+        rest.len() == self.tail && rest.bytes().all(|b| b == b' ')
+    }
 }
 
 /// A token being laid out: its text (the source's, or one a rewrite wrote) and the spaces
