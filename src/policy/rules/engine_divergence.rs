@@ -10,7 +10,7 @@ use crate::finding::{Finding, Level};
 use crate::merge::{self, Module};
 use crate::policy::context::Context;
 use crate::terraform::discover::Skip;
-use crate::terraform::{FileClass, Span};
+use crate::terraform::{FileClass, Item, Span};
 
 pub static RULE: Rule = Rule {
     id: super::RuleId::EngineDivergence,
@@ -176,7 +176,13 @@ pub fn may_diverge(m: &Module) -> bool {
         "output" => b.attr("type").is_some() || b.attr("deprecated").is_some(),
         "module" => b.attr("ignore_nested_deprecations").is_some(),
         "locals" | "provider" => false,
-        _ => true, // terraform, ephemeral, action, removed, language, …
+        // Swapping the state backend, the most common override: both engines replace the
+        // backend or cloud block wholesale, and decode both alike.
+        "terraform" => b.body.items.iter().any(|i| match i {
+            Item::Block(x) => !matches!(x.kind.as_str(), "backend" | "cloud"),
+            _ => true,
+        }),
+        _ => true, // ephemeral, action, removed, language, …
     })
 }
 
@@ -320,5 +326,89 @@ mod tests {
                 "differs: OpenTofu rejects the module, Terraform accepts it".to_string()
             )]
         );
+    }
+
+    /// The findings of the rule for `files` loaded with `engine` first, the other engine's
+    /// view made by re-merging (the files have no `.tofu` file).
+    fn run_as(files: &[(String, String)], engine: Engine) -> (bool, usize) {
+        let pairs: Vec<(&str, &str)> =
+            files.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+        let m = load_texts("", &pairs, Some(engine));
+        let other = merge::reassemble(&m, engine.other());
+        let policy = Policy::builtin();
+        let cx = Context::new(&m, Some(&other), &policy.options, &Default::default(), &[]);
+        let mut out = Vec::new();
+        check(&cx, &mut out);
+        (may_diverge(&m), out.len())
+    }
+
+    /// Every module `may_diverge` lets skip the second merge has nothing to report: each
+    /// module of the fixtures (without `.tofu` files), loaded with each engine first, and
+    /// backend swaps over every kind of primary `terraform` block.
+    #[test]
+    fn a_module_that_may_not_diverge_does_not() {
+        fn modules(dir: &std::path::Path, out: &mut Vec<Vec<(String, String)>>) {
+            let Ok(entries) = std::fs::read_dir(dir) else { return };
+            let mut files = Vec::new();
+            for e in entries.flatten() {
+                let p = e.path();
+                let name = e.file_name().to_string_lossy().into_owned();
+                if p.is_dir() {
+                    modules(&p, out);
+                } else if name.ends_with(".tf") || name.ends_with(".tf.json") {
+                    files.push((name, std::fs::read_to_string(&p).unwrap_or_default()));
+                } else if name.ends_with(".tofu") || name.ends_with(".tofu.json") {
+                    return;
+                }
+            }
+            if !files.is_empty() {
+                files.sort();
+                out.push(files);
+            }
+        }
+        let mut all = Vec::new();
+        modules(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"), &mut all);
+        let swap = "terraform {\n  backend \"s3\" {\n    bucket = \"b\"\n  }\n}\n";
+        let primaries = [
+            "terraform {\n  backend \"local\" {}\n}\n",
+            "terraform {\n  cloud {\n    organization = \"o\"\n  }\n}\n",
+            "terraform {\n  state_store \"x\" {}\n}\n",
+            "terraform {\n  required_version = \">= 1.0\"\n  backend \"local\" {}\n}\n",
+            "terraform {\n  encryption {}\n  backend \"local\" {}\n}\n",
+            "terraform {\n  required_providers {\n    aws = { source = \"hashicorp/aws\" }\n  }\n}\n",
+            "terraform {\n  backend \"a\" {}\n  backend \"b\" {}\n}\n",
+        ];
+        for p in primaries {
+            for over in [
+                swap,
+                "terraform {\n  cloud {}\n}\n",
+                "terraform {\n  backend \"x\" {}\n  cloud {}\n}\n",
+            ] {
+                all.push(vec![("main.tf".into(), p.into()), ("override.tf".into(), over.into())]);
+            }
+        }
+        // Some fixtures nest thousands deep, more than a debug build's default stack takes.
+        let judged = std::thread::Builder::new().stack_size(512 << 20).spawn(move || judge(&all));
+        let (skipped, swaps) = judged.expect("a thread").join().expect("no failure");
+        assert!(skipped > 300 && swaps >= 30, "{skipped} modules skipped, {swaps} backend swaps");
+    }
+
+    fn judge(all: &[Vec<(String, String)>]) -> (usize, usize) {
+        let (mut skipped, mut swaps) = (0, 0);
+        for files in all {
+            for engine in [Engine::Terraform, Engine::OpenTofu] {
+                let (may, found) = run_as(files, engine);
+                if !may {
+                    assert_eq!(found, 0, "{engine:?} first: {files:#?}");
+                    skipped += 1;
+                    swaps += usize::from(
+                        files
+                            .iter()
+                            .any(|(n, t)| n.contains("override") && t.contains("terraform {")),
+                    );
+                }
+            }
+        }
+        (skipped, swaps)
     }
 }
