@@ -45,6 +45,8 @@ struct Listing {
     local: HashMap<String, Local>,
     /// Policy files of the listed directories.
     policies: BTreeSet<String>,
+    /// The directories read whole: one without a policy file here has none on disk.
+    listed: HashSet<String>,
     /// Files skipped (links out of the repository), as (path, why).
     notes: Vec<(String, String)>,
 }
@@ -56,6 +58,7 @@ impl Listing {
         }
         self.local.extend(part.local);
         self.policies.extend(part.policies);
+        self.listed.extend(part.listed);
         self.notes.extend(part.notes);
     }
 }
@@ -182,8 +185,6 @@ impl WorktreeSource {
             return Err(Error::NotADirectory { path: shown() });
         }
         self.inside(&base).map_err(|_| Error::DirectoryLinkOutside { path: shown() })?;
-        let mut dirs: Vec<String> = Vec::new();
-        let mut visible: HashSet<String> = HashSet::new();
         let walker = ignore::WalkBuilder::new(&base)
             .hidden(false)
             .git_ignore(true)
@@ -194,49 +195,42 @@ impl WorktreeSource {
                 !(e.file_type().is_some_and(|t| t.is_dir())
                     && (e.file_name() == ".terraform" || e.file_name() == ".git"))
             })
-            .build();
-        for entry in walker {
-            let entry = match entry {
-                Ok(entry) => entry,
-                // A directory below the scope that cannot be listed (its permissions): the
-                // modules in it cannot be judged, as Terraform cannot load them; the rest can.
-                Err(e) if walk_path(&e).is_some_and(|p| p != base) => {
-                    let path = walk_path(&e)
-                        .and_then(|p| p.strip_prefix(&self.root).ok())
-                        .map(|p| p.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/"))
-                        .unwrap_or_else(shown);
-                    // A directory already listed says so itself when it cannot be read.
+            .threads(rayon::current_num_threads())
+            .build_parallel();
+        // Walked on every core, each entry judged where it is found; then taken in the
+        // order of their paths, so the listing and the error reported first do not depend
+        // on which thread got where first.
+        let found = std::sync::Mutex::new(Vec::new());
+        walker.run(|| {
+            let found = &found;
+            let judge = |entry| self.walked(scope, &base, tracked, entry);
+            Box::new(move |entry| {
+                if let Some(w) = judge(entry)
+                    && let Ok(mut f) = found.lock()
+                {
+                    f.push(w);
+                }
+                ignore::WalkState::Continue
+            })
+        });
+        let mut found = found.into_inner().unwrap_or_else(|e| e.into_inner());
+        // Stable: an error reading a directory stays after the directory itself.
+        found.sort_by(|a, b| a.path().cmp(b.path()));
+        let mut dirs: Vec<String> = Vec::new();
+        let mut visible: HashSet<String> = HashSet::new();
+        for w in found {
+            match w {
+                Walked::Dir(d) => dirs.push(d),
+                Walked::Visible(f) => {
+                    visible.insert(f);
+                }
+                // A directory already listed says so itself when it cannot be read.
+                Walked::Unwalkable { path, why } => {
                     if !dirs.contains(&path) {
-                        out.notes.push((
-                            path,
-                            format!("cannot be walked: {}; not judged", walk_reason(&e)),
-                        ));
+                        out.notes.push((path, format!("cannot be walked: {why}; not judged")));
                     }
-                    continue;
                 }
-                Err(e) => return Err(Error::Walk { path: shown(), source: e }),
-            };
-            let Ok(rel) = entry.path().strip_prefix(&base) else { continue };
-            let Some(rel) = rel.to_str() else {
-                // Terraform reads such a file; skipping it would judge a module without it.
-                let lossy = rel.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/");
-                let file = !entry.file_type().is_some_and(|t| t.is_dir());
-                if file && discover::is_module_file(lossy.rsplit('/').next().unwrap_or_default()) {
-                    return Err(Error::PathNotUtf8 { path: self.shown(&join(&scope.dir, &lossy)) });
-                }
-                continue;
-            };
-            let rel = rel.replace(std::path::MAIN_SEPARATOR, "/");
-            let rel = if rel.is_empty() { scope.dir.clone() } else { join(&scope.dir, &rel) };
-            if entry.file_type().is_some_and(|t| t.is_dir()) {
-                // Without recursion, only the directory itself (its children are listed to
-                // know which of its files are ignored).
-                if scope.recursive || entry.depth() == 0 {
-                    dirs.push(rel);
-                }
-            } else if tracked.is_some_and(|t| !t(&rel)) {
-                // Only a file git does not track needs telling: ignored, or untracked?
-                visible.insert(rel);
+                Walked::Failed(_, e) => return Err(e),
             }
         }
         // Each directory is read whole, in parallel; merged in the walk's order, so the
@@ -252,6 +246,61 @@ impl WorktreeSource {
             out.absorb(part?);
         }
         Ok(())
+    }
+
+    /// What one entry of the walk of `scope` (rooted at `base`) adds to the listing.
+    fn walked(
+        &self,
+        scope: &ListedDir,
+        base: &Path,
+        tracked: Option<&Tracked>,
+        entry: Result<ignore::DirEntry, ignore::Error>,
+    ) -> Option<Walked> {
+        let shown = || self.shown(&scope.dir);
+        let entry = match entry {
+            Ok(entry) => entry,
+            // A directory below the scope that cannot be listed (its permissions): the
+            // modules in it cannot be judged, as Terraform cannot load them; the rest can.
+            Err(e) if walk_path(&e).is_some_and(|p| p != base) => {
+                let path = walk_path(&e)
+                    .and_then(|p| p.strip_prefix(&self.root).ok())
+                    .map(|p| p.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/"))
+                    .unwrap_or_else(shown);
+                return Some(Walked::Unwalkable { path, why: walk_reason(&e) });
+            }
+            Err(e) => {
+                return Some(Walked::Failed(
+                    String::new(),
+                    Error::Walk { path: shown(), source: e },
+                ));
+            }
+        };
+        let rel = entry.path().strip_prefix(base).ok()?;
+        let Some(rel) = rel.to_str() else {
+            // Terraform reads such a file; skipping it would judge a module without it.
+            let lossy = rel.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/");
+            let file = !entry.file_type().is_some_and(|t| t.is_dir());
+            if file && discover::is_module_file(lossy.rsplit('/').next().unwrap_or_default()) {
+                let path = join(&scope.dir, &lossy);
+                return Some(Walked::Failed(
+                    path.clone(),
+                    Error::PathNotUtf8 { path: self.shown(&path) },
+                ));
+            }
+            return None;
+        };
+        let rel = rel.replace(std::path::MAIN_SEPARATOR, "/");
+        let rel = if rel.is_empty() { scope.dir.clone() } else { join(&scope.dir, &rel) };
+        if entry.file_type().is_some_and(|t| t.is_dir()) {
+            // Without recursion, only the directory itself (its children are listed to
+            // know which of its files are ignored).
+            (scope.recursive || entry.depth() == 0).then_some(Walked::Dir(rel))
+        } else if tracked.is_some_and(|t| !t(&rel)) {
+            // Only a file git does not track needs telling: ignored, or untracked?
+            Some(Walked::Visible(rel))
+        } else {
+            None
+        }
     }
 
     /// Every configuration file of one directory, ignored or not.
@@ -273,6 +322,7 @@ impl WorktreeSource {
             }
             Err(e) => return Err(Error::io(self.shown(dir), e)),
         };
+        out.listed.insert(dir.to_string());
         for entry in entries {
             let entry = entry.map_err(|e| Error::io(self.shown(dir), e))?;
             let name = entry.file_name();
@@ -352,6 +402,27 @@ impl WorktreeSource {
     }
 }
 
+/// What an entry of the walk adds to a scope's listing.
+enum Walked {
+    /// A directory to read whole.
+    Dir(String),
+    /// A file git does not track, and no ignore rule hides.
+    Visible(String),
+    /// A directory below the scope that cannot be walked, and why.
+    Unwalkable { path: String, why: String },
+    /// What stops the listing (at a path: the first in path order is reported).
+    Failed(String, Error),
+}
+
+impl Walked {
+    fn path(&self) -> &str {
+        match self {
+            Walked::Dir(p) | Walked::Visible(p) | Walked::Unwalkable { path: p, .. } => p,
+            Walked::Failed(p, _) => p,
+        }
+    }
+}
+
 /// A policy file's text; a policy file is read whole, UTF-8. Errors name it `shown`.
 /// The path a walk error is about, when it names one.
 fn walk_path(e: &ignore::Error) -> Option<&Path> {
@@ -426,6 +497,14 @@ impl Source for WorktreeSource {
 
     fn policy_file(&self, dir: &str) -> Result<Option<String>, Error> {
         let shown = join(dir, POLICY_FILE);
+        // Each module's policy is looked for in every directory above it: where the
+        // listing read a directory and found no policy file, the disk is not asked again.
+        if let Some(Ok(l)) = self.listing.get()
+            && l.listed.contains(dir)
+            && !l.policies.contains(&shown)
+        {
+            return Ok(None);
+        }
         let full = self.root.join(&shown);
         let Ok(link) = std::fs::symlink_metadata(&full) else { return Ok(None) };
         if !(link.is_file() || link.is_symlink() && full.is_file()) {
