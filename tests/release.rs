@@ -496,3 +496,47 @@ fn the_readme_and_the_release_doc_name_the_assets_as_built() {
         );
     }
 }
+
+/// The binary sets mimalloc's purge delay by its number in `mi_option_e` (the crate names
+/// no such constant for the version it builds): the number must be the one the header of
+/// the mimalloc in Cargo.lock gives `mi_option_purge_delay`.
+#[test]
+fn the_allocator_option_the_binary_sets_is_the_purge_delay() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .args(["metadata", "--format-version", "1", "--locked", "--offline"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo metadata");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("metadata JSON");
+    let sys = meta["packages"]
+        .as_array()
+        .expect("packages")
+        .iter()
+        .find(|p| p["name"] == "libmimalloc-sys")
+        .expect("libmimalloc-sys in the lock");
+    let dir = PathBuf::from(sys["manifest_path"].as_str().expect("manifest path"));
+    let dir = dir.parent().expect("the crate's folder");
+    // The `v2` feature (off here) would build the older line.
+    let header = std::fs::read_to_string(dir.join("c_src/mimalloc/v3/include/mimalloc.h"))
+        .expect("mimalloc.h");
+    let body = header
+        .split("typedef enum mi_option_e {")
+        .nth(1)
+        .and_then(|rest| rest.split('}').next())
+        .expect("the mi_option_e enum");
+    let names: Vec<&str> = body
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or("").trim())
+        .filter(|l| l.starts_with("mi_option_") && !l.contains('='))
+        .map(|l| l.trim_end_matches(','))
+        .collect();
+    let number = names.iter().position(|n| *n == "mi_option_purge_delay").expect("purge_delay");
+    assert!(
+        read("src/main.rs")
+            .contains(&format!("const MI_OPTION_PURGE_DELAY: std::ffi::c_int = {number};")),
+        "mi_option_purge_delay is {number} in {}",
+        dir.display()
+    );
+}
