@@ -145,6 +145,7 @@ pub fn plan(m: &Module, policy: &Policy, base: &GlobBase, today: Date) -> Plan {
     let primaries: Vec<FileId> =
         (0..m.files.files.len()).filter(|&f| m.files.get(f).class == FileClass::Primary).collect();
     let mut texts: Vec<(FileId, String)> = Vec::new();
+    let mut proven = true;
     for file in primaries {
         let src = m.files.get(file);
         let existing = existing_in(m, file);
@@ -191,7 +192,11 @@ pub fn plan(m: &Module, policy: &Policy, base: &GlobBase, today: Date) -> Plan {
             continue;
         }
         match apply(&src.text, &splices) {
-            Ok(t) => texts.push((file, super::keep_canonical(m, file, t))),
+            Ok(t) => {
+                let (t, same) = super::keep_canonical_proven(m, file, t);
+                proven &= same;
+                texts.push((file, t));
+            }
             Err(e) => plan.problems.push(Problem {
                 path: src.path.clone(),
                 line: 0,
@@ -202,8 +207,9 @@ pub fn plan(m: &Module, policy: &Policy, base: &GlobBase, today: Date) -> Plan {
     if texts.is_empty() {
         return plan;
     }
-    // A comment never changes what runs: prove it before anything is written.
-    if let Err(message) = same_configuration(m, &texts) {
+    // A comment never changes what runs: prove it before anything is written (by the
+    // tokens, as they were read, or by loading the module again).
+    if !proven && let Err(message) = same_configuration(m, &texts) {
         plan.problems.push(Problem { path: m.dir.clone(), line: 0, message });
         return plan;
     }
@@ -327,6 +333,8 @@ fn existing_in(m: &Module, file: FileId) -> BTreeMap<Anchor, Vec<Existing>> {
     let src = m.files.get(file);
     let Some(parsed) = m.parsed.iter().find(|p| p.file == file) else { return out };
     match src.syntax {
+        // A native comment is the file's own text: without the words, none is ours.
+        Syntax::Hcl if !src.text.contains("overridden in") => {}
         Syntax::Hcl => {
             for span in super::item_spans(&parsed.body) {
                 for (start, _, text) in lines_above(&src.text, span.start) {

@@ -61,24 +61,58 @@ pub fn keep_canonical(
     file: crate::terraform::FileId,
     edited: String,
 ) -> String {
-    use override_guard_hcl::fmt;
+    canonical(m, file, edited, false).0
+}
+
+/// [`keep_canonical`], and whether the text it gives reads as the same code as the
+/// original (only comments and blank lines differ; see
+/// [`override_guard_hcl::scan::same_code`]): one scan of the original serves both.
+pub(crate) fn keep_canonical_proven(
+    m: &crate::merge::Module,
+    file: crate::terraform::FileId,
+    edited: String,
+) -> (String, bool) {
+    canonical(m, file, edited, true)
+}
+
+fn canonical(
+    m: &crate::merge::Module,
+    file: crate::terraform::FileId,
+    edited: String,
+    prove: bool,
+) -> (String, bool) {
+    use override_guard_hcl::{fmt, scan};
     let original = m.files.get(file);
     if original.syntax != crate::terraform::Syntax::Hcl {
-        return edited;
+        return (edited, false);
     }
+    let tokens = scan::scan(original.text.as_bytes(), scan::Mode::Normal);
     // The load parsed the file: where it found no error, the layout alone can tell most
     // texts that are not canonical, without a second parse.
     let parsed =
         !m.parse_diagnostics().any(|d| d.is_error() && d.subject.is_none_or(|s| s.file == file));
-    let canonical = if parsed {
-        fmt::is_formatted_valid(&original.text)
-    } else {
-        fmt::is_formatted(&original.text)
+    let standing = match parsed {
+        true => fmt::standing(&original.text, &tokens),
+        false if fmt::is_formatted(&original.text) => fmt::Standing::Canonical,
+        false => fmt::Standing::Changed,
     };
-    if !canonical {
-        return edited;
+    let proven = |text: &str| prove && scan::same_code_scanned(&original.text, &tokens, text);
+    match standing {
+        fmt::Standing::Changed => {
+            let same = proven(&edited);
+            (edited, same)
+        }
+        // Comments only (proven on the laid-out text): the layout is all `fmt` would do.
+        fmt::Standing::Plain if prove => match fmt::lay_out(&edited) {
+            laid if proven(&laid) => (laid, true),
+            _ => (fmt::format(&edited).unwrap_or(edited), false),
+        },
+        _ => {
+            let text = fmt::format(&edited).unwrap_or(edited);
+            let same = proven(&text);
+            (text, same)
+        }
     }
-    fmt::format(&edited).unwrap_or(edited)
 }
 
 /// `m`'s directory loaded again from `(name, text)` pairs, under the same engine: how

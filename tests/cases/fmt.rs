@@ -2,7 +2,10 @@
 //! the `expected.tf` real Terraform 1.15.5's `fmt` made of it. Our formatter must write
 //! exactly that, and leave it unchanged.
 
-use override_guard_hcl::fmt::{format, is_formatted, is_formatted_valid};
+use override_guard_hcl::fmt::{
+    Standing, format, is_formatted, is_formatted_valid, lay_out, standing,
+};
+use override_guard_hcl::scan::{Mode, scan};
 
 use std::path::Path;
 
@@ -17,6 +20,11 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
     out.extend(per_case("fmt", "agrees-with-terraform", fixtures("fmt"), agrees_with_terraform));
     out.push(whole("fmt", "corpus-agrees-with-terraform", corpus_agrees_with_terraform));
     out.push(whole("fmt", "the-quick-check-agrees", the_quick_check_agrees));
+    out.push(whole(
+        "fmt",
+        "comment-lines-need-only-the-layout",
+        comment_lines_need_only_the_layout,
+    ));
     out
 }
 
@@ -44,6 +52,68 @@ fn the_quick_check_agrees() {
         .expect("a thread")
         .join()
         .expect("no panic");
+}
+
+/// Every native-syntax file of the fixtures, with its text.
+fn fixture_texts() -> Vec<(std::path::PathBuf, String)> {
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).expect("a fixture folder") {
+            let p = e.expect("an entry").path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "tf") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"), &mut files);
+    files.sort();
+    files.into_iter().filter_map(|p| std::fs::read_to_string(&p).ok().map(|t| (p, t))).collect()
+}
+
+/// What `fix` does to a canonical file with nothing for `fmt`'s rewrites to do: comment
+/// lines above items, at their indentation. `lay_out` (no parse) must then write what
+/// `format` writes, on every such file of the fixtures (and on their canonical forms),
+/// with a comment above every line that opens a block, or above every other line.
+fn comment_lines_need_only_the_layout() {
+    let texts = fixture_texts();
+    std::thread::Builder::new()
+        .stack_size(512 << 20)
+        .spawn(move || {
+            let mut checked = 0;
+            for (p, text) in texts {
+                let Some(formatted) = format(&text) else { continue };
+                for t in [&text, &formatted] {
+                    if standing(t, &scan(t.as_bytes(), Mode::Normal)) != Standing::Plain {
+                        continue;
+                    }
+                    for every in [true, false] {
+                        let mut edited = String::new();
+                        for (i, line) in t.split_inclusive('\n').enumerate() {
+                            let code = line.trim();
+                            let opens = code.ends_with('{') && !code.starts_with('#');
+                            if opens || every && i % 2 == 1 && !code.is_empty() {
+                                let indent = &line[..line.len() - line.trim_start().len()];
+                                edited.push_str(&format!("{indent}# overridden by override.tf\n"));
+                            }
+                            edited.push_str(line);
+                        }
+                        // Inside a heredoc or a multi-line string the "comment" is text:
+                        // such an edit is not one `fix` makes.
+                        if !override_guard_hcl::scan::same_code(t, &edited) {
+                            continue;
+                        }
+                        assert_eq!(Some(lay_out(&edited)), format(&edited), "{}", p.display());
+                        checked += 1;
+                    }
+                }
+            }
+            assert!(checked > 300, "{checked} edits checked");
+        })
+        .expect("a thread")
+        .join()
+        .expect("no failure");
 }
 
 fn agree_on(files: Vec<std::path::PathBuf>) {

@@ -26,17 +26,7 @@ pub fn format(src: &str) -> Option<String> {
         rewrites(&body, &mut Vec::new(), src, &scanned, &mut edits);
         edits
     };
-    let laid = Laid::out(src, &scanned, edits);
-    let mut out = String::with_capacity(src.len() + src.len() / 8);
-    out.push_str(laid.bom);
-    for t in &laid.toks {
-        for _ in 0..t.spaces {
-            out.push(' ');
-        }
-        out.push_str(t.text);
-    }
-    out.extend(std::iter::repeat_n(' ', laid.tail));
-    Some(out)
+    Some(Laid::out(src, &scanned, edits).text())
 }
 
 /// Is the text already as `terraform fmt` writes it? (`true` for text with syntax errors:
@@ -50,18 +40,45 @@ pub fn is_formatted(src: &str) -> bool {
 /// need: canonical text has nothing left for a rewrite to change, so it is also canonical
 /// when laid out without them.
 pub fn is_formatted_valid(src: &str) -> bool {
-    let scanned = scan(src.as_bytes(), Mode::Normal);
-    if !Laid::out(src, &scanned, Vec::new()).is(src) {
-        return false;
+    standing(src, &scan(src.as_bytes(), Mode::Normal)) != Standing::Changed
+}
+
+/// How a text stands against `terraform fmt`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Standing {
+    /// `fmt` would change it.
+    Changed,
+    /// Canonical, with nothing for `fmt`'s rewrites to do: a text with the same code
+    /// tokens (only comments and blank lines differ) needs only the layout, [`lay_out`].
+    Plain,
+    /// Canonical otherwise: a syntax error, or rewrites that write what is there.
+    Canonical,
+}
+
+/// How `src`, known to parse without errors and `scanned` ([`Mode::Normal`]), stands.
+pub fn standing(src: &str, scanned: &[Token]) -> Standing {
+    if !Laid::out(src, scanned, Vec::new()).is(src) {
+        return Standing::Changed;
     }
     // Laid out as `fmt` lays it out: canonical unless one of its rewrites is left to make.
-    let (body, errors) = parse_tokens(src, &scanned);
+    let (body, errors) = parse_tokens(src, scanned);
     if !errors.is_empty() {
-        return true;
+        return Standing::Canonical;
     }
     let mut edits = Vec::new();
-    rewrites(&body, &mut Vec::new(), src, &scanned, &mut edits);
-    edits.is_empty() || Laid::out(src, &scanned, edits).is(src)
+    rewrites(&body, &mut Vec::new(), src, scanned, &mut edits);
+    match edits.is_empty() {
+        true => Standing::Plain,
+        false if Laid::out(src, scanned, edits).is(src) => Standing::Canonical,
+        false => Standing::Changed,
+    }
+}
+
+/// The text laid out as HCL's writer lays it out, without `fmt`'s rewrites and without
+/// parsing it: [`format`] for a text with the code tokens of a [`Standing::Plain`] one
+/// (the rewrites are decided by the code tokens, and it has none to make).
+pub fn lay_out(src: &str) -> String {
+    Laid::out(src, &scan(src.as_bytes(), Mode::Normal), Vec::new()).text()
 }
 
 /// A text's tokens laid out as HCL's writer lays them out.
@@ -95,6 +112,21 @@ impl<'a> Laid<'a> {
         spaces(&mut toks, &lines);
         cells(&mut toks, &lines);
         Laid { bom, toks, tail }
+    }
+
+    /// The text as laid out.
+    fn text(&self) -> String {
+        let len = self.toks.iter().map(|t| t.spaces as usize + t.text.len()).sum::<usize>();
+        let mut out = String::with_capacity(self.bom.len() + len + self.tail);
+        out.push_str(self.bom);
+        for t in &self.toks {
+            for _ in 0..t.spaces {
+                out.push(' ');
+            }
+            out.push_str(t.text);
+        }
+        out.extend(std::iter::repeat_n(' ', self.tail));
+        out
     }
 
     /// Is the layout `src`, byte for byte? Stops at the first difference.

@@ -735,8 +735,13 @@ pub fn invalid_tokens(src: &[u8], tokens: &[Token]) -> Vec<SyntaxError> {
 /// only adds, removes or moves comments and blank lines between tokens cannot change
 /// what the file means. A `false` says nothing: the texts may still mean the same.
 pub fn same_code(a: &str, b: &str) -> bool {
-    let (ta, tb) = (scan(a.as_bytes(), Mode::Normal), scan(b.as_bytes(), Mode::Normal));
-    code_tokens(&ta, a.as_bytes()).eq(code_tokens(&tb, b.as_bytes()))
+    same_code_scanned(a, &scan(a.as_bytes(), Mode::Normal), b)
+}
+
+/// [`same_code`] for a text already scanned (`ta`: `a`'s tokens in [`Mode::Normal`]).
+pub fn same_code_scanned(a: &str, ta: &[Token], b: &str) -> bool {
+    let tb = scan(b.as_bytes(), Mode::Normal);
+    code_tokens(ta, a.as_bytes()).eq(code_tokens(&tb, b.as_bytes()))
 }
 
 /// The tokens the parser reads, as (kind, text), newlines collapsed and none before the
