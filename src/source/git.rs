@@ -860,10 +860,7 @@ fn list<'a>(
             Some(i) => (&e.path[..i], &e.path[i + 1..]),
             None => (&e.path[..0], e.path),
         };
-        let Ok(name) = name.to_str() else { continue };
-        if !discover::is_listed(name) {
-            continue;
-        }
+        // The directory first: in a large repository most are left out whole.
         let kept = match last {
             Some((d, known)) if d == dir => known,
             _ => {
@@ -872,8 +869,12 @@ fn list<'a>(
                 known
             }
         };
+        if !kept {
+            continue;
+        }
+        let Ok(name) = name.to_str() else { continue };
         let Ok(path) = e.path.to_str() else { continue };
-        if !kept || !listed(path, name) {
+        if !listed(path, name) {
             continue;
         }
         let id = if link {
