@@ -185,7 +185,8 @@ impl WorktreeSource {
             return Err(Error::NotADirectory { path: shown() });
         }
         self.inside(&base).map_err(|_| Error::DirectoryLinkOutside { path: shown() })?;
-        let walker = ignore::WalkBuilder::new(&base)
+        let mut walker = ignore::WalkBuilder::new(&base);
+        walker
             .hidden(false)
             .git_ignore(true)
             .git_exclude(true)
@@ -194,26 +195,29 @@ impl WorktreeSource {
             .filter_entry(|e| {
                 !(e.file_type().is_some_and(|t| t.is_dir())
                     && (e.file_name() == ".terraform" || e.file_name() == ".git"))
-            })
-            .threads(rayon::current_num_threads())
-            .build_parallel();
-        // Walked on every core, each entry judged where it is found; then taken in the
-        // order of their paths, so the listing and the error reported first do not depend
-        // on which thread got where first.
-        let found = std::sync::Mutex::new(Vec::new());
-        walker.run(|| {
-            let found = &found;
-            let judge = |entry| self.walked(scope, &base, tracked, entry);
-            Box::new(move |entry| {
-                if let Some(w) = judge(entry)
-                    && let Ok(mut f) = found.lock()
-                {
-                    f.push(w);
-                }
-                ignore::WalkState::Continue
-            })
-        });
-        let mut found = found.into_inner().unwrap_or_else(|e| e.into_inner());
+            });
+        let judge = |entry| self.walked(scope, &base, tracked, entry);
+        let mut found = if scope.recursive {
+            // A tree is walked on every core, each entry judged where it is found, then
+            // taken in the order of the paths, so that the listing and the error reported
+            // first do not depend on which thread got where first.
+            let found = std::sync::Mutex::new(Vec::new());
+            walker.threads(rayon::current_num_threads()).build_parallel().run(|| {
+                let (found, judge) = (&found, &judge);
+                Box::new(move |entry| {
+                    if let Some(w) = judge(entry)
+                        && let Ok(mut f) = found.lock()
+                    {
+                        f.push(w);
+                    }
+                    ignore::WalkState::Continue
+                })
+            });
+            found.into_inner().unwrap_or_else(|e| e.into_inner())
+        } else {
+            // One directory (an editor's module, at every keystroke): no threads to start.
+            walker.build().filter_map(judge).collect()
+        };
         // Stable: an error reading a directory stays after the directory itself.
         found.sort_by(|a, b| a.path().cmp(b.path()));
         let mut dirs: Vec<String> = Vec::new();
