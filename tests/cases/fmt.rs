@@ -33,25 +33,19 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
 /// every fixture that parses, on its canonical form, and on both with Terraform's own
 /// rewrites to make (`"${x}"` and a legacy type) or with a space out of place.
 fn the_quick_check_agrees() {
-    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-        for e in std::fs::read_dir(dir).expect("a fixture folder") {
-            let p = e.expect("an entry").path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "tf") {
-                out.push(p);
-            }
-        }
-    }
-    let mut files = Vec::new();
-    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"), &mut files);
-    // Some fixtures nest thousands deep, more than a debug build's default stack takes.
+    let texts = fixture_texts();
+    on_a_big_stack(move || agree_on(texts));
+}
+
+/// Runs `f` on a thread with room for the fixtures that nest thousands deep (more than a
+/// debug build's default stack takes).
+fn on_a_big_stack(f: impl FnOnce() + Send + 'static) {
     std::thread::Builder::new()
         .stack_size(512 << 20)
-        .spawn(move || agree_on(files))
+        .spawn(f)
         .expect("a thread")
         .join()
-        .expect("no panic");
+        .expect("no failure");
 }
 
 /// Every native-syntax file of the fixtures, with its text.
@@ -78,48 +72,42 @@ fn fixture_texts() -> Vec<(std::path::PathBuf, String)> {
 /// with a comment above every line that opens a block, or above every other line.
 fn comment_lines_need_only_the_layout() {
     let texts = fixture_texts();
-    std::thread::Builder::new()
-        .stack_size(512 << 20)
-        .spawn(move || {
-            let mut checked = 0;
-            for (p, text) in texts {
-                let Some(formatted) = format(&text) else { continue };
-                for t in [&text, &formatted] {
-                    if standing(t, &scan(t.as_bytes(), Mode::Normal)) != Standing::Plain {
+    on_a_big_stack(move || {
+        let mut checked = 0;
+        for (p, text) in texts {
+            let Some(formatted) = format(&text) else { continue };
+            for t in [&text, &formatted] {
+                if standing(t, &scan(t.as_bytes(), Mode::Normal)) != Standing::Plain {
+                    continue;
+                }
+                for every in [true, false] {
+                    let mut edited = String::new();
+                    for (i, line) in t.split_inclusive('\n').enumerate() {
+                        let code = line.trim();
+                        let opens = code.ends_with('{') && !code.starts_with('#');
+                        if opens || every && i % 2 == 1 && !code.is_empty() {
+                            let indent = &line[..line.len() - line.trim_start().len()];
+                            edited.push_str(&format!("{indent}# overridden by override.tf\n"));
+                        }
+                        edited.push_str(line);
+                    }
+                    // Inside a heredoc or a multi-line string the "comment" is text:
+                    // such an edit is not one `fix` makes.
+                    if !override_guard_hcl::scan::same_code(t, &edited) {
                         continue;
                     }
-                    for every in [true, false] {
-                        let mut edited = String::new();
-                        for (i, line) in t.split_inclusive('\n').enumerate() {
-                            let code = line.trim();
-                            let opens = code.ends_with('{') && !code.starts_with('#');
-                            if opens || every && i % 2 == 1 && !code.is_empty() {
-                                let indent = &line[..line.len() - line.trim_start().len()];
-                                edited.push_str(&format!("{indent}# overridden by override.tf\n"));
-                            }
-                            edited.push_str(line);
-                        }
-                        // Inside a heredoc or a multi-line string the "comment" is text:
-                        // such an edit is not one `fix` makes.
-                        if !override_guard_hcl::scan::same_code(t, &edited) {
-                            continue;
-                        }
-                        assert_eq!(Some(lay_out(&edited)), format(&edited), "{}", p.display());
-                        checked += 1;
-                    }
+                    assert_eq!(Some(lay_out(&edited)), format(&edited), "{}", p.display());
+                    checked += 1;
                 }
             }
-            assert!(checked > 300, "{checked} edits checked");
-        })
-        .expect("a thread")
-        .join()
-        .expect("no failure");
+        }
+        assert!(checked > 300, "{checked} edits checked");
+    });
 }
 
-fn agree_on(files: Vec<std::path::PathBuf>) {
+fn agree_on(files: Vec<(std::path::PathBuf, String)>) {
     let (mut texts, mut canonical, mut not) = (0, 0, 0);
-    for p in files {
-        let Ok(text) = std::fs::read_to_string(&p) else { continue };
+    for (p, text) in files {
         let Some(formatted) = format(&text) else { continue };
         let rewrite = format!("{formatted}\nlocals {{\n  a = \"${{b}}\"\n}}\n");
         let legacy = format!("{formatted}\nvariable \"v\" {{\n  type = \"string\"\n}}\n");
