@@ -25,11 +25,22 @@ pub struct VarFile {
     /// Why the file could not be read, as Terraform's "Failed to read variables file"
     /// says it (the text is then empty).
     pub failed: Option<String>,
+    /// What makes the file look binary (it was not UTF-8), when it does: its errors are
+    /// then reported as one, as a binary `.tf` file's are.
+    pub binary: Option<&'static str>,
 }
 
 impl VarFile {
     pub fn new(path: String, text: impl Into<Arc<str>>) -> VarFile {
-        VarFile { path, text: text.into(), failed: None }
+        VarFile { path, text: text.into(), failed: None, binary: None }
+    }
+
+    /// A file from its bytes (read as Terraform reads them, invalid UTF-8 replaced).
+    pub fn from_bytes(path: String, bytes: &[u8]) -> VarFile {
+        VarFile {
+            binary: crate::merge::binary_content(bytes),
+            ..VarFile::new(path, String::from_utf8_lossy(bytes))
+        }
     }
 
     /// A file that could not be read, named as Terraform (running in the module, or given
@@ -40,7 +51,7 @@ impl VarFile {
         } else {
             format!("Error while reading {name}: {why}.")
         };
-        VarFile { path, text: Arc::from(""), failed: Some(detail) }
+        VarFile { path, text: Arc::from(""), failed: Some(detail), binary: None }
     }
 }
 
@@ -251,6 +262,10 @@ impl Gathered {
 
     fn hcl_file(&mut self, id: usize, f: &VarFile, from: From) {
         let (parsed, diags) = crate::terraform::hcl::parse_named(id, &f.path, &f.text);
+        let diags = match f.binary {
+            Some(holds) => crate::merge::one_error_of_binary(diags, holds),
+            None => diags,
+        };
         if diags.iter().any(Diagnostic::is_error) {
             self.diags.extend(diags);
             return;
@@ -290,7 +305,10 @@ impl Gathered {
         let root = match crate::terraform::json::parse_value(id, &f.text) {
             Ok(r) => r,
             Err(d) => {
-                self.diags.extend(d);
+                self.diags.extend(match f.binary {
+                    Some(holds) => crate::merge::one_error_of_binary(d, holds),
+                    None => d,
+                });
                 return;
             }
         };

@@ -314,3 +314,39 @@ fn vars_needs_a_directory_with_configuration_files() {
     let out = vars(dir.path(), &["--format", "yaml"], &[]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
+
+/// A binary file saved as `.auto.tfvars` (or given with `--var-file`) is one error, as a
+/// binary `.tf` file is: Terraform's first, saying how many others are left out, not one
+/// per byte it cannot read. Text in another encoding keeps each of its errors.
+#[test]
+fn a_binary_variables_file_is_one_error() {
+    let dir = module(&[("main.tf", "variable \"a\" {}\n")]);
+    // An executable's first bytes: NUL bytes, invalid UTF-8, hundreds of errors.
+    let binary: Vec<u8> = (0..2048u32).map(|i| (i * 37 % 256) as u8).collect();
+    std::fs::write(dir.path().join("given.tfvars.json"), &binary).expect("write");
+    std::fs::write(dir.path().join("given.tfvars"), &binary).expect("write");
+    let auto = dir.path().join("x.auto.tfvars");
+    for (file, args) in [
+        (Some(&auto), &[][..]),
+        (None, &["--var-file", "given.tfvars"][..]),
+        (None, &["--var-file", "given.tfvars.json"][..]),
+    ] {
+        if let Some(f) = file {
+            std::fs::write(f, &binary).expect("write");
+        }
+        let out = vars(dir.path(), args, &[]);
+        let text = format!("{}{}", stdout(&out), stderr(&out));
+        assert_eq!(text.matches("This looks like a binary file").count(), 1, "{text}");
+        // (The drawing wraps the help.)
+        assert!(text.contains("other errors") && text.contains("are not shown"), "{text}");
+        assert!(text.lines().count() < 60, "{} lines:\n{text}", text.lines().count());
+        if let Some(f) = file {
+            std::fs::remove_file(f).expect("remove");
+        }
+    }
+    // Latin-1 text: two errors, each shown.
+    std::fs::write(&auto, b"a = caf\xe9\nb = d\xe9j\xe0\n").expect("write");
+    let out = vars(dir.path(), &[], &[]);
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(text.contains("x.auto.tfvars") && !text.contains("binary file"), "{text}");
+}

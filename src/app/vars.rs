@@ -61,7 +61,7 @@ pub(super) fn vars_cmd(
             VarArg::File(p) => {
                 let shown = p.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/");
                 match std::fs::read(p) {
-                    Ok(t) => CliArg::File(Ok(VarFile::new(shown, String::from_utf8_lossy(&t)))),
+                    Ok(t) => CliArg::File(Ok(VarFile::from_bytes(shown, &t))),
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => CliArg::File(Err(shown)),
                     Err(e) => return Err(io(p, e)),
                 }

@@ -193,13 +193,35 @@ pub fn without_overrides(m: &Module) -> Module {
 /// error is Terraform's first, with the reason the others are left out. Text with a stray
 /// NUL, or in another encoding (Latin-1 letters in a string), keeps Terraform's every
 /// error: it has a few, and each is worth reading.
-fn binary(bytes: &[u8], mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+fn binary(bytes: &[u8], diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    match binary_content(bytes) {
+        Some(holds) => one_error_of_binary(diags, holds),
+        None => diags,
+    }
+}
+
+/// What makes `bytes` (a file's, not UTF-8) look binary: NUL bytes, or another control
+/// character that text does not hold, in its first 8,000 bytes; `None` for text (UTF-8,
+/// or another encoding).
+pub(crate) fn binary_content(bytes: &[u8]) -> Option<&'static str> {
+    if std::str::from_utf8(bytes).is_ok() {
+        return None;
+    }
     let head = &bytes[..bytes.len().min(8000)];
-    let errors = diags.iter().filter(|d| d.is_error()).count();
-    let nul = head.contains(&0);
     let control =
         head.iter().any(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | 0x0c | b'\r' | 0x1b));
-    if errors < 2 || !control {
+    match (control, head.contains(&0)) {
+        (false, _) => None,
+        (true, true) => Some("NUL bytes"),
+        (true, false) => Some("control characters"),
+    }
+}
+
+/// The errors of a file that `holds` what text does not ([`binary_content`]): its first
+/// error alone, with the reason the others are left out; a file with one error keeps it.
+pub(crate) fn one_error_of_binary(mut diags: Vec<Diagnostic>, holds: &str) -> Vec<Diagnostic> {
+    let errors = diags.iter().filter(|d| d.is_error()).count();
+    if errors < 2 {
         return diags;
     }
     let first = diags
@@ -209,7 +231,6 @@ fn binary(bytes: &[u8], mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
         .min_by_key(|(i, d)| (d.subject.map_or(0, |s| s.start), *i))
         .map_or(0, |(i, _)| i);
     let d = diags.swap_remove(first);
-    let holds = if nul { "NUL bytes" } else { "control characters" };
     vec![d.with_cause(format!(
         "This looks like a binary file (it is not UTF-8 and holds {holds}): its {} other errors are not shown.",
         errors - 1

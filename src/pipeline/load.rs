@@ -88,7 +88,7 @@ pub fn var_files(
     for name in crate::vars::auto_files(names.iter().map(String::as_str)) {
         let path = join(dir, &name);
         match src.read(&path) {
-            Ok(text) => out.push(VarFile::new(path, String::from_utf8_lossy(&text))),
+            Ok(text) => out.push(VarFile::from_bytes(path, &text)),
             Err(e) => match e.unreadable() {
                 Some(_) if e.missing() && crate::vars::optional_file(&name) => {}
                 Some(why) => {
