@@ -75,7 +75,7 @@ pub fn standing(src: &str, scanned: &[Token]) -> Standing {
 }
 
 /// The text laid out as HCL's writer lays it out, without `fmt`'s rewrites and without
-/// parsing it: [`format`] for a text with the code tokens of a [`Standing::Plain`] one
+/// parsing it: [`format()`] for a text with the code tokens of a [`Standing::Plain`] one
 /// (the rewrites are decided by the code tokens, and it has none to make).
 pub fn lay_out(src: &str) -> String {
     Laid::out(src, &scan(src.as_bytes(), Mode::Normal), Vec::new()).text()
