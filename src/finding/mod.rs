@@ -199,37 +199,51 @@ const LONGEST_EXCERPT: usize = 16 * 1024;
 /// start a line as a reader of it alone would see it? Not when a lone `\r` (which ends a
 /// line for a terminal, not for an editor) comes before it, or a `U+FEFF` starts it (a
 /// byte-order mark, were it the file's start).
-fn plain_lines_before(text: &str, at: usize) -> bool {
-    let b = text.as_bytes();
-    let lone_cr =
-        b[..at].contains(&b'\r') && (0..at).any(|i| b[i] == b'\r' && b.get(i + 1) != Some(&b'\n'));
-    at == 0 || !lone_cr && !text[at..].starts_with('\u{feff}')
+fn plain_lines_before(text: &Arc<str>, at: usize) -> bool {
+    at == 0 || facts(text).1.is_none_or(|i| i >= at) && !text[at..].starts_with('\u{feff}')
 }
 
-/// The line index of `text`. Reports ask for the line of every finding, and a file can
-/// have thousands, each site holding the file's text: the last few files' indexes are kept
-/// (per thread), so each file is scanned once instead of once per finding, and the
-/// findings of one long line, reported in order, cost its length once.
+/// The line index of `text`.
 fn line_index(text: &Arc<str>) -> Arc<LineIndex> {
-    type Cache = std::cell::RefCell<Vec<(Arc<str>, Arc<LineIndex>)>>;
+    facts(text).0
+}
+
+/// The line index of `text`, and where its first lone `\r` is. Reports ask for the line of
+/// every finding, and a file can have thousands, each site holding the file's text: the
+/// last few files' facts are kept (per thread), so each file is scanned once instead of
+/// once per finding (the sites of a finding alternate between its files), and the
+/// findings of one long line, reported in order, cost its length once.
+fn facts(text: &Arc<str>) -> (Arc<LineIndex>, Option<usize>) {
+    type Cache = std::cell::RefCell<Vec<(Arc<str>, Arc<LineIndex>, Option<usize>)>>;
     thread_local! {
         static CACHE: Cache = const { std::cell::RefCell::new(Vec::new()) };
     }
     CACHE.with(|c| {
         let mut c = c.borrow_mut();
-        if let Some(i) = c.iter().position(|(t, _)| Arc::ptr_eq(t, text)) {
+        if let Some(i) = c.iter().position(|(t, ..)| Arc::ptr_eq(t, text)) {
             let hit = c.remove(i);
-            let index = hit.1.clone();
+            let facts = (hit.1.clone(), hit.2);
             c.push(hit);
-            return index;
+            return facts;
         }
+        #[cfg(test)]
+        SCANS.with(|n| n.set(n.get() + 1));
         let index = Arc::new(LineIndex::new(text));
+        let b = text.as_bytes();
+        let lone_cr =
+            text.match_indices('\r').map(|(i, _)| i).find(|&i| b.get(i + 1) != Some(&b'\n'));
         if c.len() == 8 {
             c.remove(0);
         }
-        c.push((text.clone(), index.clone()));
-        index
+        c.push((text.clone(), index.clone(), lone_cr));
+        (index, lone_cr)
     })
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many texts [`facts`] has scanned on this thread.
+    static SCANS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// One finding: a rule, its level for this place, what is wrong, and where.
@@ -346,6 +360,29 @@ impl Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Trimming the findings of a file scans it once, however many there are: the sites
+    /// of each finding alternate between two files, and twenty thousand findings in a
+    /// 1 MB file each scanning it cost seconds.
+    #[test]
+    fn trimming_many_findings_scans_each_file_once() {
+        let lines = |n: usize| -> Arc<str> {
+            (0..n).map(|i| format!("  a{i} = {i}\n")).collect::<String>().into()
+        };
+        let (main, over) = (lines(2000), lines(1000));
+        let site = |text: &Arc<str>, line: usize| {
+            let start = text.match_indices('\n').nth(line).map_or(0, |(i, _)| i + 1);
+            Site::new("m.tf", text.clone(), start, start + 2, "")
+        };
+        let before = SCANS.with(std::cell::Cell::get);
+        for k in 0..1000 {
+            let mut f =
+                Finding::new(RuleId::OverrideFile, "m", site(&main, 2 * k)).related(site(&over, k));
+            f.trim();
+            assert!(f.primary.source.len() < 200 && f.related[0].source.len() < 200);
+        }
+        assert_eq!(SCANS.with(std::cell::Cell::get) - before, 2);
+    }
 
     #[test]
     fn rule_ids_take_a_width() {
