@@ -52,8 +52,10 @@ impl Decoder<'_> {
         }
         self.static_bools(&b.body, &["sensitive", "ephemeral", "const", "nullable"]);
         let mut found = crate::merge::variables::variable_errors(b, self.over);
-        // A type with a syntax error is no type where HCL stopped reading it.
+        // A type with a syntax error is no type where HCL stopped reading it (asked only
+        // of a type something was found wrong with: it parses the type again).
         if let Some(t) = b.attr("type")
+            && found.iter().any(|d| d.subject == Some(t.expr.span))
             && let Some(at) = self.broken_at(&t.expr)
         {
             for d in found.iter_mut().filter(|d| d.subject == Some(t.expr.span)) {

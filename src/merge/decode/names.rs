@@ -145,18 +145,85 @@ pub(crate) fn valid_constraint(s: &str) -> bool {
         .ok()
     });
     let Some(re) = SINGLE.as_ref() else { return false };
-    s.split(',').all(|one| match re.captures(one) {
-        // Each numeric segment must fit in 64 bits.
-        Some(c) => {
-            c.get(3).is_some_and(|n| n.as_str().split('.').all(|d| d.parse::<i64>().is_ok()))
-        }
-        None => false,
+    // Each numeric segment must fit in 64 bits.
+    let fits = |v: &str| v.split('.').all(|d| d.parse::<i64>().is_ok());
+    s.split(',').all(|one| match plain_constraint(one) {
+        Some(version) => fits(version),
+        None => re.captures(one).is_some_and(|c| c.get(3).is_some_and(|n| fits(n.as_str()))),
     })
+}
+
+/// The version of a constraint of the plain form nearly every module writes (`>= 1.5.0`,
+/// `~> 5.0`): an operator and dotted numbers, no pre-release or build part. Read without
+/// the regular expression, which takes its slowest engine for the captures; anything else
+/// is `None`, left to it.
+fn plain_constraint(one: &str) -> Option<&str> {
+    let space = |c: char| matches!(c, '\t' | '\n' | '\x0c' | '\r' | ' ');
+    let rest = one.trim_matches(space);
+    let rest = ["<=", ">=", "!=", "~>", "<", ">", "="]
+        .iter()
+        .find_map(|op| rest.strip_prefix(op))
+        .unwrap_or(rest)
+        .trim_start_matches(space);
+    let version = rest.strip_prefix('v').unwrap_or(rest);
+    let plain = !version.is_empty()
+        && version.split('.').all(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
+    plain.then_some(version)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The plain form read by hand answers as the regular expression does.
+    #[test]
+    fn plain_constraints_read_as_the_expression_reads_them() {
+        let re = regex::Regex::new(concat!(
+            r"^[\t\n\f\r ]*(<=|>=|!=|~>|<|>|=|)[\t\n\f\r ]*",
+            r"(v?([0-9]+(\.[0-9]+)*?)",
+            r"(-([0-9]+[0-9A-Za-z\-~]*(\.[0-9A-Za-z\-~]+)*)|(-?([A-Za-z\-~]+[0-9A-Za-z\-~]*(\.[0-9A-Za-z\-~]+)*)))?",
+            r"(\+([0-9A-Za-z\-~]+(\.[0-9A-Za-z\-~]+)*))?",
+            r"?)[\t\n\f\r ]*$"
+        ))
+        .expect("the expression");
+        let ops = ["", "<=", ">=", "!=", "~>", "<", ">", "=", "==", "=>", "~"];
+        let versions = [
+            "1",
+            "1.2",
+            "1.2.3",
+            "v1.2",
+            "01.002",
+            "1.",
+            ".1",
+            "1..2",
+            "",
+            "v",
+            "1.2a",
+            "1.2-beta",
+            "1.2+meta",
+            "99999999999999999999",
+            "1.99999999999999999999",
+            "1 .2",
+            "١",
+            "v 1",
+        ];
+        let spaces = ["", " ", "\t", "\n ", "\u{a0}", "\u{2003}"];
+        let mut plain = 0;
+        for op in ops {
+            for v in versions {
+                for (a, b) in spaces.iter().zip(spaces.iter().rev()) {
+                    let one = format!("{a}{op}{b}{v}{a}");
+                    let by_re =
+                        re.captures(&one).and_then(|c| c.get(3)).map(|n| n.as_str().to_string());
+                    if let Some(version) = plain_constraint(&one) {
+                        plain += 1;
+                        assert_eq!(Some(version.to_string()), by_re, "{one:?}");
+                    }
+                }
+            }
+        }
+        assert!(plain > 100, "{plain}");
+    }
 
     #[test]
     fn suggestions_are_within_two_edits_and_the_first_wins() {
