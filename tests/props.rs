@@ -311,7 +311,7 @@ impl Blk {
             return;
         }
         out.push_str(" {\n");
-        for it in &self.items {
+        for it in self.items.iter() {
             match it {
                 It::Attr(n, v) => {
                     out.push_str(&pad);
@@ -1411,7 +1411,7 @@ fn unmerged(m: &Module) -> Module {
     e.locals.clear();
     e.settings = Settings::default();
     for f in &m.parsed {
-        for item in &f.body.items {
+        for item in f.body.items.iter() {
             let Item::Block(b) = item else { continue };
             match b.kind.as_str() {
                 "locals" => e.locals.extend(b.body.attrs().cloned()),
@@ -1424,7 +1424,7 @@ fn unmerged(m: &Module) -> Module {
 }
 
 fn settings_of(s: &mut Settings, t: &Block) {
-    for item in &t.body.items {
+    for item in t.body.items.iter() {
         match item {
             Item::Attr(a) if a.name == "required_version" => s.required_version.push(a.clone()),
             Item::Block(b) if b.kind == "required_providers" => {

@@ -282,7 +282,7 @@ fn names_of(m: &Module, c: &Change<'_>) -> Vec<String> {
         Node::Block(b) if c.address.starts_with("terraform.") => vec![b.kind.clone()],
         Node::Block(b) => {
             let mut out: Vec<String> = Vec::new();
-            for i in &b.body.items {
+            for i in b.body.items.iter() {
                 let span = match i {
                     Item::Attr(a) => a.span,
                     Item::Block(b) => b.def_span,
@@ -316,7 +316,7 @@ fn anchor_of(m: &Module, base: Node<'_>) -> Option<Anchor> {
 }
 
 fn innermost_block(body: &Body, span: Span) -> Option<Span> {
-    for i in &body.items {
+    for i in body.items.iter() {
         if let Item::Block(b) = i
             && b.span.start <= span.start
             && span.end <= b.span.end

@@ -337,7 +337,7 @@ impl<'a> Folder<'a> {
                 other => self.refuse(b.def_span, format!("fold does not handle `{other}` blocks")),
             }
         }
-        for i in &of.body.items {
+        for i in of.body.items.iter() {
             if let Item::Attr(a) = i {
                 self.refuse(a.span, "an argument outside any block");
             }
@@ -373,7 +373,7 @@ impl<'a> Folder<'a> {
     fn fold_body(&mut self, base: &'a Block, ob: &'a Block) {
         let resource = base.kind == "resource";
         let mut done_types: Vec<String> = Vec::new();
-        for item in &ob.body.items {
+        for item in ob.body.items.iter() {
             let name = item.merge_name().to_string();
             match item {
                 Item::Attr(a) => self.set_attr(base, a),
@@ -388,7 +388,7 @@ impl<'a> Folder<'a> {
                 Item::Block(b) if resource && b.kind == "lifecycle" => {
                     match base.body.blocks_of("lifecycle").next() {
                         Some(bl) => {
-                            for x in &b.body.items {
+                            for x in b.body.items.iter() {
                                 match x {
                                     Item::Attr(a) => self.set_attr(bl, a),
                                     _ => {
@@ -796,7 +796,7 @@ impl<'a> Folder<'a> {
     }
 
     fn fold_terraform(&mut self, ob: &'a Block, of: &'a ParsedFile) {
-        for item in &ob.body.items {
+        for item in ob.body.items.iter() {
             match item {
                 Item::Attr(a) if a.name == "required_version" => {}
                 Item::Block(b) if b.kind == "required_providers" => self.fold_providers(b),

@@ -329,7 +329,7 @@ pub fn json_member_range(text: &str, m: &JsonMember) -> (usize, usize) {
 /// comment above an item may sit).
 pub fn item_spans(body: &crate::terraform::Body) -> Vec<crate::terraform::Span> {
     fn walk(body: &crate::terraform::Body, out: &mut Vec<crate::terraform::Span>) {
-        for i in &body.items {
+        for i in body.items.iter() {
             match i {
                 crate::terraform::Item::Attr(a) => out.push(a.span),
                 crate::terraform::Item::Block(b) => {

@@ -307,7 +307,7 @@ impl Mapper<'_> {
                 self.set(a2, (o.span.file, o2));
                 // Items matched by name; nested blocks by type and position.
                 let mut seen: Vec<(&str, usize)> = Vec::new();
-                for item in &a.body.items {
+                for item in a.body.items.iter() {
                     let pair = match item {
                         Item::Attr(x) => o.body.items.iter().find_map(|y| match y {
                             Item::Attr(y) if y.name == x.name => Some(Pair::Attr(x, y)),
@@ -441,7 +441,7 @@ fn enclosing_block(m: &Module, s: Span) -> Span {
     m.parsed
         .iter()
         .filter(|p| p.file == s.file)
-        .flat_map(|p| &p.body.items)
+        .flat_map(|p| p.body.items.iter())
         .find_map(|i| match i {
             Item::Block(b)
                 if b.span.start <= s.start && (s.start < b.span.end || b.span.start == s.start) =>

@@ -393,7 +393,7 @@ impl Walk<'_> {
         // block may hold what overrides merged into it.
         if !over {
             let head = self.header(b.def_span);
-            for i in &b.body.items {
+            for i in b.body.items.iter() {
                 self.item(i, &address, Some(head));
             }
         }

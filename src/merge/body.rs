@@ -22,7 +22,7 @@ pub(super) fn replaced_attr(base: &Attr, over: &Attr) -> Attr {
 /// Merges `over` into `base`; names in `skip` are the caller's to handle.
 pub(super) fn merge_body(base: &mut Body, over: &Body, skip: &[&str]) {
     let mut over = over.clone();
-    over.items.retain(|i| {
+    over.items_mut().retain(|i| {
         !skip.contains(&i.merge_name()) || matches!(i, Item::Block(b) if b.kind == "dynamic")
     });
     resolve_json(base, &mut over);
@@ -32,7 +32,7 @@ pub(super) fn merge_body(base: &mut Body, over: &Body, skip: &[&str]) {
     // attribute, not a scan of the body (an override of thousands of attributes stays
     // linear). Rebuilt after a JSON property moves items around.
     let mut index: Option<HashMap<String, usize>> = None;
-    for item in over.items {
+    for item in over.into_items() {
         match item {
             Item::Attr(a) => {
                 let idx = index.get_or_insert_with(|| attr_index(&base.items));
@@ -41,11 +41,11 @@ pub(super) fn merge_body(base: &mut Body, over: &Body, skip: &[&str]) {
                         let old = item_span_and_history(&base.items[p]);
                         let mut a = a;
                         a.displaced = old;
-                        base.items[p] = Item::Attr(a);
+                        base.items_mut()[p] = Item::Attr(a);
                     }
                     None => {
                         idx.insert(a.name.clone(), base.items.len());
-                        base.items.push(Item::Attr(a));
+                        base.items_mut().push(Item::Attr(a));
                     }
                 }
             }
@@ -54,7 +54,7 @@ pub(super) fn merge_body(base: &mut Body, over: &Body, skip: &[&str]) {
                 let mut first = None;
                 let mut displaced = Vec::new();
                 let mut k = 0;
-                base.items.retain(|i| {
+                base.items_mut().retain(|i| {
                     let hit = i.merge_name() == j.name;
                     if hit {
                         first.get_or_insert(k);
@@ -67,8 +67,8 @@ pub(super) fn merge_body(base: &mut Body, over: &Body, skip: &[&str]) {
                 });
                 j.displaced = displaced;
                 match first {
-                    Some(p) => base.items.insert(p, Item::Json(j)),
-                    None => base.items.push(Item::Json(j)),
+                    Some(p) => base.items_mut().insert(p, Item::Json(j)),
+                    None => base.items_mut().push(Item::Json(j)),
                 }
             }
             Item::Block(b) => over_blocks.push(b),
@@ -80,7 +80,7 @@ pub(super) fn merge_body(base: &mut Body, over: &Body, skip: &[&str]) {
     let types: HashSet<String> =
         over_blocks.iter().map(|b| Item::Block(b.clone()).merge_name().to_string()).collect();
     let mut dropped: Vec<(String, Span)> = Vec::new();
-    base.items.retain(|i| match i {
+    base.items_mut().retain(|i| match i {
         Item::Block(b) if types.contains(i.merge_name()) => {
             dropped.push((i.merge_name().to_string(), b.span));
             false
@@ -93,7 +93,7 @@ pub(super) fn merge_body(base: &mut Body, over: &Body, skip: &[&str]) {
         if seen.insert(name.clone()) {
             b.displaced = dropped.iter().filter(|(n, _)| *n == name).map(|(_, s)| *s).collect();
         }
-        base.items.push(Item::Block(b));
+        base.items_mut().push(Item::Block(b));
     }
 }
 
@@ -151,22 +151,24 @@ fn resolve_json(base: &mut Body, over: &mut Body) {
         if !body.items.iter().any(|i| matches!(i, Item::Json(_))) {
             continue;
         }
-        let items = std::mem::take(&mut body.items);
+        let items = std::sync::Arc::unwrap_or_clone(std::mem::take(&mut body.items));
         for item in items {
             match item {
                 Item::Json(j) if blocks.contains(&j.name) && !attrs.contains(&j.name) => {
-                    body.items.extend(
+                    body.items_mut().extend(
                         json::blocks_from_value(&j.name, &j.value).into_iter().map(Item::Block),
                     );
                 }
-                Item::Json(j) if attrs.contains(&j.name) => body.items.push(Item::Attr(Attr {
-                    name: j.name.clone(),
-                    name_span: j.name_span,
-                    expr: json::expr_from_value(&j.value),
-                    span: j.span,
-                    displaced: j.displaced,
-                })),
-                other => body.items.push(other),
+                Item::Json(j) if attrs.contains(&j.name) => {
+                    body.items_mut().push(Item::Attr(Attr {
+                        name: j.name.clone(),
+                        name_span: j.name_span,
+                        expr: json::expr_from_value(&j.value),
+                        span: j.span,
+                        displaced: j.displaced,
+                    }))
+                }
+                other => body.items_mut().push(other),
             }
         }
     }

@@ -88,7 +88,19 @@ pub(crate) fn same(a: &Module, b: &Module) -> bool {
 /// type and labels, not by position, so that a block one module lacks, or the order of
 /// the blocks, does not make every block after it differ.
 pub(crate) fn differences(a: &Module, b: &Module) -> Vec<Difference> {
-    let (x, y) = (leaves(a), leaves(b));
+    // A block both modules hold with the same body has the same leaves in both: neither
+    // is walked (an engine comparison mostly meets the same blocks twice).
+    let (ka, kb) = (block_keys(a), block_keys(b));
+    let in_b: HashMap<&BlockKey<'_>, usize> = kb.iter().enumerate().map(|(j, k)| (k, j)).collect();
+    let (mut skip_a, mut skip_b) = (vec![false; ka.len()], vec![false; kb.len()]);
+    for (i, k) in ka.iter().enumerate() {
+        if let Some(&j) = in_b.get(k)
+            && a.blocks[i].body == b.blocks[j].body
+        {
+            (skip_a[i], skip_b[j]) = (true, true);
+        }
+    }
+    let (x, y) = (leaves_but(a, &skip_a), leaves_but(b, &skip_b));
     let in_x: HashMap<&Path, &Value> = x.iter().map(|l| (&l.path, &l.value)).collect();
     let in_y: HashMap<&Path, &Value> = y.iter().map(|l| (&l.path, &l.value)).collect();
     let mut out = Vec::new();
@@ -123,8 +135,29 @@ struct Leaf {
     value: Value,
 }
 
+/// A top-level block's name in a comparison: its type, its labels, and how many blocks
+/// of that type and labels came before it (its leaves' paths start with this).
+type BlockKey<'a> = (&'a str, &'a [String], usize);
+
+fn block_keys(m: &Module) -> Vec<BlockKey<'_>> {
+    let mut seen: HashMap<(&str, &[String]), usize> = HashMap::new();
+    m.blocks
+        .iter()
+        .map(|b| {
+            let n = seen.entry((b.kind.as_str(), b.labels.as_slice())).or_insert(0);
+            *n += 1;
+            (b.kind.as_str(), b.labels.as_slice(), *n)
+        })
+        .collect()
+}
+
 /// Every leaf of a module's effective configuration, in the order of its declarations.
 fn leaves(m: &Module) -> Vec<Leaf> {
+    leaves_but(m, &[])
+}
+
+/// [`leaves`], leaving out the top-level blocks marked in `skip` (by position).
+fn leaves_but(m: &Module, skip: &[bool]) -> Vec<Leaf> {
     let mut w = Walk::default();
     if !m.settings.is_empty() {
         w.path.push(Step::Key("terraform".into()));
@@ -141,10 +174,13 @@ fn leaves(m: &Module) -> Vec<Leaf> {
         w.path.pop();
     }
     let mut seen: HashMap<(&str, &[String]), usize> = HashMap::new();
-    for b in &m.blocks {
+    for (i, b) in m.blocks.iter().enumerate() {
         let schema = Schema::top_block(&b.kind).map_or(Schema::Unknown, |(_, s)| s);
         let n = seen.entry((b.kind.as_str(), b.labels.as_slice())).or_insert(0);
         *n += 1;
+        if skip.get(i).copied().unwrap_or(false) {
+            continue;
+        }
         w.path.push(Step::Key(b.kind.clone()));
         w.path.extend(b.labels.iter().cloned().map(Step::Label));
         if *n > 1 {
@@ -212,7 +248,7 @@ enum Element<'a> {
 impl<'a> Entries<'a> {
     fn body(body: &'a Body, schema: Schema) -> Self {
         let mut e = Entries::default();
-        for i in &body.items {
+        for i in body.items.iter() {
             e.item(i, schema);
         }
         e
@@ -358,6 +394,62 @@ mod tests {
         assert!(!a.has_errors() && !b.has_errors());
         assert!(same(a, b));
         assert_eq!(paths(a, b), Vec::<String>::new());
+    }
+
+    /// The comparison as first written: every leaf of both modules walked.
+    fn walked_in_full(a: &Module, b: &Module) -> Vec<Difference> {
+        let (x, y) = (leaves(a), leaves(b));
+        let in_x: HashMap<&Path, &Value> = x.iter().map(|l| (&l.path, &l.value)).collect();
+        let in_y: HashMap<&Path, &Value> = y.iter().map(|l| (&l.path, &l.value)).collect();
+        let mut out = Vec::new();
+        for l in &x {
+            let there = in_y.get(&l.path).copied();
+            if there != Some(&l.value) {
+                let (left, right) = (Some(l.value.clone()), there.cloned());
+                out.push(Difference { path: l.path.clone(), left, right });
+            }
+        }
+        for l in y.iter().filter(|l| !in_x.contains_key(&l.path)) {
+            out.push(Difference { path: l.path.clone(), left: None, right: Some(l.value.clone()) });
+        }
+        out
+    }
+
+    #[test]
+    fn blocks_left_unwalked_change_no_difference() {
+        let q = "resource \"aws_sqs_queue\" \"q\" {\n  name = \"q\"\n}\n";
+        let q2 = q.replace("\"q\"\n", "\"r\"\n");
+        let v = "variable \"v\" {\n  default = 1\n}\n";
+        let texts = [
+            format!("{WEB}{q}{v}"),
+            format!("{q}{WEB}{v}"),
+            format!("{WEB}{q2}{v}"),
+            format!("{WEB}{q}{q}{v}"),
+            format!("{WEB}{q}{q2}"),
+            format!("{q2}{q}{WEB}"),
+            WEB.replace("t3.micro", "t3.large") + q,
+            format!("{v}{v}"),
+            String::new(),
+        ];
+        let mut unwalked = 0;
+        for a in &texts {
+            for b in &texts {
+                let (a, b) = (module(&[("main.tf", a)]), module(&[("main.tf", b)]));
+                assert_eq!(differences(&a, &b), walked_in_full(&a, &b));
+                let keys = block_keys(&b);
+                unwalked += block_keys(&a)
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, k)| {
+                        keys.iter()
+                            .position(|x| x == *k)
+                            .is_some_and(|j| a.blocks[*i].body == b.blocks[j].body)
+                    })
+                    .count();
+            }
+        }
+        // The shortcut was taken: the test compares something.
+        assert!(unwalked >= 40, "{unwalked}");
     }
 
     #[test]

@@ -22,7 +22,7 @@ pub(super) fn merge(m: &mut Module, base: Option<Block>, over: &Block) -> Block 
         return over.clone();
     };
     out.displaced.push(over.def_span);
-    for item in &over.body.items {
+    for item in over.body.items.iter() {
         let Item::Block(o) = item else {
             // Attributes are decode errors (the schema has none): nothing to merge.
             continue;
@@ -42,15 +42,15 @@ pub(super) fn merge(m: &mut Module, base: Option<Block>, over: &Block) -> Block 
                     merge_body(&mut b.body, &o.body, &["encrypted_metadata_alias"]);
                     b.displaced.push(o.def_span);
                 }
-                None => out.body.items.push(Item::Block(o.clone())),
+                None => out.body.items_mut().push(Item::Block(o.clone())),
             },
             "state" | "plan" => match find(&mut out, &o.kind, &[]) {
                 Some(b) => target(m, b, o, true),
-                None => out.body.items.push(Item::Block(o.clone())),
+                None => out.body.items_mut().push(Item::Block(o.clone())),
             },
             "remote_state_data_sources" => match find(&mut out, &o.kind, &[]) {
                 Some(b) => remote(m, b, o),
-                None => out.body.items.push(Item::Block(o.clone())),
+                None => out.body.items_mut().push(Item::Block(o.clone())),
             },
             _ => {}
         }
@@ -60,7 +60,7 @@ pub(super) fn merge(m: &mut Module, base: Option<Block>, over: &Block) -> Block 
 
 /// The nested block of `b` with this type and these labels.
 fn find<'a>(b: &'a mut Block, kind: &str, labels: &[String]) -> Option<&'a mut Block> {
-    b.body.items.iter_mut().find_map(|i| match i {
+    b.body.items_mut().iter_mut().find_map(|i| match i {
         Item::Block(x) if x.kind == kind && x.labels == labels => Some(x),
         _ => None,
     })
@@ -86,10 +86,10 @@ fn target(m: &mut Module, base: &mut Block, over: &Block, enforceable: bool) {
     }
     if let Some(f) = over.body.blocks_of("fallback").next() {
         let old: Vec<_> = base.body.blocks_of("fallback").map(|b| b.span).collect();
-        base.body.items.retain(|i| !matches!(i, Item::Block(b) if b.kind == "fallback"));
+        base.body.items_mut().retain(|i| !matches!(i, Item::Block(b) if b.kind == "fallback"));
         let mut f = f.clone();
         f.displaced = old;
-        base.body.items.push(Item::Block(f));
+        base.body.items_mut().push(Item::Block(f));
     }
 }
 
@@ -103,15 +103,15 @@ fn remote(m: &mut Module, base: &mut Block, over: &Block) {
         };
         match find(base, &o.kind, labels) {
             Some(b) => target(m, b, o, false),
-            None => base.body.items.push(Item::Block(o.clone())),
+            None => base.body.items_mut().push(Item::Block(o.clone())),
         }
     }
 }
 
 /// Replaces or adds an attribute, remembering what it displaced.
 fn set(b: &mut Block, a: &crate::terraform::Attr) {
-    match b.body.items.iter_mut().find(|i| matches!(i, Item::Attr(x) if x.name == a.name)) {
+    match b.body.items_mut().iter_mut().find(|i| matches!(i, Item::Attr(x) if x.name == a.name)) {
         Some(Item::Attr(x)) => *x = replaced_attr(x, a),
-        _ => b.body.items.push(Item::Attr(a.clone())),
+        _ => b.body.items_mut().push(Item::Attr(a.clone())),
     }
 }

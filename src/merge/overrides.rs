@@ -32,7 +32,7 @@ pub(super) fn merge_file(m: &mut Module, st: &mut State, f: &ParsedFile) {
     rejected_variables(st, f);
     merge_terraform(m, f);
     for kind in TF_ORDER {
-        for item in &f.body.items {
+        for item in f.body.items.iter() {
             let Item::Block(o) = item else { continue };
             if o.kind != kind {
                 continue;
@@ -72,7 +72,7 @@ pub(super) fn merge_file(m: &mut Module, st: &mut State, f: &ParsedFile) {
 /// A JSON `null` or `[]` where the original writes nested blocks of that name is zero
 /// blocks, which do not mark the type as overridden: the original's blocks stay (spec §6).
 fn ignore_zero_blocks(m: &mut Module, base: &Block, o: &Block) {
-    for i in &o.body.items {
+    for i in o.body.items.iter() {
         let Item::Json(j) = i else { continue };
         let empty = match &j.value.value {
             JsonValue::Null => Some("null"),
@@ -200,7 +200,7 @@ fn merge_terraform(m: &mut Module, f: &ParsedFile) {
         }
     }
     for t in &tblocks {
-        for item in &t.body.items {
+        for item in t.body.items.iter() {
             match item {
                 Item::Block(b) if b.kind == "provider_meta" => {
                     ignore(m, b.def_span, "provider_meta blocks in override files are ignored")
@@ -290,7 +290,7 @@ fn merge_object(m: &mut Module, st: &mut State, o: &Block) {
     base.displaced.push(o.def_span);
     match nested {
         None => m.blocks[i] = base,
-        Some(j) => m.blocks[i].body.items[j] = Item::Block(base),
+        Some(j) => m.blocks[i].body.items_mut()[j] = Item::Block(base),
     }
 }
 
@@ -391,7 +391,7 @@ fn merge_lifecycle(m: &mut Module, base: &mut Block, o: &Block) {
         None => Block { body: Default::default(), displaced: Vec::new(), ..o.clone() },
     };
     let mut triggers = Vec::new();
-    for item in &o.body.items {
+    for item in o.body.items.iter() {
         match item {
             Item::Attr(a) => match a.name.as_str() {
                 "create_before_destroy" | "prevent_destroy" => set_attr(&mut lc, a),
@@ -420,20 +420,20 @@ fn merge_lifecycle(m: &mut Module, base: &mut Block, o: &Block) {
         }
     }
     if !triggers.is_empty() {
-        lc.body.items.retain(|i| !matches!(i, Item::Block(b) if b.kind == "action_trigger"));
-        lc.body.items.extend(triggers.into_iter().map(Item::Block));
+        lc.body.items_mut().retain(|i| !matches!(i, Item::Block(b) if b.kind == "action_trigger"));
+        lc.body.items_mut().extend(triggers.into_iter().map(Item::Block));
     }
     match pos {
-        Some(p) => base.body.items[p] = Item::Block(lc),
-        None if !lc.body.items.is_empty() => base.body.items.push(Item::Block(lc)),
+        Some(p) => base.body.items_mut()[p] = Item::Block(lc),
+        None if !lc.body.items.is_empty() => base.body.items_mut().push(Item::Block(lc)),
         None => {}
     }
 }
 
 fn set_attr(b: &mut Block, a: &Attr) {
-    match b.body.items.iter_mut().find(|i| matches!(i, Item::Attr(x) if x.name == a.name)) {
+    match b.body.items_mut().iter_mut().find(|i| matches!(i, Item::Attr(x) if x.name == a.name)) {
         Some(Item::Attr(x)) => *x = replaced_attr(x, a),
-        _ => b.body.items.push(Item::Attr(a.clone())),
+        _ => b.body.items_mut().push(Item::Attr(a.clone())),
     }
 }
 

@@ -288,7 +288,7 @@ fn duplicate_text(m: &Module, b: &Block, prev: Span, tofu: bool) -> (String, Str
 
 fn append_terraform(m: &mut Module, st: &mut State, t: &Block) {
     let tofu = m.engine == Engine::OpenTofu;
-    for item in &t.body.items {
+    for item in t.body.items.iter() {
         match item {
             Item::Attr(a) if a.name == "required_version" => {
                 if !tofu || super::module::tofu_file(m, a.span.file) {

@@ -184,7 +184,7 @@ impl Inline {
     /// or unused.
     pub fn findings(&self, m: &Module, policy: &Policy, base: &GlobBase) -> Vec<Finding> {
         let mut out = Vec::new();
-        for s in &self.items {
+        for s in self.items.iter() {
             let site = |label: &str| Site::in_module(m, s.span, label);
             let path = base.of(&m.files.get(s.span.file).path);
             let mut push = |rule: RuleId, f: Finding| {

@@ -676,7 +676,7 @@ fn expressions(
             list.push(Value::Object(inner));
         }
     };
-    for item in &body.items {
+    for item in body.items.iter() {
         match item {
             Item::Attr(a) if keep(&a.name) => {
                 out.insert(a.name.clone(), expression(a));

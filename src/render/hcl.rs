@@ -195,7 +195,7 @@ impl Printer<'_> {
             self.out.push_str(&o);
         }
         self.out.push('\n');
-        for item in &b.body.items {
+        for item in b.body.items.iter() {
             self.item(item, level + 1, shape, &b.kind);
         }
         self.indent(level);

@@ -33,7 +33,7 @@ pub(crate) struct Shape {
 
 impl Shape {
     fn learn(&mut self, body: &Body) {
-        for item in &body.items {
+        for item in body.items.iter() {
             match item {
                 Item::Attr(a) => {
                     self.attrs.insert(a.name.clone());

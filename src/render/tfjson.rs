@@ -44,9 +44,9 @@ pub fn document(m: &Module) -> Value {
         }
         let mut body = Body::default();
         for b in [&st.backend, &st.cloud, &st.state_store, &st.encryption].into_iter().flatten() {
-            body.items.push(Item::Block(b.clone()));
+            body.items_mut().push(Item::Block(b.clone()));
         }
-        body.items.extend(st.other.iter().cloned());
+        body.items_mut().extend(st.other.iter().cloned());
         for (k, v) in body_map(&body, Schema::Terraform, None, "terraform") {
             t.insert(k, v);
         }
@@ -69,7 +69,9 @@ pub fn document(m: &Module) -> Value {
             let mut v = labelled_shaped(b, schema, shapes.top(b));
             if left.iter().any(|s| b.body.attrs().any(|a| a.span == *s)) {
                 let mut b = b.clone();
-                b.body.items.retain(|i| !matches!(i, Item::Attr(a) if left.contains(&a.span)));
+                b.body
+                    .items_mut()
+                    .retain(|i| !matches!(i, Item::Attr(a) if left.contains(&a.span)));
                 v = labelled_shaped(&b, schema, shapes.top(&b));
             }
             list.push(v);
@@ -104,7 +106,7 @@ fn body_map(body: &Body, schema: Schema, shape: Option<&Shape>, kind: &str) -> M
             list.push(labelled_shaped(b, child, Shape::child(shape, kind, b)));
         }
     };
-    for item in &body.items {
+    for item in body.items.iter() {
         match item {
             Item::Attr(a) => {
                 out.insert(a.name.clone(), a.to_json(schema));

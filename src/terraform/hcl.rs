@@ -102,7 +102,7 @@ impl Lowering<'_> {
                 ast::Item::Block(b) => Item::Block(self.block(b)),
             })
             .collect();
-        Body { items }
+        Body::new(items)
     }
 
     fn attr(&self, a: &ast::Attribute) -> Attr {

@@ -293,7 +293,7 @@ impl Decoder<'_> {
                 }
             }
         }
-        Body { items }
+        Body::new(items)
     }
 
     fn collect_props<'n>(

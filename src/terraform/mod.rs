@@ -160,7 +160,26 @@ impl Files {
 /// A body: attributes, blocks and (JSON only) properties whose kind the schema decides.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Body {
-    pub items: Vec<Item>,
+    /// Shared, copied on write: the merge appends every primary block as it was parsed,
+    /// so an effective block holds the parsed file's items until an override changes them
+    /// (a deep copy of every block was a twentieth of an audit).
+    pub items: std::sync::Arc<Vec<Item>>,
+}
+
+impl Body {
+    pub fn new(items: Vec<Item>) -> Self {
+        Body { items: std::sync::Arc::new(items) }
+    }
+
+    /// The items to change: copied first when another body still shares them.
+    pub fn items_mut(&mut self) -> &mut Vec<Item> {
+        std::sync::Arc::make_mut(&mut self.items)
+    }
+
+    /// The items to keep: taken without a copy when no other body shares them.
+    pub fn into_items(self) -> Vec<Item> {
+        std::sync::Arc::unwrap_or_clone(self.items)
+    }
 }
 
 /// One item of a body.

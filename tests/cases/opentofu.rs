@@ -14,7 +14,7 @@ use crate::{per_case, whole};
 fn origins(m: &Module) -> serde_json::Map<String, Value> {
     let mut out = serde_json::Map::new();
     let mut add = |addr: String, b: &Block| {
-        for item in &b.body.items {
+        for item in b.body.items.iter() {
             if let Item::Attr(a) = item {
                 out.insert(format!("{addr}.{}", a.name), json!(m.files.short(a.span)));
             }
@@ -25,7 +25,7 @@ fn origins(m: &Module) -> serde_json::Map<String, Value> {
     }
     // The merged encryption block, all the way down.
     fn walk(m: &Module, addr: &str, b: &Block, out: &mut serde_json::Map<String, Value>) {
-        for item in &b.body.items {
+        for item in b.body.items.iter() {
             match item {
                 Item::Attr(a) => {
                     out.insert(format!("{addr}.{}", a.name), json!(m.files.short(a.span)));

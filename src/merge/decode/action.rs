@@ -27,7 +27,7 @@ impl Decoder<'_> {
         }
         // In JSON the config blocks are a property's value: an array of several is more
         // than one (reported at the array's bracket, their DefRange).
-        for item in &b.body.items {
+        for item in b.body.items.iter() {
             if let Item::Json(j) = item
                 && j.name == "config"
                 && matches!(&j.value.value, crate::terraform::JsonValue::Array(v) if v.len() > 1)

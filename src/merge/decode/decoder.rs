@@ -286,7 +286,7 @@ impl Decoder<'_> {
                 a.name_span,
             );
         }
-        for item in &body.items {
+        for item in body.items.iter() {
             match item {
                 Item::Block(b) if !s.blocks.iter().any(|(t, _)| *t == b.kind) => {
                     let cands: Vec<&str> = s.blocks.iter().map(|(t, _)| *t).collect();

@@ -99,7 +99,7 @@ fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
 }
 
 fn collect(prefix: &str, b: &Block, out: &mut Vec<(String, crate::terraform::Span)>) {
-    for i in &b.body.items {
+    for i in b.body.items.iter() {
         let (name, span) = match i {
             Item::Attr(a) => (a.name.clone(), a.span),
             Item::Block(n) => (i.merge_name().to_string(), n.def_span),
