@@ -105,6 +105,16 @@ fn bench(root: &Path, n: usize, a: &Args) -> std::io::Result<()> {
         time(a.runs, || files.par_iter().enumerate().for_each(|(id, (p, t))| parse_one(id, p, t)));
     let parse1 =
         time(a.runs, || files.iter().enumerate().for_each(|(id, (p, t))| parse_one(id, p, t)));
+    // Parsing and the merge with Terraform's load-time checks, every module from memory:
+    // what `audit` pays before its rules, its walk and its report, and what it can never
+    // leave out (the merge's errors are the `merge-error` findings of every module).
+    let modules = read_modules(root)?;
+    let load = time(a.runs, || {
+        modules.par_iter().for_each(|(dir, names, bytes)| {
+            let read = |p: &str| Ok::<_, std::io::Error>(bytes.get(p).cloned().unwrap_or_default());
+            let _ = override_guard::merge::load(dir, names, None, read);
+        })
+    });
     let src = WorktreeSource::tree(root);
     let walk_parse = time(a.runs, || {
         let dirs: Vec<(String, Vec<String>)> =
@@ -166,6 +176,12 @@ fn bench(root: &Path, n: usize, a: &Args) -> std::io::Result<()> {
     );
     println!("parse, in memory, all files, 1 thread:              {:>9.1} ms", ms(parse1));
     println!("parse, in memory, all files:                        {:>9.1} ms", ms(parse));
+    println!(
+        "load, in memory: parse + merge, every module:       {:>9.1} ms  the merge alone {:.1} ms, {:.2}x parse-only",
+        ms(load),
+        ms(load) - ms(parse),
+        (ms(load) - ms(parse)) / ms(walk_parse).max(1e-9)
+    );
     println!("parse-only: walk + read + parse, all files:         {:>9.1} ms", ms(walk_parse));
     println!("parse-only with hcl-edit's parser for .tf files:    {:>9.1} ms", ms(walk_parse_edit));
     println!(
@@ -221,6 +237,24 @@ fn read_corpus(root: &Path) -> std::io::Result<Vec<(String, String)>> {
             let b = src.read(&p).map_err(std::io::Error::other)?;
             out.push((p, String::from_utf8_lossy(&b).into_owned()));
         }
+    }
+    Ok(out)
+}
+
+/// Every module of the corpus: its directory, its file names, and each file's bytes by path.
+type InMemory = (String, Vec<String>, std::collections::HashMap<String, Vec<u8>>);
+
+fn read_modules(root: &Path) -> std::io::Result<Vec<InMemory>> {
+    let src = WorktreeSource::tree(root);
+    let mut out = Vec::new();
+    for (dir, names) in src.modules().map_err(std::io::Error::other)? {
+        let mut bytes = std::collections::HashMap::new();
+        for n in &names {
+            let p = override_guard::source::join(&dir, n);
+            let b = src.read(&p).map_err(std::io::Error::other)?;
+            bytes.insert(p, b);
+        }
+        out.push((dir, names, bytes));
     }
     Ok(out)
 }

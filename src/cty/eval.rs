@@ -4,6 +4,7 @@
 //! or a function call is Terraform's "Variables not allowed" / "Function calls not
 //! allowed" error.
 
+use super::memo::{Memo, memo};
 use super::{Number, Type, Value, convert};
 use override_guard_hcl::ast::{BinaryOp, Expr, ForExpr, Key, Node, Part, Step, UnaryOp};
 use std::collections::BTreeMap;
@@ -35,11 +36,28 @@ impl Bindings {
 /// Evaluates an expression given as HCL source text. A syntax error is the first of
 /// Terraform's diagnostics for it.
 pub(crate) fn eval_source(src: &str) -> Result<Value, EvalError> {
-    let (expr, errors) = override_guard_hcl::parse_expression(src);
-    if let Some(e) = errors.into_iter().next() {
-        return Err(EvalError { summary: e.summary, detail: e.detail });
+    thread_local! {
+        static VALUES: Memo<Result<Value, EvalError>> = Memo::default();
     }
-    eval(&expr, &mut Bindings::default())
+    memo(&VALUES, src, || {
+        let (expr, errors) = override_guard_hcl::parse_expression(src);
+        if let Some(e) = errors.into_iter().next() {
+            return Err(EvalError { summary: e.summary, detail: e.detail });
+        }
+        eval(&expr, &mut Bindings::default())
+    })
+}
+
+/// Evaluates an expression given as HCL source text, when it has no syntax error (`None`
+/// when it has: one that was reported as its file was read).
+pub(crate) fn eval_valid_source(src: &str) -> Option<Result<Value, EvalError>> {
+    thread_local! {
+        static VALUES: Memo<Option<Result<Value, EvalError>>> = Memo::default();
+    }
+    memo(&VALUES, src, || {
+        let (tree, errors) = override_guard_hcl::parse_expression(src);
+        errors.is_empty().then(|| eval(&tree, &mut Bindings::default()))
+    })
 }
 
 /// Evaluates a parsed expression.
@@ -388,6 +406,36 @@ mod tests {
         match eval_source(s) {
             Ok(v) => v.to_json().to_string(),
             Err(e) => format!("{}: {}", e.summary, e.detail),
+        }
+    }
+
+    #[test]
+    fn a_remembered_value_is_the_one_evaluated_anew() {
+        let texts = [
+            "\"dev\"\n",
+            "[443, 80]\n",
+            "{}\n",
+            "1 + 1\n",
+            "var.x\n",
+            "upper(\"a\")\n",
+            "{ a = 1, a = 2 }\n",
+            "[1,\n",
+            "<<EOT\nhi\nEOT\n",
+            "null\n",
+            "1e400\n",
+        ];
+        for t in texts {
+            let (tree, errors) = override_guard_hcl::parse_expression(t);
+            let valid = errors.is_empty().then(|| eval_expr(&tree));
+            let first = errors.first().map(|e| (e.summary.clone(), e.detail.clone()));
+            let whole = match first {
+                Some((summary, detail)) => Err(EvalError { summary, detail }),
+                None => eval_expr(&tree),
+            };
+            for _ in 0..2 {
+                assert_eq!(format!("{:?}", eval_valid_source(t)), format!("{valid:?}"), "{t}");
+                assert_eq!(format!("{:?}", eval_source(t)), format!("{whole:?}"), "{t}");
+            }
         }
     }
 

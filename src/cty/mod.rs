@@ -15,12 +15,90 @@ mod defaults;
 mod eval;
 mod typeexpr;
 
+/// Per-thread memos of pure functions of short texts. A repository repeats its type
+/// constraints and defaults (`string`, `list(string)`, `"dev"`, `{}`) in module after
+/// module, and each was parsed again from its text at every variable block: a twentieth
+/// of an audit.
+mod memo {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    use std::thread::LocalKey;
+
+    /// Longer texts are computed each time: what repeats is short.
+    const LONGEST: usize = 256;
+    /// A memo holding this many texts starts again, so that its size has a bound.
+    const MOST: usize = 4096;
+
+    pub(super) type Memo<V> = RefCell<HashMap<String, V>>;
+
+    /// `f()`, the result of an earlier call for the same text when there was one (`f`
+    /// must be a function of `text` alone).
+    pub(super) fn memo<V: Clone>(
+        memo: &'static LocalKey<Memo<V>>,
+        text: &str,
+        f: impl FnOnce() -> V,
+    ) -> V {
+        if text.len() > LONGEST {
+            return f();
+        }
+        if let Some(v) = memo.with(|m| m.borrow().get(text).cloned()) {
+            return v;
+        }
+        let v = f();
+        memo.with(|m| {
+            let mut m = m.borrow_mut();
+            if m.len() >= MOST {
+                m.clear();
+            }
+            m.insert(text.to_string(), v.clone());
+        });
+        v
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use std::cell::Cell;
+
+        thread_local! {
+            static LENGTHS: Memo<usize> = Memo::default();
+            static CALLS: Cell<usize> = const { Cell::new(0) };
+        }
+
+        fn length(text: &str) -> usize {
+            memo(&LENGTHS, text, || {
+                CALLS.with(|c| c.set(c.get() + 1));
+                text.len()
+            })
+        }
+
+        #[test]
+        fn a_short_text_is_computed_once_a_long_one_each_time() {
+            let long = "x".repeat(LONGEST + 1);
+            for _ in 0..3 {
+                assert_eq!(length("string"), 6);
+                assert_eq!(length(&long), LONGEST + 1);
+            }
+            assert_eq!(CALLS.with(Cell::get), 1 + 3);
+        }
+
+        #[test]
+        fn a_full_memo_starts_again() {
+            for i in 0..MOST + 10 {
+                length(&i.to_string());
+            }
+            assert!(LENGTHS.with(|m| m.borrow().len()) <= MOST);
+            assert_eq!(length("0"), 1);
+        }
+    }
+}
+
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Numbers live with the syntax that reads them (a number literal must parse as one).
 pub(crate) use crate::terraform::number::Number;
 pub(crate) use convert::{convert, convert_error_with_defaults, convert_with_defaults};
-pub(crate) use eval::{EvalError, eval_expr, eval_source};
+pub(crate) use eval::{EvalError, eval_expr, eval_source, eval_valid_source};
 pub(crate) use typeexpr::{
     DefaultError, TypeError, TypeSpec, check_default, parse_type_source, parse_type_text,
     type_constraint_source,

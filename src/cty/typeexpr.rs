@@ -6,6 +6,7 @@
 use super::convert::convert_with_defaults;
 use super::defaults::Defaults;
 use super::eval::eval_expr;
+use super::memo::{Memo, memo};
 use super::{Type, Value, convert};
 use override_guard_hcl::ast::{Expr, Key, Node};
 use std::collections::{BTreeMap, BTreeSet};
@@ -50,6 +51,15 @@ pub(crate) fn parse_type_source(src: &str) -> Result<TypeSpec, TypeError> {
 /// Parses a `type` argument from its text: native syntax (`native`), or the content of a
 /// JSON string, where quotes are no legacy form.
 pub(crate) fn parse_type_text(src: &str, native: bool) -> Result<TypeSpec, TypeError> {
+    thread_local! {
+        static NATIVE: Memo<Result<TypeSpec, TypeError>> = Memo::default();
+        static JSON: Memo<Result<TypeSpec, TypeError>> = Memo::default();
+    }
+    memo(if native { &NATIVE } else { &JSON }, src, || parse_type_text_anew(src, native))
+}
+
+/// [`parse_type_text`], without the memo.
+fn parse_type_text_anew(src: &str, native: bool) -> Result<TypeSpec, TypeError> {
     let (expr, errors) = override_guard_hcl::parse_expression(src);
     if errors.is_empty() {
         return parse_type(&expr, native);
@@ -356,6 +366,42 @@ pub(crate) fn check_default(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Types as `variable` blocks write them, well formed and not, in both syntaxes.
+    const TYPE_TEXTS: &[&str] = &[
+        "string",
+        "number",
+        "bool",
+        "any",
+        "list",
+        "map",
+        "\"string\"",
+        "list(number)",
+        "map(string)",
+        "set(any)",
+        "tuple([string, bool])",
+        "object({ a = string })",
+        "object({ a = optional(number, 3), b = optional(list(string), [\"x\"]) })",
+        "optional(string)",
+        "list(",
+        "strin",
+        "list(string, number)",
+        "${string}",
+        "",
+        "object({ a = optional(number, \"three\") })",
+    ];
+
+    #[test]
+    fn a_remembered_type_is_the_one_parsed_anew() {
+        for native in [true, false] {
+            for t in TYPE_TEXTS {
+                let anew = format!("{:?}", parse_type_text_anew(t, native));
+                for _ in 0..2 {
+                    assert_eq!(format!("{:?}", parse_type_text(t, native)), anew, "{t}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn parses_constraints() {

@@ -27,8 +27,7 @@ pub(crate) fn value_of(e: &Expr) -> Result<Value, cty::EvalError> {
 /// The value of a constant expression, when it has no syntax error (one that has was
 /// reported when its file was read): one parse where [`parses`] then [`value_of`] take two.
 pub(crate) fn parsed_value(e: &Expr) -> Option<Result<Value, cty::EvalError>> {
-    let (tree, errors) = override_guard_hcl::parse_expression(&source_of(e));
-    errors.is_empty().then(|| cty::eval_expr(&tree))
+    cty::eval_valid_source(&source_of(e))
 }
 
 /// Whether an expression is free of syntax errors (one that is not was reported when its
