@@ -512,6 +512,35 @@ impl UserRepo<'_> {
         assert_eq!(self.head(), before, "commit `{message}` was blocked but HEAD moved");
         output
     }
+
+    /// The commits every framework is first tried with: the base (a clean module, which
+    /// the hook passes without a word of its own), an override without its comment (a
+    /// warning: it goes through, and the warning is shown), then an override turning
+    /// prevent_destroy off (blocked).
+    fn base_warning_and_blocked(&self) {
+        self.git(&["add", "--all"]);
+        let out = self.commit("base");
+        let output = text(&out);
+        assert!(out.status.success(), "the base commit was blocked ({}):\n{output}", out.status);
+        assert!(
+            hook_line(&output).is_some_and(|l| l.ends_with("Passed")),
+            "the hook did not pass on the base commit:\n{output}"
+        );
+        assert_quiet_pass(&output);
+
+        self.write("override.tf", &good_override("t3.small"));
+        self.git(&["add", "override.tf"]);
+        let output = self.commit_passes("an override, without its comment");
+        assert!(
+            hook_block(&output).iter().any(|l| l.contains("warning[missing-override-comment]")),
+            "the warning is not shown:\n{output}"
+        );
+        eprintln!("a warning-only commit shows:\n{}", hook_block(&output).join("\n"));
+
+        self.write("override.tf", BAD_OVERRIDE);
+        self.git(&["add", "override.tf"]);
+        self.commit_blocked("turn prevent_destroy off", "weakened-safeguard");
+    }
 }
 
 pub fn pre_commit_framework_blocks_commits_by_their_staged_content() {
@@ -547,31 +576,9 @@ pub fn pre_commit_framework_blocks_commits_by_their_staged_content() {
         (&hook_repo, &rev),
     );
 
-    // The base commit: a clean module, and the hook says nothing of its own.
-    repo.git(&["add", "--all"]);
-    let out = repo.commit("base");
-    let output = text(&out);
-    assert!(out.status.success(), "the base commit was blocked ({}):\n{output}", out.status);
-    assert!(
-        hook_line(&output).is_some_and(|l| l.ends_with("Passed")),
-        "the hook did not pass on the base commit:\n{output}"
-    );
-    assert_quiet_pass(&output);
-
-    // A commit with a warning only goes through, and the warning is shown.
-    repo.write("override.tf", &good_override("t3.small"));
-    repo.git(&["add", "override.tf"]);
-    let output = repo.commit_passes("an override, without its comment");
-    assert!(
-        hook_block(&output).iter().any(|l| l.contains("warning[missing-override-comment]")),
-        "the warning is not shown:\n{output}"
-    );
-    eprintln!("a warning-only commit shows:\n{}", hook_block(&output).join("\n"));
-
-    // (a) An override turning prevent_destroy off is blocked.
-    repo.write("override.tf", BAD_OVERRIDE);
-    repo.git(&["add", "override.tf"]);
-    repo.commit_blocked("turn prevent_destroy off", "weakened-safeguard");
+    // The base commit passes quietly, a warning goes through, (a) an override turning
+    // prevent_destroy off is blocked.
+    repo.base_warning_and_blocked();
 
     // (b) The fixed override (and main.tf saying it is overridden) goes through.
     repo.write("override.tf", &good_override("t3.large"));
@@ -767,25 +774,7 @@ pub fn prek_runs_the_hooks_built_from_source() {
         (&hook_repo, &rev),
     );
 
-    repo.git(&["add", "--all"]);
-    let out = repo.commit("base");
-    let output = text(&out);
-    assert!(out.status.success(), "the base commit was blocked ({}):\n{output}", out.status);
-    assert!(hook_line(&output).is_some_and(|l| l.ends_with("Passed")), "{output}");
-    assert_quiet_pass(&output);
-
-    repo.write("override.tf", &good_override("t3.small"));
-    repo.git(&["add", "override.tf"]);
-    let output = repo.commit_passes("an override, without its comment");
-    assert!(
-        hook_block(&output).iter().any(|l| l.contains("warning[missing-override-comment]")),
-        "the warning is not shown:\n{output}"
-    );
-    eprintln!("a warning-only commit shows:\n{}", hook_block(&output).join("\n"));
-
-    repo.write("override.tf", BAD_OVERRIDE);
-    repo.git(&["add", "override.tf"]);
-    repo.commit_blocked("turn prevent_destroy off", "weakened-safeguard");
+    repo.base_warning_and_blocked();
 
     // What is committed, as CI runs it.
     repo.git(&["commit", "--quiet", "--no-verify", "-m", "without the hook"]);
