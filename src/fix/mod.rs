@@ -122,7 +122,9 @@ pub(crate) fn reload(
     files: &[(String, Arc<str>)],
 ) -> crate::merge::Module {
     let pairs: Vec<(&str, &str)> = files.iter().map(|(n, t)| (n.as_str(), &**t)).collect();
-    crate::merge::load_texts(&m.dir, &pairs, Some(m.engine))
+    // Most files of an edited module are not edited: their parses are taken as they are.
+    let parses = crate::merge::Parses::of(m);
+    crate::merge::load_texts_reusing(&m.dir, &pairs, Some(m.engine), Some(&parses))
 }
 
 /// What a command would do to one file.

@@ -38,6 +38,21 @@ impl Parses {
         (**t == *text).then(|| (t.clone(), f.clone()))
     }
 
+    /// The native-syntax files of a loaded module as it parsed them, for loading its
+    /// directory again from edited texts (`fix` and `fold` prove each edit that way): a
+    /// file the edit left alone is not parsed again. A file whose parse found an error is
+    /// left out: its text may stand for bytes that were not UTF-8, which parse otherwise.
+    pub fn of(m: &Module) -> Parses {
+        let mut files = HashMap::new();
+        for f in &m.parsed {
+            let Some(src) = m.files.files.get(f.file) else { continue };
+            if src.syntax == Syntax::Hcl && !f.diagnostics.iter().any(Diagnostic::is_error) {
+                files.insert((src.path.clone(), f.file), (src.text.clone(), f.clone()));
+            }
+        }
+        Parses { files: std::sync::Mutex::new(files) }
+    }
+
     /// Forgets every parse (the modules they were of are no longer shown).
     pub fn clear(&self) {
         if let Ok(mut files) = self.files.lock() {
@@ -279,13 +294,23 @@ impl ReadError for std::io::Error {
 
 /// Loads a module from in-memory `(name, text)` pairs (tests, fixtures, re-parsing output).
 pub fn load_texts(dir: &str, files: &[(&str, &str)], engine: Option<Engine>) -> Module {
+    load_texts_reusing(dir, files, engine, None)
+}
+
+/// [`load_texts`], reusing the parses of files whose text is the one kept.
+pub fn load_texts_reusing(
+    dir: &str,
+    files: &[(&str, &str)],
+    engine: Option<Engine>,
+    parses: Option<&Parses>,
+) -> Module {
     let names: Vec<String> = files.iter().map(|(n, _)| n.to_string()).collect();
     let map: HashMap<String, &str> =
         files.iter().map(|(n, t)| (crate::path::join(dir, n), *t)).collect();
     let read = |p: &str| -> Result<Vec<u8>, std::convert::Infallible> {
         Ok(map.get(p).map(|t| t.as_bytes().to_vec()).unwrap_or_default())
     };
-    match load(dir, &names, engine, read) {
+    match load_reusing(dir, &names, engine, read, parses) {
         Ok(m) => m,
         Err(never) => match never {},
     }
@@ -365,6 +390,38 @@ mod tests {
         assert_eq!(base.blocks, alone.blocks);
         // Another engine can merge it again from the same parsed files.
         assert_eq!(reassemble(&base, Engine::OpenTofu).blocks, alone.blocks);
+    }
+
+    #[test]
+    fn a_module_loaded_again_reuses_the_parses_of_files_left_alone() {
+        let main = "resource \"a\" \"b\" {\n  x = 1\n}\n";
+        let over = "resource \"a\" \"b\" {\n  x = 2\n}\n";
+        let broken = "locals {\n  y = \n}\n";
+        let json = r#"{"variable": {"v": {"default": 1}}}"#;
+        let before =
+            [("broken.tf", broken), ("main.tf", main), ("override.tf", over), ("v.tf.json", json)];
+        let m = load_texts("", &before, None);
+        let edited = format!("# A comment.\n{main}");
+        let after = [
+            ("broken.tf", broken),
+            ("main.tf", &edited),
+            ("override.tf", over),
+            ("v.tf.json", json),
+        ];
+        let again = load_texts_reusing("", &after, None, Some(&Parses::of(&m)));
+        let fresh = load_texts("", &after, None);
+        assert_eq!(format!("{:?}", again.blocks), format!("{:?}", fresh.blocks));
+        assert_eq!(format!("{:?}", again.diagnostics), format!("{:?}", fresh.diagnostics));
+        assert!(again.has_errors());
+        let reused: Vec<&str> = again
+            .parsed
+            .iter()
+            .zip(&m.parsed)
+            .filter(|(a, b)| Arc::ptr_eq(a, b))
+            .map(|(a, _)| again.files.get(a.file).name())
+            .collect();
+        // Only the native file without an error and without an edit is taken as it was.
+        assert_eq!(reused, ["override.tf"]);
     }
 
     /// A reader's error about one file fails the module with Terraform's diagnostic and

@@ -21,7 +21,8 @@ mod primaries;
 pub(crate) mod variables;
 
 pub use load::{
-    Parses, RawFile, ReadError, load, load_reusing, load_texts, reassemble, without_overrides,
+    Parses, RawFile, ReadError, load, load_reusing, load_texts, load_texts_reusing, reassemble,
+    without_overrides,
 };
 pub(crate) use load::{binary_content, one_error_of_binary};
 pub use module::{Ignored, Module, Settings};
