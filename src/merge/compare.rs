@@ -100,11 +100,15 @@ pub(crate) fn differences(a: &Module, b: &Module) -> Vec<Difference> {
             (skip_a[i], skip_b[j]) = (true, true);
         }
     }
-    let (x, y) = (leaves_but(a, &skip_a), leaves_but(b, &skip_b));
+    leaf_differences(&leaves_but(a, &skip_a), &leaves_but(b, &skip_b))
+}
+
+/// The leaves of `x` and `y` whose values differ, or that only one has, in that order.
+fn leaf_differences(x: &[Leaf], y: &[Leaf]) -> Vec<Difference> {
     let in_x: HashMap<&Path, &Value> = x.iter().map(|l| (&l.path, &l.value)).collect();
     let in_y: HashMap<&Path, &Value> = y.iter().map(|l| (&l.path, &l.value)).collect();
     let mut out = Vec::new();
-    for l in &x {
+    for l in x {
         let there = in_y.get(&l.path).copied();
         if there != Some(&l.value) {
             out.push(Difference {
@@ -445,21 +449,7 @@ mod tests {
 
     /// The comparison as first written: every leaf of both modules walked.
     fn walked_in_full(a: &Module, b: &Module) -> Vec<Difference> {
-        let (x, y) = (leaves(a), leaves(b));
-        let in_x: HashMap<&Path, &Value> = x.iter().map(|l| (&l.path, &l.value)).collect();
-        let in_y: HashMap<&Path, &Value> = y.iter().map(|l| (&l.path, &l.value)).collect();
-        let mut out = Vec::new();
-        for l in &x {
-            let there = in_y.get(&l.path).copied();
-            if there != Some(&l.value) {
-                let (left, right) = (Some(l.value.clone()), there.cloned());
-                out.push(Difference { path: l.path.clone(), left, right });
-            }
-        }
-        for l in y.iter().filter(|l| !in_x.contains_key(&l.path)) {
-            out.push(Difference { path: l.path.clone(), left: None, right: Some(l.value.clone()) });
-        }
-        out
+        leaf_differences(&leaves(a), &leaves(b))
     }
 
     #[test]
