@@ -53,22 +53,37 @@ pub(super) fn fix(
         return Ok(Outcome::Error);
     };
     let today = today();
-    // Each module is loaded, planned and dropped, in parallel, as `audit` does.
-    let plans: Vec<comments::Plan> = dirs
+    // Each module is loaded, planned and dropped, in parallel, as `audit` does. A plan
+    // only shown is turned into its diff there too: the edited texts (and the module's
+    // texts they hold) go with the module, and no diff is left to draw on one thread.
+    let plans: Vec<(comments::Plan, Diffs)> = dirs
         .par_iter()
         .map(|(dir, names)| {
             let mut m =
                 merge::load(dir, names, engine, |p| src.read(p)).map_err(|e| shown.error(e))?;
             mark_local(&mut m, &src);
             let (_, g) = policies.of(dir);
-            Ok(comments::plan(&m, &g.policy, &g.base, today))
+            let mut plan = comments::plan(&m, &g.policy, &g.base, today);
+            let diffs = match mode {
+                Mode::Write => Diffs::default(),
+                Mode::DryRun | Mode::Check => {
+                    let files = plan.edits.len();
+                    let text = diffs(&plan.edits, |p| shown.path(p));
+                    plan.edits.clear();
+                    Diffs { files, text }
+                }
+            };
+            Ok((plan, diffs))
         })
         .collect::<Result<_, error::Error>>()?;
     let mut edits = Vec::new();
     let mut problems = Vec::new();
-    for plan in plans {
+    let mut diffed = Diffs::default();
+    for (plan, d) in plans {
         edits.extend(plan.edits);
         problems.extend(plan.problems);
+        diffed.files += d.files;
+        diffed.text.push_str(&d.text);
     }
     for p in &problems {
         let at = if p.line > 0 { format!(":{}", p.line) } else { String::new() };
@@ -79,7 +94,7 @@ pub(super) fn fix(
         ));
     }
     let left = if problems.is_empty() { Outcome::Clean } else { Outcome::Findings };
-    if edits.is_empty() {
+    if edits.is_empty() && diffed.files == 0 {
         if problems.is_empty() {
             write_err("nothing to fix: every overridden original has its warning comment\n");
         }
@@ -89,8 +104,8 @@ pub(super) fn fix(
     let name = |p: &str| shown.path(p);
     match mode {
         Mode::DryRun | Mode::Check => {
-            show_diffs(&edits, name);
-            let n = edits.len();
+            write_out(&diffed.text);
+            let n = diffed.files;
             if mode == Mode::Check {
                 write_err(&format!(
                     "{n} {} need warning comments added or updated; `override-guard fix` writes them\n",
@@ -292,11 +307,23 @@ fn shown(root: &str, path: &str) -> String {
 }
 
 fn show_diffs(edits: &[FileEdit], name: impl Fn(&str) -> String) {
+    write_out(&diffs(edits, name));
+}
+
+/// The unified diffs of some edits, each file named as `name` says.
+fn diffs(edits: &[FileEdit], name: impl Fn(&str) -> String) -> String {
     let mut out = String::new();
     for e in edits {
         out.push_str(&e.diff(&name(&e.path)));
     }
-    write_out(&out);
+    out
+}
+
+/// Edits already drawn as diffs: how many files, and the text.
+#[derive(Default)]
+struct Diffs {
+    files: usize,
+    text: String,
 }
 
 /// The writes of some edits: each file under `dir`, shown as `name` says.
