@@ -279,6 +279,14 @@ pub enum Error {
     #[diagnostic(code("override_guard::write"))]
     WriteNotAFile { path: String },
 
+    /// The file is not UTF-8: it was read as Terraform reads it (a JSON file's broken
+    /// bytes as U+FFFD), and writing that back would change bytes the user did not ask to.
+    #[error(
+        "{path}: not UTF-8 (its broken bytes were read as U+FFFD, as Terraform reads them); override-guard does not rewrite it, nothing was written"
+    )]
+    #[diagnostic(code("override_guard::write"))]
+    WriteNotUtf8 { path: String },
+
     /// The file changed between planning and writing: the plan is stale.
     #[error(
         "{path}: changed while override-guard was reading it; nothing was written, run it again"
@@ -381,6 +389,7 @@ impl Error {
             | BaselineNotStaged { path, .. }
             | WriteThroughLink { path }
             | WriteNotAFile { path }
+            | WriteNotUtf8 { path }
             | ChangedMeanwhile { path }
             | TempFile { path, .. }
             | Replace { path, .. }

@@ -28,18 +28,31 @@ pub struct VarFile {
     /// What makes the file look binary (it was not UTF-8), when it does: its errors are
     /// then reported as one, as a binary `.tf` file's are.
     pub binary: Option<&'static str>,
+    /// The bytes of a native-syntax file that is not UTF-8, which Terraform's scanner
+    /// reads as they are ("Invalid character encoding"); `text` then holds one character
+    /// for each broken byte, so that positions agree.
+    pub raw: Option<Arc<[u8]>>,
 }
 
 impl VarFile {
     pub fn new(path: String, text: impl Into<Arc<str>>) -> VarFile {
-        VarFile { path, text: text.into(), failed: None, binary: None }
+        VarFile { path, text: text.into(), failed: None, binary: None, raw: None }
     }
 
-    /// A file from its bytes (read as Terraform reads them, invalid UTF-8 replaced).
+    /// A file from its bytes, read as Terraform reads them: broken UTF-8 is an error in
+    /// native syntax, and U+FFFD in JSON (whose reader replaces each broken byte).
     pub fn from_bytes(path: String, bytes: &[u8]) -> VarFile {
-        VarFile {
-            binary: crate::merge::binary_content(bytes),
-            ..VarFile::new(path, String::from_utf8_lossy(bytes))
+        let binary = crate::merge::binary_content(bytes);
+        match std::str::from_utf8(bytes) {
+            Ok(text) => VarFile { binary, ..VarFile::new(path, text) },
+            Err(_) if path.ends_with(".json") => {
+                VarFile { binary, ..VarFile::new(path, String::from_utf8_lossy(bytes)) }
+            }
+            Err(_) => VarFile {
+                binary,
+                raw: Some(Arc::from(bytes)),
+                ..VarFile::new(path, crate::terraform::hcl::lossless_text(bytes))
+            },
         }
     }
 
@@ -51,7 +64,7 @@ impl VarFile {
         } else {
             format!("Error while reading {name}: {why}.")
         };
-        VarFile { path, text: Arc::from(""), failed: Some(detail), binary: None }
+        VarFile { path, text: Arc::from(""), failed: Some(detail), binary: None, raw: None }
     }
 }
 
@@ -261,7 +274,10 @@ impl Gathered {
     }
 
     fn hcl_file(&mut self, id: usize, f: &VarFile, from: From) {
-        let (parsed, diags) = crate::terraform::hcl::parse_named(id, &f.path, &f.text);
+        let (parsed, diags) = match &f.raw {
+            Some(raw) => crate::terraform::hcl::parse_bytes(id, &f.path, raw, &f.text),
+            None => crate::terraform::hcl::parse_named(id, &f.path, &f.text),
+        };
         let diags = match f.binary {
             Some(holds) => crate::merge::one_error_of_binary(diags, holds),
             None => diags,

@@ -119,6 +119,7 @@ pub(super) fn fix(
         }
         Mode::Write => {
             let changes = to_changes(&edits, &ws.root, name);
+            write::refuse_not_utf8(&changes)?;
             if let Some(out) = refuse_dirty(&changes, path, allow_dirty)? {
                 return Ok(out);
             }
@@ -241,6 +242,7 @@ pub(super) fn fold(
         changes.extend(to_changes(edits, dir, |p| join(root, p)));
     }
     let start = all.first().map_or(Path::new("."), |(d, _, _)| d.as_path());
+    write::refuse_not_utf8(&changes)?;
     if let Some(out) = refuse_dirty(&changes, start, allow.dirty)? {
         return Ok(out);
     }

@@ -20,6 +20,19 @@ pub(super) struct Change {
     pub after: Option<Vec<u8>>,
 }
 
+/// Refuses files that are not UTF-8, before anything else is asked of them: their text
+/// is not their bytes, so neither git's copy nor the disk would match it.
+pub(super) fn refuse_not_utf8(changes: &[Change]) -> Result<(), error::Error> {
+    for c in changes {
+        if let Ok(now) = fs::read(&c.path)
+            && std::str::from_utf8(&now).is_err()
+        {
+            return Err(error::Error::WriteNotUtf8 { path: c.shown.clone() });
+        }
+    }
+    Ok(())
+}
+
 /// Checks that every file can be changed: a regular file (not a link: renaming over a
 /// link would replace the link, not what it points at), unchanged since it was read.
 pub(super) fn preflight(changes: &[Change]) -> Result<(), error::Error> {

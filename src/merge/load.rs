@@ -126,22 +126,9 @@ pub fn load_reusing<E: ReadError>(
             Ok(s) => (s, None),
             // Native syntax is read as Terraform's scanner reads it, broken bytes and all.
             Err(e) if c.syntax == Syntax::Hcl => (hcl::lossless_text(e.as_bytes()), Some(e)),
-            Err(e) => {
-                let at = e.utf8_error().valid_up_to();
-                let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-                m.files.files.push(SourceText::new(path, c.class, c.syntax, Arc::from(text)));
-                let d = Diagnostic::error(
-                    "Invalid character encoding",
-                    "All input files must be UTF-8 encoded. Ensure that UTF-8 encoding is selected in your editor.",
-                    Span::new(id, at, at + 1),
-                );
-                parsed.push(Arc::new(ParsedFile {
-                    file: id,
-                    diagnostics: vec![d],
-                    ..Default::default()
-                }));
-                continue;
-            }
+            // Terraform's JSON reader takes each broken byte as U+FFFD: in a string it is
+            // part of the value, elsewhere a character no JSON token starts with.
+            Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), None),
         };
         let reusable = c.syntax == Syntax::Hcl && bytes.is_none();
         let kept = parses.filter(|_| reusable).and_then(|p| p.get(&path, id, &text));
