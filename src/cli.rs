@@ -227,7 +227,8 @@ pub(crate) enum Command {
         /// Where to write the tree: a new or empty directory outside PATH.
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
-        /// Empty DIR first when it holds something.
+        /// Empty DIR first when it is a tree flatten wrote before (it holds the map); any
+        /// other directory that holds something is refused.
         #[arg(long)]
         force: bool,
         #[arg(long, value_enum, help = ENGINE_HELP)]

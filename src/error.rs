@@ -53,6 +53,13 @@ pub enum Error {
     )]
     NotAFile { path: String },
 
+    /// A file over the bound of what is read from one file of its kind
+    /// (see `source::disk`): a huge file, or one that grows without end,
+    /// would take all the memory there is.
+    #[error("{path}: {size} bytes, more than the {} override-guard reads from one such file; not read", size_text(*.limit))]
+    #[diagnostic(code("override_guard::too_large"))]
+    TooLarge { path: String, size: u64, limit: u64 },
+
     /// A directory the user named resolves outside the repository.
     #[error("{path}: a symbolic link to a directory outside the repository; not read")]
     #[diagnostic(
@@ -81,6 +88,17 @@ pub enum Error {
         /// The system's error number, when the system said why (a loop).
         os: Option<i32>,
     },
+
+    /// A file named on the command line lies in a repository, as written, and is a link
+    /// leading out of it.
+    #[error(
+        "{path}: a symbolic link leading out of the repository it is in; not read (name the file it points to, to read that)"
+    )]
+    #[diagnostic(
+        code("override_guard::link_outside"),
+        help("what a repository links to outside itself is not its content")
+    )]
+    NamedLinkOutside { path: String },
 
     /// A policy file is a link leading out of the repository.
     #[error(
@@ -289,10 +307,15 @@ pub enum Error {
 
     /// The file changed between planning and writing: the plan is stale.
     #[error(
-        "{path}: changed while override-guard was reading it; nothing was written, run it again"
+        "{path}: changed while override-guard was running; it was left alone, run override-guard again"
     )]
     #[diagnostic(code("override_guard::write"))]
     ChangedMeanwhile { path: String },
+
+    /// A multi-file change stopped before this file: an earlier one could not be written.
+    #[error("{path}: not written: the change stopped at an earlier file")]
+    #[diagnostic(code("override_guard::write"))]
+    NotReached { path: String },
 
     #[error("{path}: cannot write a temporary file beside it: {source}")]
     #[diagnostic(code("override_guard::write"))]
@@ -358,8 +381,10 @@ impl Error {
             | NotADirectory { path }
             | IsADirectory { path }
             | NotAFile { path }
+            | TooLarge { path, .. }
             | DirectoryLinkOutside { path }
             | LinkOutside { path }
+            | NamedLinkOutside { path }
             | BrokenLink { path, .. }
             | PolicyLinkOutside { path }
             | PathNotUtf8 { path }
@@ -391,6 +416,7 @@ impl Error {
             | WriteNotAFile { path }
             | WriteNotUtf8 { path }
             | ChangedMeanwhile { path }
+            | NotReached { path }
             | TempFile { path, .. }
             | Replace { path, .. }
             | Delete { path, .. } => *path = f(path),
@@ -435,6 +461,10 @@ impl crate::merge::ReadError for Error {
             Error::BrokenLink { why, .. } => Some(why.clone()),
             Error::IsADirectory { .. } => Some("a directory, not a file".into()),
             Error::NotAFile { .. } => Some("not a regular file (a FIFO, socket or device)".into()),
+            Error::TooLarge { size, limit, .. } => Some(format!(
+                "it holds {size} bytes, more than the {} override-guard reads from one file",
+                size_text(*limit)
+            )),
             Error::NoSuchFile { .. } => Some("no such file".into()),
             _ => None,
         }
@@ -459,6 +489,25 @@ fn brief(e: &GitCause) -> String {
     e.to_string().lines().next().unwrap_or_default().to_string()
 }
 
+/// A size for people: `128 MiB`, `3.2 GiB`, `812 bytes`.
+pub(crate) fn size_text(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} bytes");
+    }
+    let mut v = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if v.fract() == 0.0 || v >= 100.0 {
+        format!("{v:.0} {}", UNITS[unit])
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
+    }
+}
+
 /// At most three modules, then how many more.
 fn listed(modules: &[String]) -> String {
     let more =
@@ -469,6 +518,14 @@ fn listed(modules: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!(size_text(812), "812 bytes");
+        assert_eq!(size_text(128 << 20), "128 MiB");
+        assert_eq!(size_text(3 << 29), "1.5 GiB");
+        assert_eq!(size_text(1536), "1.5 KiB");
+    }
 
     #[test]
     fn messages_lead_with_the_subject_which_map_path_rewrites() {

@@ -142,17 +142,21 @@ fn flatten_writes_each_module_as_terraform_runs_it_and_nothing_else_changes() {
 fn flatten_refuses_an_output_directory_that_holds_something_unless_forced() {
     let s = repo();
     let out = s.beside("flat");
+    let flat = out.to_str().unwrap();
+    let r = s.run(&["flatten", "infra", "--out", flat]);
+    assert_eq!(r.code, 0, "{}", r.shown());
     std::fs::create_dir_all(out.join("old")).unwrap();
     std::fs::write(out.join("old/override.tf"), OVERRIDE).unwrap();
-    let r = s.run(&["flatten", "infra", "--out", out.to_str().unwrap()]);
+    let r = s.run(&["flatten", "infra", "--out", flat]);
     assert_eq!(r.code, 2, "{}", r.shown());
     assert!(
-        r.err().contains("exists and is not empty (--force empties it first)"),
+        r.err().contains("exists and is not empty (--force empties a tree flatten wrote before)"),
         "{}",
         r.shown()
     );
     assert!(out.join("old/override.tf").exists());
-    let r = s.run(&["flatten", "infra", "--out", out.to_str().unwrap(), "--force"]);
+    // A tree flatten wrote (it holds the map) is emptied by --force.
+    let r = s.run(&["flatten", "infra", "--out", flat, "--force"]);
     assert_eq!(r.code, 0, "{}", r.shown());
     assert!(!out.join("old").exists(), "a stale file would be scanned as the truth");
     assert!(out.join("db/main.tf").exists());
@@ -163,6 +167,46 @@ fn flatten_refuses_an_output_directory_that_holds_something_unless_forced() {
         assert!(r.err().contains("name a directory outside it"), "{}", r.shown());
     }
     assert_eq!(std::fs::read_to_string(s.path("infra/db/override.tf")).unwrap(), OVERRIDE);
+}
+
+/// `--force` empties only a tree `flatten` wrote, and no output lies inside what is
+/// flattened, inside `.git`, or through a link out of the repository: each refused before
+/// anything is written or removed, wherever the directory is and whether or not it exists.
+#[test]
+fn flatten_never_empties_or_writes_into_what_is_not_its_own() {
+    let s = repo();
+    s.write("infra/db/notes.local", "untracked, and only here\n");
+    let other = s.beside("mine");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("thesis.md"), "years of work\n").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&other, s.path("out-link")).unwrap();
+    let before = snapshot_tree(&s.path(""));
+    let cases: Vec<(String, &str)> = vec![
+        (s.path("infra/db").display().to_string(), "it is inside infra"),
+        ("infra/db".into(), "it is inside infra"),
+        ("infra/new/flat".into(), "it is inside infra"),
+        (".git".into(), "inside a .git directory"),
+        (".git/flat".into(), "inside a .git directory"),
+        (".".into(), "it holds infra"),
+        (other.display().to_string(), "holds files flatten did not write"),
+        #[cfg(unix)]
+        ("out-link".into(), "a symbolic link leading out of the repository"),
+        #[cfg(unix)]
+        ("out-link/sub".into(), "a symbolic link leading out of the repository"),
+    ];
+    for (out, why) in &cases {
+        let r = s.run(&["flatten", "infra", "--out", out, "--force"]);
+        assert_eq!(r.code, 2, "--out {out}: {}", r.shown());
+        assert!(r.err().contains(why), "--out {out}: {}", r.shown());
+        assert!(r.err().starts_with(&format!("error: --out {out}: ")), "{}", r.shown());
+    }
+    assert!(tree_changes(&before, &snapshot_tree(&s.path(""))).is_empty());
+    assert_eq!(std::fs::read_to_string(other.join("thesis.md")).unwrap(), "years of work\n");
+    // A new directory in the repository, outside what is flattened, is fine.
+    let r = s.run(&["flatten", "infra", "--out", "build/flat"]);
+    assert_eq!(r.code, 0, "{}", r.shown());
+    assert!(s.path("build/flat/db/main.tf").exists());
 }
 
 #[test]

@@ -13,6 +13,7 @@ use crate::error;
 use crate::pipeline::audit::Ask;
 use crate::policy::{self, Finding};
 use crate::report::{self, Style, findings};
+use crate::source::disk;
 use crate::terraform::discover::Engine;
 
 /// `audit`'s baseline files: the one to read, the one to write.
@@ -35,10 +36,14 @@ fn at_sarif_paths(findings: &[Finding], shown: &Shown) -> Vec<Finding> {
 /// Reads a baseline file from disk.
 pub(super) fn read_baseline(path: &Path) -> Result<policy::baseline::Baseline, error::Error> {
     let shown = super::workspace::shown_path(path);
-    let text = std::fs::read_to_string(path).map_err(|e| error::Error::ReadBaseline {
-        path: shown.clone(),
-        source: std::sync::Arc::new(e),
-    })?;
+    let bytes = super::workspace::read_named(path, disk::Kind::Report, shown.clone()).map_err(
+        |e| match e {
+            error::Error::Io { path, source } => error::Error::ReadBaseline { path, source },
+            e => e,
+        },
+    )?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| error::Error::NotUtf8 { path: shown.clone(), source: e.utf8_error() })?;
     policy::baseline::Baseline::parse(&text)
         .map_err(|message| error::Error::BadBaseline { path: shown, message })
 }

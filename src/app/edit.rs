@@ -8,12 +8,13 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use super::leftovers;
 use super::outcome::Outcome;
 use super::output::{write_err, write_out};
 use super::policies::{judging, refused, resolve_policies, today};
 use super::sources::print_disk_notes;
 use super::workspace::{Workspace, display_root};
-use super::write::{self, Change};
+use super::write::{self, Change, Together};
 use crate::fix::{FileEdit, comments, fold};
 use crate::merge;
 use crate::pipeline::{Choice, mark_local};
@@ -42,6 +43,7 @@ pub(super) fn fix(
     let src = ws.worktree_source(true)?;
     let listed = src.modules().map_err(|e| shown.error(e));
     print_disk_notes(&src, &shown);
+    leftovers::note(&ws.root, &src.leftovers(), mode == Mode::Write, |p| shown.path(p));
     let dirs: Vec<(String, Vec<String>)> = listed?.into_iter().collect();
     let choice = match policy_path {
         Some(p) => Choice::Fixed(ws.fixed_policy(p)?),
@@ -123,11 +125,11 @@ pub(super) fn fix(
             if let Some(out) = refuse_dirty(&changes, path, allow_dirty)? {
                 return Ok(out);
             }
-            write::commit(&changes)?;
-            for c in &changes {
-                write_err(&format!("fixed {}\n", report::clean_line(&c.shown)));
+            let written = write::commit(&changes, Together::Each)?;
+            for &k in &written.done {
+                write_err(&format!("fixed {}\n", report::clean_line(&changes[k].shown)));
             }
-            Ok(left)
+            if written.say_left() { Ok(Outcome::Error) } else { Ok(left) }
         }
     }
 }
@@ -177,6 +179,7 @@ pub(super) fn fold(
         let root = display_root(&dir);
         let src = WorktreeSource::module(&dir);
         let found = src.modules()?.remove("").unwrap_or_default();
+        leftovers::note(&dir, &src.leftovers(), !dry_run, |p| shown(&root, p));
         let m = merge::load("", &found, engine, |p| src.read(p))
             .map_err(|e| e.map_path(|p| join(&root, p)))?;
         let Some(swaps) = backend_swaps(&dir, &names, engine, style)? else {
@@ -246,10 +249,19 @@ pub(super) fn fold(
     if let Some(out) = refuse_dirty(&changes, start, allow.dirty)? {
         return Ok(out);
     }
-    write::commit(&changes)?;
-    for c in &changes {
+    let written = write::commit(&changes, Together::All)?;
+    for &k in &written.done {
+        let c = &changes[k];
         let verb = if c.after.is_some() { "rewrote" } else { "deleted" };
         write_err(&format!("{verb} {}\n", report::clean_line(&c.shown)));
+    }
+    if written.say_left() {
+        if !written.done.is_empty() {
+            write_err(
+                "error: the fold is applied in part only: `git diff` shows what was written, `git checkout -- FILE` undoes it\n",
+            );
+        }
+        return Ok(Outcome::Error);
     }
     Ok(Outcome::Clean)
 }

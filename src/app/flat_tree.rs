@@ -13,7 +13,8 @@ use crate::flatten::remap::{TreeMap, Unflattened};
 use crate::flatten::{self, DropKind, ModulePlan};
 use crate::merge;
 use crate::report;
-use crate::source::{Source, join};
+use crate::source::worktree::resolved;
+use crate::source::{Source, WorktreeSource, join};
 use crate::terraform::discover::Engine;
 
 /// The map's name, in the flattened tree's root. Scanners do not read it (a hidden JSON
@@ -31,38 +32,75 @@ pub(super) struct Tally {
     pub(super) notes: Vec<String>,
 }
 
-/// Refuses an output directory that would hold or be part of what is copied, or that
-/// has content (unless `force`, which empties it first).
+/// Refuses an output directory that would be part of what is flattened or hold it, that
+/// lies in a `.git` directory, or that leads out of its repository through a link; and
+/// one that has content, unless `force` and it is a tree `flatten` wrote before (it holds
+/// the map), which is emptied then. Every check comes before anything is written or
+/// removed: `--force` never empties a module, a repository or anything else of the user's.
 pub(super) fn prepare_out(ws: &Workspace, out: &Path, force: bool) -> Result<(), error::Error> {
     let shown = out.display().to_string();
     let bad = |why: &str| error::Error::Usage { message: format!("--out {shown}: {why}") };
-    if let Ok(real) = std::fs::canonicalize(out) {
-        for t in &ws.targets {
-            let target = ws.root.join(&t.scope);
-            if target.starts_with(&real) {
-                return Err(bad("it holds the tree to flatten; name a directory outside it"));
-            }
+    let Some(real) = resolved(out) else {
+        return Err(bad("cannot tell where it is (its parent cannot be resolved)"));
+    };
+    for t in &ws.targets {
+        let target = ws.root.join(&t.scope);
+        let named = if t.typed.is_empty() { ".".to_string() } else { t.typed.clone() };
+        if real.starts_with(&target) {
+            return Err(bad(&format!(
+                "it is inside {named}, which is flattened: the copy would be read as modules of its own; name a directory outside it"
+            )));
         }
-        if ws.root.starts_with(&real) {
-            return Err(bad("it holds the repository; name a directory outside it"));
-        }
-        let io = |e| error::Error::io(shown.clone(), e);
-        let entries: Vec<std::fs::DirEntry> =
-            std::fs::read_dir(&real).map_err(io)?.collect::<Result<_, _>>().map_err(io)?;
-        if !entries.is_empty() && !force {
-            return Err(bad("exists and is not empty (--force empties it first)"));
-        }
-        for e in entries {
-            let p = e.path();
-            let removed = if e.file_type().is_ok_and(|t| t.is_dir()) {
-                std::fs::remove_dir_all(&p)
-            } else {
-                std::fs::remove_file(&p)
-            };
-            removed.map_err(|e| error::Error::io(p.display().to_string(), e))?;
+        if target.starts_with(&real) {
+            return Err(bad(&format!(
+                "it holds {named}, which is flattened; name a directory outside it"
+            )));
         }
     }
-    std::fs::create_dir_all(out).map_err(|e| error::Error::io(shown, e))
+    if ws.root.starts_with(&real) {
+        return Err(bad("it holds the repository; name a directory outside it"));
+    }
+    if real.ancestors().any(|a| a.file_name() == Some(std::ffi::OsStr::new(".git"))) {
+        return Err(bad("it is inside a .git directory; name a directory outside it"));
+    }
+    if let Some(repo) = crate::source::worktree::repository(out)
+        && !real.starts_with(&repo)
+    {
+        return Err(bad(
+            "a symbolic link leading out of the repository it is in; name the directory it points to, to write there",
+        ));
+    }
+    match std::fs::symlink_metadata(&real) {
+        Err(_) => {}
+        Ok(m) if !m.is_dir() => return Err(bad("exists and is not a directory")),
+        Ok(_) => {
+            let io = |e| error::Error::io(shown.clone(), e);
+            let entries: Vec<std::fs::DirEntry> =
+                std::fs::read_dir(&real).map_err(io)?.collect::<Result<_, _>>().map_err(io)?;
+            if !entries.is_empty() {
+                if !force {
+                    return Err(bad(
+                        "exists and is not empty (--force empties a tree flatten wrote before)",
+                    ));
+                }
+                if !real.join(MAP_FILE).is_file() {
+                    return Err(bad(&format!(
+                        "exists and holds files flatten did not write (it has no {MAP_FILE}): --force empties only a tree flatten wrote before; name a new or empty directory"
+                    )));
+                }
+            }
+            for e in entries {
+                let p = e.path();
+                let removed = if e.file_type().is_ok_and(|t| t.is_dir()) {
+                    std::fs::remove_dir_all(&p)
+                } else {
+                    std::fs::remove_file(&p)
+                };
+                removed.map_err(|e| error::Error::io(p.display().to_string(), e))?;
+            }
+        }
+    }
+    std::fs::create_dir_all(&real).map_err(|e| error::Error::io(shown, e))
 }
 
 /// The repository-relative directory the tree's root stands for: the targets' deepest
@@ -147,7 +185,7 @@ pub(super) fn write_tree(
         }
     }
     for t in &ws.targets {
-        walk_copy(ws, &t.scope, out, &root, &skip, &mut files, &mut w)?;
+        walk_copy(ws, &src, &t.scope, out, &root, &skip, &mut files, &mut w)?;
     }
     // Module files the walk did not reach (git-ignored): Terraform reads them.
     for path in files {
@@ -162,6 +200,13 @@ pub(super) fn write_tree(
             }
             // The file's own failure (a dangling link, a permission): its module failed
             // to load with it, and was copied as it is without it.
+            Err(e @ error::Error::LinkOutside { .. }) | Err(e @ error::Error::TooLarge { .. }) => {
+                w.notes.push(format!(
+                    "note: {}: not copied: {}\n",
+                    report::clean_line(&shown.path(&path)),
+                    report::clean_line(&not_copied(&e))
+                ))
+            }
             Err(e) => match crate::merge::ReadError::unreadable(&e) {
                 Some(why) => w.notes.push(format!(
                     "note: {}: not copied: {}\n",
@@ -178,6 +223,8 @@ pub(super) fn write_tree(
 }
 
 fn write_file(dest: &Path, bytes: &[u8]) -> Result<(), error::Error> {
+    // A stop of `scan` waits for this file: it removes the whole tree after.
+    let _held = super::stop::hold();
     let shown = dest.display().to_string();
     if let Some(parent) = dest.parent() {
         std::fs::create_dir_all(parent).map_err(|e| error::Error::io(shown.clone(), e))?;
@@ -185,10 +232,14 @@ fn write_file(dest: &Path, bytes: &[u8]) -> Result<(), error::Error> {
     std::fs::write(dest, bytes).map_err(|e| error::Error::io(shown, e))
 }
 
-/// Copies the files under one target, as they are. `pending` holds the module files not
+/// Copies the files under one target, as they are, read as module files are (see
+/// [`WorktreeSource`]'s `read`): nothing a link leads to outside the repository, no FIFO,
+/// socket or device, nothing over the bound. `pending` holds the module files not
 /// written yet; the walk takes the ones it copies out of it.
+#[allow(clippy::too_many_arguments)]
 fn walk_copy(
     ws: &Workspace,
+    src: &WorktreeSource,
     scope: &str,
     out: &Path,
     root: &str,
@@ -206,6 +257,8 @@ fn walk_copy(
         .ignore(false)
         .parents(true)
         .follow_links(false)
+        // The notes about what is not copied come in the same order every run.
+        .sort_by_file_name(|a, b| a.cmp(b))
         .filter_entry(move |e| {
             let name = e.file_name();
             !(e.file_type().is_some_and(|t| t.is_dir()) && (name == ".git" || name == ".terraform"))
@@ -242,7 +295,7 @@ fn walk_copy(
             ));
             continue;
         }
-        match std::fs::read(full) {
+        match src.read(&path) {
             Ok(bytes) => {
                 write_file(&out.join(rel), &bytes)?;
                 pending.remove(&path);
@@ -251,10 +304,19 @@ fn walk_copy(
             // A module's file is noted once, by the loop over module files.
             Err(_) if pending.contains(&path) => {}
             Err(err) => w.notes.push(format!(
-                "note: {}: not copied: {err}\n",
-                report::clean_line(&ws.shown().path(&path))
+                "note: {}: not copied: {}\n",
+                report::clean_line(&ws.shown().path(&path)),
+                report::clean_line(&not_copied(&err))
             )),
         }
     }
     Ok(())
+}
+
+/// Why a file was not copied, without its path (the note names it).
+fn not_copied(e: &error::Error) -> String {
+    match e {
+        error::Error::LinkOutside { .. } => error::LINK_OUTSIDE.to_string(),
+        e => crate::merge::ReadError::unreadable(e).unwrap_or_else(|| e.to_string()),
+    }
 }

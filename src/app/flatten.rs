@@ -8,11 +8,12 @@ use std::process::{Command, Stdio};
 
 use super::flat_tree::{MAP_FILE, prepare_out, write_tree};
 use super::outcome::Outcome;
-use super::output::{write_err, write_out};
+use super::output::{write_err, write_out, write_syntax};
 use super::workspace::Workspace;
 use crate::cli::ScanFormat;
 use crate::flatten::remap::{self, TreeMap};
 use crate::report;
+use crate::source::disk;
 use crate::terraform::discover::Engine;
 
 pub(super) fn flatten(
@@ -50,18 +51,27 @@ fn count(n: usize, what: &str) -> String {
     if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") }
 }
 
-/// A directory of its own under the system's temporary directory, removed when dropped.
-struct TempDir(PathBuf);
+/// A directory of its own under the system's temporary directory, removed when dropped
+/// or when the run is stopped. Private to its user (0700): the copy can hold what a
+/// variables file keeps to its owner, and other local users have no business in it.
+struct TempDir(PathBuf, #[allow(dead_code)] super::stop::Registered);
 
 impl TempDir {
     fn new() -> Result<TempDir, error::Error> {
         let base = std::env::temp_dir();
         let pid = std::process::id();
         let mut last = None;
+        super::stop::watch();
         for n in 0..1000u32 {
             let p = base.join(format!("override-guard-scan-{pid}-{n}"));
-            match std::fs::create_dir(&p) {
-                Ok(()) => return Ok(TempDir(p)),
+            let mut dir = std::fs::DirBuilder::new();
+            #[cfg(unix)]
+            std::os::unix::fs::DirBuilderExt::mode(&mut dir, 0o700);
+            match dir.create(&p) {
+                Ok(()) => {
+                    let registered = super::stop::register(p.clone());
+                    return Ok(TempDir(p, registered));
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
                 Err(e) => return Err(error::Error::io(base.display().to_string(), e)),
             }
@@ -112,22 +122,39 @@ pub(super) fn scan(
     let mut cmd = Command::new(fill(program));
     cmd.args(args.iter().map(fill)).stdin(Stdio::inherit()).stderr(Stdio::inherit());
     cmd.stdout(Stdio::piped());
-    let child = cmd
-        .spawn()
-        .map_err(|e| usage(format!("cannot run {}: {e}", report::clean_line(program))))?;
-    let output = child
-        .wait_with_output()
-        .map_err(|e| usage(format!("cannot run {}: {e}", report::clean_line(program))))?;
+    let cannot =
+        |e: std::io::Error| usage(format!("cannot run {}: {e}", report::clean_line(program)));
+    let mut child = super::stop::Child::spawn(&mut cmd).map_err(cannot)?;
+    // Its stdout is read beside the wait: a scanner that prints much would block on a
+    // full pipe otherwise.
+    let reader = child.stdout().map(|mut out| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = std::io::Read::read_to_end(&mut out, &mut buf);
+            buf
+        })
+    });
+    let status = match child.wait().map_err(cannot)? {
+        Ok(status) => status,
+        Err(sig) => {
+            write_err(&format!(
+                "error: stopped by signal {sig}; {} was stopped with it\n",
+                report::clean_line(program)
+            ));
+            return Ok(Outcome::Stopped(sig));
+        }
+    };
+    let stdout = reader.and_then(|r| r.join().ok()).unwrap_or_default();
     let text = if wants_file {
         // The scanner's own report on the terminal goes to stderr: stdout is ours.
-        if !output.stdout.is_empty() {
-            write_err(&String::from_utf8_lossy(&output.stdout));
+        if !stdout.is_empty() {
+            write_err(&String::from_utf8_lossy(&stdout));
         }
         read_report(&report_path)?
     } else {
-        String::from_utf8_lossy(&output.stdout).into_owned()
+        String::from_utf8_lossy(&stdout).into_owned()
     };
-    let code = match output.status.code() {
+    let code = match status.code() {
         Some(c) => c,
         None => {
             write_err(&format!("error: {} was stopped by a signal\n", report::clean_line(program)));
@@ -175,8 +202,13 @@ fn read_report(p: &Path) -> Result<String, error::Error> {
     let meta = std::fs::metadata(p).map_err(|_| error::Error::Usage {
         message: "the scanner wrote no report at {out}".into(),
     })?;
+    let text = |p: &Path| {
+        disk::read(p, disk::Kind::Report, disk::Links::Follow)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .map_err(|e| e.error(shown.clone()))
+    };
     if meta.is_file() {
-        return std::fs::read_to_string(p).map_err(io);
+        return text(p);
     }
     let mut found: Vec<PathBuf> = std::fs::read_dir(p)
         .map_err(io)?
@@ -186,7 +218,7 @@ fn read_report(p: &Path) -> Result<String, error::Error> {
         .collect();
     found.sort();
     match found.as_slice() {
-        [one] => std::fs::read_to_string(one).map_err(io),
+        [one] => text(one),
         [] => {
             Err(error::Error::Usage { message: "the scanner wrote no SARIF file in {out}".into() })
         }
@@ -203,20 +235,19 @@ pub(super) fn remap_cmd(
 ) -> Result<Outcome, error::Error> {
     let shown = tree.display().to_string();
     let map_path = tree.join(MAP_FILE);
-    let text = std::fs::read_to_string(&map_path)
-        .map_err(|e| error::Error::io(format!("{shown}/{MAP_FILE}"), e))?;
+    let text =
+        super::workspace::read_named(&map_path, disk::Kind::Report, format!("{shown}/{MAP_FILE}"))?;
+    let text = String::from_utf8_lossy(&text);
     let map: TreeMap = serde_json::from_str(&text).map_err(|e| error::Error::Usage {
         message: format!("{shown}/{MAP_FILE}: not a flatten map ({e})"),
     })?;
-    let log_text = if sarif == Path::new("-") {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
-            .map_err(|e| error::Error::io("-", e))?;
-        s
+    let log_bytes = if sarif == Path::new("-") {
+        disk::read_stdin(disk::Kind::Report).map_err(|e| e.error("standard input".into()))?
     } else {
-        std::fs::read_to_string(sarif)
-            .map_err(|e| error::Error::io(sarif.display().to_string(), e))?
+        let shown = super::workspace::shown_path(sarif);
+        super::workspace::read_named(sarif, disk::Kind::Report, shown)?
     };
+    let log_text = String::from_utf8_lossy(&log_bytes);
     let mut log: serde_json::Value = serde_json::from_str(log_text.trim_start_matches('\u{feff}'))
         .map_err(|e| error::Error::Usage {
             message: format!("{}: not a SARIF log ({e})", sarif.display()),
@@ -246,8 +277,9 @@ fn roots_of<'a>(tree: &Path, exists: &'a dyn Fn(&str) -> bool) -> remap::Roots<'
 
 fn print_log(log: &serde_json::Value, format: ScanFormat) {
     match format {
+        // JSON's own escapes: the terminal guard's `\u{202e}` would make the log no JSON.
         ScanFormat::Sarif => {
-            write_out(&(serde_json::to_string_pretty(log).unwrap_or_default() + "\n"));
+            write_syntax(&(serde_json::to_string_pretty(log).unwrap_or_default() + "\n"));
         }
         ScanFormat::Compact => {
             let mut out = String::new();

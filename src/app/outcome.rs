@@ -10,6 +10,8 @@ pub(crate) enum Outcome {
     Error,
     /// `scan`: the scanner's own exit status, passed on.
     Scanner(u8),
+    /// Ended by this signal (Ctrl-C, a CI job's timeout) once what it made was removed.
+    Stopped(i32),
 }
 
 impl Outcome {
@@ -20,6 +22,7 @@ impl Outcome {
             Outcome::Findings => 1,
             Outcome::Error => 2,
             Outcome::Scanner(c) => c,
+            Outcome::Stopped(sig) => u8::try_from(128 + sig).unwrap_or(2),
         }
     }
 }

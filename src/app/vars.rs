@@ -52,7 +52,6 @@ pub(super) fn vars_cmd(
         write_err(&err);
         return Ok(Outcome::Error);
     }
-    let io = |p: &Path, e: std::io::Error| error::Error::io(super::workspace::shown_path(p), e);
     let auto = crate::pipeline::var_files(&src, "", &names)?;
     let mut cli = Vec::new();
     for arg in order {
@@ -60,10 +59,15 @@ pub(super) fn vars_cmd(
             VarArg::Var(v) => CliArg::Var(v.clone()),
             VarArg::File(p) => {
                 let shown = p.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/");
-                match std::fs::read(p) {
+                let named = super::workspace::shown_path(p);
+                match super::workspace::read_named(p, crate::source::disk::Kind::Config, named) {
                     Ok(t) => CliArg::File(Ok(VarFile::from_bytes(shown, &t))),
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => CliArg::File(Err(shown)),
-                    Err(e) => return Err(io(p, e)),
+                    Err(error::Error::Io { source, .. })
+                        if source.kind() == std::io::ErrorKind::NotFound =>
+                    {
+                        CliArg::File(Err(shown))
+                    }
+                    Err(e) => return Err(e),
                 }
             }
         });

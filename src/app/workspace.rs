@@ -11,7 +11,7 @@ use crate::pipeline::PolicyFile;
 use crate::policy::{Finding, GlobBase};
 use crate::report::findings::Summary;
 use crate::source::worktree::{ListedDir, lexical_absolute};
-use crate::source::{Git, WorktreeSource, join};
+use crate::source::{Git, WorktreeSource, disk, join};
 
 /// A directory the user named.
 #[derive(Clone, Debug)]
@@ -140,7 +140,9 @@ impl Workspace {
     /// directory.
     pub(crate) fn fixed_policy(&self, file: &Path) -> Result<PolicyFile, error::Error> {
         let shown = shown_path(file);
-        let text = std::fs::read_to_string(file).map_err(|e| error::Error::io(shown.clone(), e))?;
+        let bytes = read_named(file, disk::Kind::Policy, shown.clone())?;
+        let text = String::from_utf8(bytes)
+            .map_err(|e| error::Error::NotUtf8 { path: shown.clone(), source: e.utf8_error() })?;
         let real = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
         let dir = real.parent().map(Path::to_path_buf).unwrap_or_default();
         let base = if self.root.as_os_str().is_empty() {
@@ -331,6 +333,25 @@ pub(crate) fn display_root(p: &Path) -> String {
     let s = s.trim_end_matches('/');
     let s = s.strip_prefix("./").unwrap_or(s);
     if s == "." { String::new() } else { s.to_string() }
+}
+
+/// A file the user named on the command line (`--policy`, `--baseline`, `--var-file`,
+/// `remap`'s log), shown as `shown`. It may be anywhere, but where its path as written lies
+/// in a repository, a link there leading out of it is the repository's content, not the
+/// user's choice (a pull request can replace a file the CI workflow names by a link to a
+/// runner's secret): it is not read, and naming the target itself is the way to read that.
+pub(super) fn read_named(
+    path: &std::path::Path,
+    kind: disk::Kind,
+    shown: String,
+) -> Result<Vec<u8>, error::Error> {
+    if let Some(repo) = crate::source::worktree::repository(path)
+        && let Ok(real) = std::fs::canonicalize(path)
+        && !real.starts_with(&repo)
+    {
+        return Err(error::Error::NamedLinkOutside { path: shown });
+    }
+    disk::read(path, kind, disk::Links::Follow).map_err(|e| e.error(shown))
 }
 
 #[cfg(test)]

@@ -164,7 +164,7 @@ pub fn eol_of(text: &str) -> &'static str {
 
 /// The start of the line holding `offset`.
 pub fn line_start(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].rfind('\n').map_or(0, |i| i + 1)
+    crate::policy::context::line_start(text, offset)
 }
 
 /// The end of the line holding `offset`, past its line break.

@@ -283,20 +283,34 @@ fn enclosing(body: &Body, span: Span, out: &mut Vec<Span>) {
     }
 }
 
+/// The start of the line holding `offset`. The first line starts after a UTF-8 byte order
+/// mark, which Terraform reads past: an item or a comment right after it starts its line.
+pub fn line_start(text: &str, offset: usize) -> usize {
+    let offset = offset.min(text.len());
+    match text[..offset].rfind('\n') {
+        Some(i) => i + 1,
+        None if text.starts_with('\u{feff}') => offset.min('\u{feff}'.len_utf8()),
+        None => 0,
+    }
+}
+
 /// The comment lines directly above the line of `offset`, top to bottom, as
 /// `(start, end, text)`; empty if the item does not start its line.
 pub fn lines_above(text: &str, offset: usize) -> Vec<(usize, usize, String)> {
     let offset = offset.min(text.len());
-    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-    if !text.get(line_start..offset).is_some_and(|s| s.trim().is_empty()) {
+    let first = line_start(text, offset);
+    if !text.get(first..offset).is_some_and(|s| s.trim().is_empty()) {
         return Vec::new();
     }
     let mut out = Vec::new();
-    let mut end = line_start;
+    let mut end = first;
     let mut in_block = false;
     while end > 0 {
         let prev_end = end - 1; // the '\n' ending the previous line
-        let start = text[..prev_end].rfind('\n').map_or(0, |i| i + 1);
+        if text.get(prev_end..end) != Some("\n") {
+            break; // only a byte order mark before the first line
+        }
+        let start = line_start(text, prev_end);
         let line = text[start..prev_end].trim_end_matches('\r');
         let t = line.trim();
         let is_comment = if in_block {

@@ -9,6 +9,7 @@ use std::sync::{Arc, OnceLock};
 use gix::bstr::ByteSlice;
 use gix::index::entry::{Mode, Stage};
 
+use super::disk::Kind;
 use super::file_list::{FileEntry, FileList};
 use super::{Error, POLICY_FILE, Source, split};
 use crate::terraform::discover;
@@ -51,19 +52,8 @@ impl Git {
             return Some(normalize(&path.to_string_lossy())).flatten();
         };
         let root = std::fs::canonicalize(workdir).ok()?;
-        let cwd = std::env::current_dir().ok()?;
-        let joined = lexical(&cwd.join(path))?;
-        // Canonicalize the longest existing ancestor: the path may have been deleted.
-        let mut existing = joined.clone();
-        let mut rest = Vec::new();
-        while !existing.exists() {
-            rest.push(existing.file_name()?.to_os_string());
-            if !existing.pop() {
-                return None;
-            }
-        }
-        let mut full = std::fs::canonicalize(&existing).ok()?;
-        full.extend(rest.iter().rev());
+        // The path may have been deleted: its longest existing ancestor is resolved.
+        let full = super::worktree::resolved(path)?;
         let rel = full.strip_prefix(&root).ok()?;
         Some(rel.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/"))
     }
@@ -365,8 +355,7 @@ impl Git {
     }
 
     fn blob(&self, path: &str, id: gix::ObjectId) -> Result<Vec<u8>, Error> {
-        let blob = self.repo.find_blob(id).map_err(|e| failed(path, e))?;
-        Ok(blob.data.clone())
+        read_blob(&self.repo, id, Kind::Config, path)
     }
 
     fn commit_id(&self, spec: &str) -> Result<gix::ObjectId, Error> {
@@ -391,6 +380,23 @@ impl Git {
         let tree = obj.peel_to_tree().map_err(|_| Error::NotATree { rev: spec.to_string() })?;
         Ok(tree.id)
     }
+}
+
+/// A blob's bytes, when it holds at most `kind`'s bound: its size is asked first, so that
+/// a small object that inflates to gigabytes (a committed file of zeros compresses a
+/// thousandfold) is never inflated.
+fn read_blob(
+    repo: &gix::Repository,
+    id: gix::ObjectId,
+    kind: Kind,
+    path: &str,
+) -> Result<Vec<u8>, Error> {
+    let size = repo.find_header(id).map_err(|e| failed(path, e))?.size();
+    if size > kind.limit() {
+        return Err(Error::TooLarge { path: path.to_string(), size, limit: kind.limit() });
+    }
+    let blob = repo.find_blob(id).map_err(|e| failed(path, e))?;
+    Ok(blob.detach().data)
 }
 
 /// The index's trailing checksum disagrees with its content.
@@ -454,8 +460,8 @@ pub struct GitSource {
     label: String,
     /// Configuration file paths, with their bytes once loaded.
     files: FileList,
-    /// Every policy file, with its blob id and bytes (there are few: read up front).
-    policies: BTreeMap<String, (gix::ObjectId, Vec<u8>)>,
+    /// Every policy file (there are few: read up front).
+    policies: BTreeMap<String, PolicyBlob>,
     /// (repository-relative path, what was skipped and why).
     notes: Vec<(String, String)>,
     /// Configuration files that are links leading nowhere inside the state (dangling,
@@ -466,6 +472,13 @@ pub struct GitSource {
     /// was read for, and this lists the others when asked.
     lazy: Option<Box<Lazy>>,
 }
+
+/// A policy file of a state: the blob id that tells it changed (its target's, for a link
+/// followed), and its bytes, or why a link that stands for it is not followed. A policy
+/// file that is there but cannot be read is an error, never a policy silently absent:
+/// a change that replaces a strict policy by a link out of the repository must not pass
+/// under the built-in default.
+type PolicyBlob = (gix::ObjectId, Result<Vec<u8>, Unfollowed>);
 
 /// A state's entry by path: its mode and blob id (to follow a link).
 type Lookup<'a> = dyn Fn(&[u8]) -> Option<(Mode, gix::ObjectId)> + 'a;
@@ -494,7 +507,7 @@ impl Lazy {
 
 /// What one pass over every entry of a state finds besides its configuration files.
 struct Special {
-    policies: BTreeMap<String, (gix::ObjectId, Vec<u8>)>,
+    policies: BTreeMap<String, PolicyBlob>,
     notes: Vec<(String, String)>,
     broken: HashMap<String, &'static str>,
     /// Configuration files that are links, with the blob each stands for: its target's,
@@ -719,10 +732,20 @@ impl Source for GitSource {
 
     fn policy_file(&self, dir: &str) -> Result<Option<String>, Error> {
         let path = super::join(dir, POLICY_FILE);
+        let shown = || format!("{path} ({})", self.label);
         match self.policies.get(&path) {
             None => Ok(None),
-            Some((_, bytes)) => String::from_utf8(bytes.clone()).map(Some).map_err(|e| {
-                Error::NotUtf8 { path: format!("{path} ({})", self.label), source: e.utf8_error() }
+            Some((_, Ok(bytes))) => String::from_utf8(bytes.clone())
+                .map(Some)
+                .map_err(|e| Error::NotUtf8 { path: shown(), source: e.utf8_error() }),
+            Some((_, Err(Unfollowed::Outside(_)))) => {
+                Err(Error::PolicyLinkOutside { path: shown() })
+            }
+            Some((_, Err(Unfollowed::Broken(why)))) => Err(Error::BrokenLink {
+                path: shown(),
+                why: why.to_string(),
+                missing: *why == MISSING_TARGET,
+                os: None,
             }),
         }
     }
@@ -811,8 +834,14 @@ fn special<'a>(
         }
         let name = split(path).1;
         if name == POLICY_FILE && (e.mode == Mode::FILE || e.mode == Mode::FILE_EXECUTABLE) {
-            let blob = repo.find_blob(e.id).map_err(|x| failed(path, x))?;
-            out.policies.insert(path.to_string(), (e.id, blob.data.clone()));
+            let bytes = read_blob(repo, e.id, Kind::Policy, path)?;
+            out.policies.insert(path.to_string(), (e.id, Ok(bytes)));
+        } else if name == POLICY_FILE && e.mode == Mode::SYMLINK {
+            let policy = match resolve_link(repo, &find, path, e.id) {
+                Ok(id) => (id, Ok(read_blob(repo, id, Kind::Policy, path)?)),
+                Err(why) => (e.id, Err(why)),
+            };
+            out.policies.insert(path.to_string(), policy);
         }
         if e.mode != Mode::SYMLINK || !listed(path, name) {
             continue;
@@ -901,6 +930,11 @@ fn resolve_link(
     use Unfollowed::{Broken, Outside};
     let (mut path, mut id) = (path.to_string(), id);
     for _ in 0..8 {
+        // A link's blob is its target's path: a longer one is no path a checkout makes.
+        let size = repo.find_header(id).map_err(|_| Broken("symbolic link target unreadable"))?;
+        if size.size() > 4096 {
+            return Err(Broken("symbolic link target longer than any path"));
+        }
         let blob = repo.find_blob(id).map_err(|_| Broken("symbolic link target unreadable"))?;
         let target = blob.data.to_str().map_err(|_| Broken("symbolic link target is not UTF-8"))?;
         if target.starts_with('/') {
@@ -929,6 +963,7 @@ fn resolve_link(
 const MISSING_TARGET: &str = "symbolic link to a path the repository does not have";
 
 /// Why a link in a git state is not followed.
+#[derive(Clone, Copy, Debug)]
 enum Unfollowed {
     /// It leads out of the repository: not the repository's content, skipped with a note.
     Outside(&'static str),
@@ -949,23 +984,6 @@ fn normalize(path: &str) -> Option<String> {
         }
     }
     Some(out.join("/"))
-}
-
-/// `..` and `.` removed without touching the filesystem.
-fn lexical(p: &Path) -> Option<PathBuf> {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            std::path::Component::ParentDir => {
-                if !out.pop() {
-                    return None;
-                }
-            }
-            std::path::Component::CurDir => {}
-            c => out.push(c),
-        }
-    }
-    Some(out)
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! or git; everything after them works on the bytes they return.
 
 pub(crate) mod cached;
+pub(crate) mod disk;
 mod file_list;
 pub(crate) mod git;
 pub(crate) mod memory;

@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
+use super::disk::{self, Kind, Links, Unread};
 use super::{Error, POLICY_FILE, ParentPolicy, Source, Tracked, join};
 use crate::terraform::{Local, discover};
 
@@ -49,6 +50,9 @@ struct Listing {
     listed: HashSet<String>,
     /// Files skipped (links out of the repository), as (path, why).
     notes: Vec<(String, String)>,
+    /// Temporary copies `fix` or `fold` wrote beside a file (see [`crate::path::temp_name`]):
+    /// a run that was killed leaves them.
+    leftovers: Vec<String>,
 }
 
 impl Listing {
@@ -60,6 +64,7 @@ impl Listing {
         self.policies.extend(part.policies);
         self.listed.extend(part.listed);
         self.notes.extend(part.notes);
+        self.leftovers.extend(part.leftovers);
     }
 }
 
@@ -115,6 +120,15 @@ impl WorktreeSource {
     pub fn notes(&self) -> Vec<(String, String)> {
         match self.listing.get() {
             Some(Ok(l)) => l.notes.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The temporary copies of `fix` and `fold` in the listed directories (paths of the
+    /// source), for the commands that write to clean up after a run that was killed.
+    pub fn leftovers(&self) -> Vec<String> {
+        match self.listing.get() {
+            Some(Ok(l)) => l.leftovers.clone(),
             _ => Vec::new(),
         }
     }
@@ -343,6 +357,9 @@ impl WorktreeSource {
                 continue;
             }
             if !discover::is_listed(name) {
+                if name.starts_with('.') && crate::path::temp_of(name).is_some() {
+                    out.leftovers.push(join(dir, name));
+                }
                 continue;
             }
             let Ok(kind) = entry.file_type() else { continue };
@@ -427,7 +444,6 @@ impl Walked {
     }
 }
 
-/// A policy file's text; a policy file is read whole, UTF-8. Errors name it `shown`.
 /// The path a walk error is about, when it names one.
 fn walk_path(e: &ignore::Error) -> Option<&Path> {
     match e {
@@ -463,12 +479,11 @@ fn broken_link(shown: String, full: &Path, e: std::io::Error) -> Error {
     Error::BrokenLink { path: shown, why, missing, os: e.raw_os_error() }
 }
 
+/// A policy file's text; a policy file is read whole, UTF-8. Errors name it `shown`.
 fn read_policy_text(path: &Path, shown: String) -> Result<String, Error> {
-    match std::fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes)
-            .map_err(|e| Error::NotUtf8 { path: shown, source: e.utf8_error() }),
-        Err(e) => Err(Error::io(shown, e)),
-    }
+    let bytes =
+        disk::read(path, Kind::Policy, Links::Follow).map_err(|e| e.error(shown.clone()))?;
+    String::from_utf8(bytes).map_err(|e| Error::NotUtf8 { path: shown, source: e.utf8_error() })
 }
 
 impl Source for WorktreeSource {
@@ -478,25 +493,16 @@ impl Source for WorktreeSource {
 
     fn read(&self, path: &str) -> Result<Vec<u8>, Error> {
         let full = self.root.join(path);
-        #[cfg(unix)]
-        if let Some(read) = read_regular(&full) {
-            return read.map_err(|e| Error::io(self.shown(path), e));
+        // Most files are no link: one open that does not follow one, no lookup before it.
+        match disk::read(&full, Kind::Config, Links::Refuse) {
+            Err(Unread::Link) => {}
+            read => return read.map_err(|e| e.error(self.shown(path))),
         }
-        let link = std::fs::symlink_metadata(&full).map_err(|e| Error::io(self.shown(path), e))?;
-        let meta = if link.is_symlink() {
-            self.inside(&full).map_err(|_| Error::LinkOutside { path: self.shown(path) })?;
-            std::fs::metadata(&full).map_err(|e| broken_link(self.shown(path), &full, e))?
-        } else {
-            link
-        };
-        if meta.is_dir() {
-            return Err(Error::IsADirectory { path: self.shown(path) });
-        }
-        if !meta.is_file() {
-            // A FIFO or a device would block or never end.
-            return Err(Error::NotAFile { path: self.shown(path) });
-        }
-        std::fs::read(&full).map_err(|e| Error::io(self.shown(path), e))
+        self.inside(&full).map_err(|_| Error::LinkOutside { path: self.shown(path) })?;
+        disk::read(&full, Kind::Config, Links::Follow).map_err(|e| match e {
+            Unread::Io(io) => broken_link(self.shown(path), &full, io),
+            e => e.error(self.shown(path)),
+        })
     }
 
     fn policy_file(&self, dir: &str) -> Result<Option<String>, Error> {
@@ -510,16 +516,18 @@ impl Source for WorktreeSource {
             return Ok(None);
         }
         let full = self.root.join(&shown);
+        // Whatever has the name is found: a policy that cannot be read (a dangling link, a
+        // directory, a FIFO) is an error, never a policy silently absent.
         let Ok(link) = std::fs::symlink_metadata(&full) else { return Ok(None) };
-        if !(link.is_file() || link.is_symlink() && full.is_file()) {
-            return Ok(None);
-        }
-        // A repository's policy may not be a link out of it: that is not its to give.
-        if link.is_symlink()
-            && let Some(repo) = &self.repo
-            && !std::fs::canonicalize(&full).is_ok_and(|r| r.starts_with(repo))
-        {
-            return Err(Error::PolicyLinkOutside { path: self.shown(&shown) });
+        if link.is_symlink() {
+            match std::fs::canonicalize(&full) {
+                // A repository's policy may not be a link out of it: that is not its to give.
+                Ok(real) if self.repo.as_ref().is_some_and(|r| !real.starts_with(r)) => {
+                    return Err(Error::PolicyLinkOutside { path: self.shown(&shown) });
+                }
+                Ok(_) => {}
+                Err(e) => return Err(broken_link(self.shown(&shown), &full, e)),
+            }
         }
         read_policy_text(&full, self.shown(&shown)).map(Some)
     }
@@ -553,6 +561,21 @@ pub(crate) fn boundary(root: &Path) -> Option<PathBuf> {
     repository(root).or_else(|| std::fs::canonicalize(lexical_absolute(root)?).ok())
 }
 
+/// Where `p` is, or would be once created: `p` made absolute ([`lexical_absolute`]), its
+/// longest existing ancestor resolved (links followed), the rest appended as written.
+pub(crate) fn resolved(p: &Path) -> Option<PathBuf> {
+    let abs = lexical_absolute(p)?;
+    let mut existing = abs.as_path();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        rest.push(existing.file_name()?);
+        existing = existing.parent()?;
+    }
+    let mut full = std::fs::canonicalize(existing).ok()?;
+    full.extend(rest.iter().rev());
+    Some(full)
+}
+
 /// `p` made absolute (against the working directory) with `.` and `..` taken lexically,
 /// without resolving links: the path as the user wrote it, so its ancestors are its own.
 pub(crate) fn lexical_absolute(p: &Path) -> Option<PathBuf> {
@@ -567,28 +590,6 @@ pub(crate) fn lexical_absolute(p: &Path) -> Option<PathBuf> {
         }
     }
     Some(abs)
-}
-
-/// Reads `full` when it is a regular file that is not a symbolic link, with one lookup of
-/// its path instead of two (most of an audit's system time). Opened without following a
-/// link and without blocking on a FIFO; `None` for anything else, which the careful path
-/// of [`Source::read`] then judges and names.
-#[cfg(unix)]
-fn read_regular(full: &Path) -> Option<std::io::Result<Vec<u8>>> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut f = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(full)
-        .ok()?;
-    let meta = f.metadata().ok()?;
-    if !meta.is_file() {
-        return None;
-    }
-    let mut buf = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
-    // Through `Take`: `File`'s own `read_to_end` would ask the size again.
-    Some(f.by_ref().take(u64::MAX).read_to_end(&mut buf).map(|_| buf))
 }
 
 #[cfg(test)]
