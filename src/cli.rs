@@ -411,6 +411,15 @@ pub(crate) enum ReportFormat {
     Checkstyle,
 }
 
+impl ReportFormat {
+    /// A document a program parses (JSON, SARIF, GitLab, JUnit, Checkstyle), not lines for
+    /// people or workflow commands: written even when there is nothing to report, since
+    /// an empty file would not parse.
+    pub(crate) fn is_document(self) -> bool {
+        !matches!(self, ReportFormat::Human | ReportFormat::Compact | ReportFormat::Github)
+    }
+}
+
 /// How `scan` and `remap` print the scanner's findings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum ScanFormat {

@@ -178,6 +178,26 @@ fn the_cli_writes_every_ci_format_from_the_repository_root() {
     }
 }
 
+/// The hook with nothing to check still prints a JSON report and a SARIF log that parse
+/// (an empty file is no JSON: a code-scanning upload of it fails), and the SARIF log is
+/// kept for the schema check.
+#[test]
+fn the_hook_with_nothing_to_check_prints_json_and_sarif_that_parse() {
+    let s = repo();
+    for kind in ["json", "sarif"] {
+        let run = s.run(&["check", "--format", kind]);
+        assert_eq!(run.code, 0, "{}", run.shown());
+        let v: Value = serde_json::from_slice(&run.stdout)
+            .unwrap_or_else(|e| panic!("{kind}: not JSON ({e})\n{}", run.shown()));
+        if kind == "sarif" {
+            assert_eq!(v["runs"][0]["results"], serde_json::json!([]), "{}", run.shown());
+            crate::sarif::keep_for_schema_check("cli-check-nothing", &run.out());
+        } else {
+            assert_eq!(v["findings"], serde_json::json!([]), "{}", run.shown());
+        }
+    }
+}
+
 /// The bundled examples, every rule but two among them (tests/cli.rs).
 #[test]
 fn the_examples_in_every_ci_format() {

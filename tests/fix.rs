@@ -181,3 +181,67 @@ fn fold_refuses_a_backend_swap_the_policy_denies_unless_told() {
         );
     }
 }
+
+/// A file that starts with a UTF-8 byte order mark (Terraform reads past it): `fix` writes
+/// its comment after the mark, `fix --check` then agrees and `audit` is satisfied; `fold`
+/// keeps the mark.
+#[test]
+fn fix_and_fold_write_after_a_byte_order_mark() {
+    let s = Sandbox::new();
+    let main = "\u{feff}resource \"a\" \"b\" {\n  x = 1\n}\n";
+    s.commit(&[("main.tf", main), ("override.tf", "resource \"a\" \"b\" {\n  x = 2\n}\n")], "init");
+    let run = s.run(&["fix"]);
+    assert_eq!(run.code, 0, "{}", run.shown());
+    assert_eq!(
+        std::fs::read_to_string(s.path("main.tf")).unwrap(),
+        "\u{feff}# NOTE: x is overridden in override.tf\nresource \"a\" \"b\" {\n  x = 1\n}\n"
+    );
+    let run = s.run(&["fix", "--check"]);
+    assert_eq!(run.code, 0, "{}", run.shown());
+    let run = s.run(&["audit", ".", "--format", "compact"]);
+    assert!(!run.out().contains("missing-override-comment"), "{}", run.shown());
+    s.git(&["add", "-A"]);
+    let run = s.run(&["fold", "override.tf"]);
+    assert_eq!(run.code, 0, "{}", run.shown());
+    let folded = std::fs::read_to_string(s.path("main.tf")).unwrap();
+    assert!(folded.starts_with('\u{feff}') && folded.contains("x = 2"), "{folded:?}");
+}
+
+/// What a `fix` killed between writing its temporary copies and replacing the files leaves:
+/// `fix --check` names each file it did not reach and keeps the copy; `fix` names it,
+/// removes the copy and writes what is still missing. A copy whose writer still runs is
+/// another run's, and left alone.
+#[cfg(unix)]
+#[test]
+fn fix_names_and_removes_what_a_killed_run_left() {
+    let s = Sandbox::new();
+    let main = "resource \"a\" \"b\" {\n  x = 1\n}\n";
+    s.commit(
+        &[("m/main.tf", main), ("m/override.tf", "resource \"a\" \"b\" {\n  x = 2\n}\n")],
+        "init",
+    );
+    let dead = {
+        let mut c = std::process::Command::new("true").spawn().unwrap();
+        let id = c.id();
+        c.wait().unwrap();
+        id
+    };
+    let left = format!(".main.tf.override-guard-{dead}-0.tmp");
+    let live = format!(".main.tf.override-guard-{}-0.tmp", std::process::id());
+    s.write(&format!("m/{left}"), "# NOTE: half\n");
+    s.write(&format!("m/{live}"), "another run's\n");
+    let run = s.run(&["fix", "--check"]);
+    assert_eq!(run.code, 1, "{}", run.shown());
+    let note = format!(
+        "note: m/main.tf: an earlier run of override-guard (process {dead}) was stopped before it replaced this file, which it did not change; `override-guard fix` removes its unfinished copy ({left})\n"
+    );
+    assert!(run.err().contains(&note), "{}", run.shown());
+    assert!(s.path(&format!("m/{left}")).exists());
+    let run = s.run(&["fix"]);
+    assert_eq!(run.code, 0, "{}", run.shown());
+    assert!(run.err().contains("; its unfinished copy is removed ("), "{}", run.shown());
+    assert!(run.err().contains("fixed m/main.tf\n"), "{}", run.shown());
+    assert!(!s.path(&format!("m/{left}")).exists());
+    assert!(s.path(&format!("m/{live}")).exists(), "a live run's copy was removed");
+    assert!(!run.err().contains(&live), "{}", run.shown());
+}

@@ -334,6 +334,46 @@ fn remap_maps_a_log_made_elsewhere_on_a_flattened_tree() {
     assert!(r.err().contains(".override-guard-map.json"), "{}", r.shown());
 }
 
+/// A scanner's message or path may hold DEL, a C1 control or a bidirectional control: the
+/// remapped log is still JSON (escaped as JSON escapes them, so the text reads back the
+/// same), and a terminal's escape sequence never reaches the output raw.
+#[test]
+fn remap_and_scan_print_sarif_that_stays_json_whatever_the_scanner_wrote() {
+    let s = repo();
+    let flat = s.beside("flat");
+    let r = s.run(&["flatten", "infra", "--out", flat.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.shown());
+    let hostile = "a\u{7f}b\u{85}c\u{9b}2Jd\u{202e}e\u{61c}f\u{1b}[31mg\u{2066}";
+    let log = serde_json::json!({ "version": "2.1.0", "runs": [{ "tool": { "driver": { "name": hostile } }, "results": [
+        { "ruleId": hostile, "message": { "text": hostile }, "locations": [{ "physicalLocation": {
+            "artifactLocation": { "uri": "flat/db/main.tf" }, "region": { "startLine": 4 } } }] },
+        { "ruleId": "X", "message": { "text": "x" }, "locations": [{ "physicalLocation": {
+            "artifactLocation": { "uri": format!("flat/db/{hostile}.tf") }, "region": { "startLine": 1 } } }] }
+    ] }] });
+    let file = s.beside("hostile.sarif");
+    std::fs::write(&file, log.to_string()).unwrap();
+    let r = s.run(&["remap", file.to_str().unwrap(), "--tree", flat.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.shown());
+    let out: serde_json::Value = serde_json::from_slice(&r.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", r.shown()));
+    assert_eq!(out["runs"][0]["results"][0]["message"]["text"], hostile);
+    assert_eq!(out["runs"][0]["tool"]["driver"]["name"], hostile);
+    for raw in ['\u{7f}', '\u{85}', '\u{9b}', '\u{202e}', '\u{61c}', '\u{1b}', '\u{2066}'] {
+        assert!(!r.out().contains(raw), "{raw:?} printed raw:\n{}", r.shown());
+    }
+    // The same log, as a scanner prints it on stdout under scan.
+    let scanner = s.beside("print.sh");
+    std::fs::write(&scanner, format!("#!/bin/sh\ncat '{}'\n", file.display())).unwrap();
+    #[cfg(unix)]
+    std::fs::set_permissions(&scanner, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .unwrap();
+    let r = s.run(&["scan", "infra", "--", scanner.to_str().unwrap(), "{}"]);
+    assert_eq!(r.code, 0, "{}", r.shown());
+    let out: serde_json::Value = serde_json::from_slice(&r.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", r.shown()));
+    assert_eq!(out["runs"][0]["tool"]["driver"]["name"], hostile);
+}
+
 /// docs/scanners.md's transcript of `flatten examples --out /tmp/flat` is what it prints.
 #[test]
 fn the_readme_transcript_of_flatten_is_what_it_prints() {

@@ -94,9 +94,14 @@ impl Measured {
 /// its exit status and peak memory. Past `timeout` the child is killed (SIGKILL) and the
 /// result says so. The pid stays ours until `wait4` reaps it, so the kill cannot hit
 /// another process.
+pub fn measure(cmd: Command, timeout: Duration) -> Measured {
+    measure_stdin(cmd, Stdio::null(), timeout)
+}
+
+/// [`measure`], with `stdin` as the child's standard input.
 #[expect(clippy::zombie_processes, reason = "reaped with libc::wait4, which std cannot see")]
-pub fn measure(mut cmd: Command, timeout: Duration) -> Measured {
-    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+pub fn measure_stdin(mut cmd: Command, stdin: Stdio, timeout: Duration) -> Measured {
+    cmd.stdin(stdin).stdout(Stdio::piped()).stderr(Stdio::piped());
     let start = Instant::now();
     let mut child = cmd.spawn().expect("the binary starts");
     let pid = libc::pid_t::try_from(child.id()).expect("pid fits");

@@ -14,6 +14,7 @@ mod docs;
 mod fix;
 mod flatten;
 mod git;
+mod hostile;
 mod local;
 mod lsp;
 mod measure;

@@ -16,9 +16,9 @@ use crate::util::{Run, Sandbox};
 /// (OSC ended by BEL), a hyperlink (OSC 8 ended by ST), backspace, carriage return,
 /// DEL, the 8-bit CSI (U+009B) and NEL (U+0085), a right-to-left override and a
 /// left-to-right isolate (Trojan Source).
-const EVIL: &str = "\x1b[2J\x1b]0;pwned\x07\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\\x08\r\x7f\u{9b}1m\u{85}\u{202e}\u{2066}";
+const EVIL: &str = "\x1b[2J\x1b]0;pwned\x07\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\\x08\r\x7f\u{9b}1m\u{85}\u{202e}\u{2066}\u{61c}";
 /// The same without the carriage return, which ends a comment line in HCL.
-const EVIL_COMMENT: &str = "\x1b[2J\x1b]0;pwned\x07\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\\x08\x7f\u{9b}1m\u{85}\u{202e}\u{2066}";
+const EVIL_COMMENT: &str = "\x1b[2J\x1b]0;pwned\x07\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\\x08\x7f\u{9b}1m\u{85}\u{202e}\u{2066}\u{61c}";
 /// The same, fit for a file or directory name (no `/`).
 const EVIL_NAME: &str = "\x1b[2J\x1b]0;t\x07\x08\r\x7f\u{9b}1m\u{202e}";
 
@@ -40,10 +40,13 @@ fn esc(s: &str) -> String {
 
 /// Is `c` a character that can drive a terminal or reorder what it shows: C0 controls
 /// (but newline and tab), DEL, C1 controls, and the bidirectional overrides, embeddings,
-/// isolates and marks.
+/// isolates and marks (the Arabic letter mark among them).
 fn is_unsafe(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t')
-        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        || matches!(
+            c,
+            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        )
 }
 
 /// Every unsafe character in some output, with where it is. With `colour`, the SGR

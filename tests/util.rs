@@ -27,6 +27,8 @@ pub enum Kind {
     Dir,
     File(Vec<u8>),
     Link(PathBuf),
+    /// A FIFO, a socket or a device: never opened (a FIFO would block).
+    Special,
 }
 
 /// Every path under a root (directories too, `.git` included): kind, bytes or link
@@ -58,8 +60,10 @@ pub fn snapshot_tree(root: &Path) -> Snapshot {
             } else if t.is_dir() {
                 out.insert(rel.clone(), node(&p, Kind::Dir));
                 walk(root, &p, out);
-            } else {
+            } else if t.is_file() {
                 out.insert(rel, node(&p, Kind::File(std::fs::read(&p).expect("read"))));
+            } else {
+                out.insert(rel, node(&p, Kind::Special));
             }
         }
     }

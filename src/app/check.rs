@@ -204,10 +204,7 @@ impl Hook<'_> {
                 });
             }
             // A CI service reads the report as a file: an empty one would not parse.
-            if matches!(
-                self.format,
-                ReportFormat::Gitlab | ReportFormat::Junit | ReportFormat::Checkstyle
-            ) {
+            if self.format.is_document() {
                 let text = render_findings(&findings, &summary, self.format, self.style);
                 print_findings(&text, self.format);
             }

@@ -242,9 +242,16 @@ pub fn clean_line(s: &str) -> String {
     clean(s).replace('\n', "\\n")
 }
 
+/// Control characters but newline and tab, and every bidirectional formatting character
+/// (Unicode's Bidi_Control: the Arabic letter mark, the left-to-right and right-to-left
+/// marks, the embeddings, overrides and isolates), which can make a line read otherwise
+/// than it is.
 fn is_unsafe(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t')
-        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        || matches!(
+            c,
+            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        )
 }
 
 /// How the last guard before the terminal writes an unsafe character.
@@ -327,6 +334,24 @@ mod tests {
             "\\u{1b}[1;31merror\\u{1b}[0m \\u{1b}[2J"
         );
         assert!(matches!(guard("plain\n", Escapes::Syntax, false), std::borrow::Cow::Borrowed(_)));
+    }
+
+    /// Every character Unicode classes as Bidi_Control (UnicodeData.txt, property list) is
+    /// escaped, and no other printable one: the list is Unicode's, not a few picked.
+    #[test]
+    fn the_guard_escapes_every_bidirectional_control() {
+        let bidi_control = [
+            '\u{061c}', '\u{200e}', '\u{200f}', '\u{202a}', '\u{202b}', '\u{202c}', '\u{202d}',
+            '\u{202e}', '\u{2066}', '\u{2067}', '\u{2068}', '\u{2069}',
+        ];
+        for c in bidi_control {
+            let s = format!("a{c}b");
+            assert_eq!(guard(&s, Escapes::Text, false), format!("a\\u{{{:x}}}b", c as u32));
+            assert_eq!(guard(&s, Escapes::Syntax, false), format!("a\\u{:04x}b", c as u32));
+        }
+        for c in ['é', 'ب', '\u{200b}', '😀'] {
+            assert!(!is_unsafe(c), "{c:?}");
+        }
     }
 
     #[test]
