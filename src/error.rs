@@ -89,10 +89,10 @@ pub enum Error {
         os: Option<i32>,
     },
 
-    /// A file named on the command line lies in a repository, as written, and is a link
-    /// leading out of it.
+    /// A path named on the command line lies in a repository, as written, and leads out of
+    /// it through a link (its own, or a directory's on its way).
     #[error(
-        "{path}: a symbolic link leading out of the repository it is in; not read (name the file it points to, to read that)"
+        "{path}: a symbolic link leading out of the repository it is in, or a path through one; not used (name the place it points to, to use that)"
     )]
     #[diagnostic(
         code("override_guard::link_outside"),

@@ -56,6 +56,7 @@ pub(super) fn write_baseline(
 ) -> Result<(), error::Error> {
     let text = policy::baseline::write(findings, fps);
     let name = super::workspace::shown_path(path);
+    super::workspace::named_inside(path, &name)?;
     super::write::atomic(path, text.as_bytes()).map_err(|e| error::Error::io(name.clone(), e))?;
     write_note(&format!(
         "wrote {name}: {} finding{} recorded; `--baseline {name}` reports only new ones\n",

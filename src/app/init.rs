@@ -59,6 +59,7 @@ pub(super) fn init(path: &Path, stdout: bool, pre_commit: bool) -> Result<Outcom
 /// there already (it is never overwritten).
 fn write_new(path: &Path, text: &str, instead: &str) -> Result<bool, error::Error> {
     let shown = super::workspace::shown_path(path);
+    super::workspace::named_inside(path, &shown)?;
     let mut file = match std::fs::OpenOptions::new().write(true).create_new(true).open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {

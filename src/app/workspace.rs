@@ -345,13 +345,21 @@ pub(super) fn read_named(
     kind: disk::Kind,
     shown: String,
 ) -> Result<Vec<u8>, error::Error> {
+    named_inside(path, &shown)?;
+    disk::read(path, kind, disk::Links::Follow).map_err(|e| e.error(shown))
+}
+
+/// Refuses a path named on the command line (to read or to write: `--write-baseline`,
+/// `init --path`) that lies in a repository as written but leads out of it through a link,
+/// its own or a directory's on its way; `shown` names it.
+pub(super) fn named_inside(path: &Path, shown: &str) -> Result<(), error::Error> {
     if let Some(repo) = crate::source::worktree::repository(path)
-        && let Ok(real) = std::fs::canonicalize(path)
+        && let Some(real) = crate::source::worktree::resolved(path)
         && !real.starts_with(&repo)
     {
-        return Err(error::Error::NamedLinkOutside { path: shown });
+        return Err(error::Error::NamedLinkOutside { path: shown.to_string() });
     }
-    disk::read(path, kind, disk::Links::Follow).map_err(|e| e.error(shown))
+    Ok(())
 }
 
 #[cfg(test)]
