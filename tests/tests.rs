@@ -16,6 +16,7 @@ mod flatten;
 mod git;
 mod local;
 mod lsp;
+mod lsp_hostile;
 mod measure;
 mod nothing_lost;
 mod props;
