@@ -563,6 +563,48 @@ mod tests {
         assert!(decode(bytes).is_err());
     }
 
+    /// Pieces a stream is made of: framing that almost works, and what breaks it.
+    const PIECES: &[&[u8]] = &[
+        b"Content-Length: ",
+        b"content-length:",
+        b"Content-Length: 2\r\n\r\n{}",
+        b"0",
+        b"7",
+        b"18446744073709551615",
+        b"\r\n",
+        b"\n",
+        b"\r",
+        b":",
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}",
+        b"[",
+        b"\"",
+        b"\xff",
+        "é".as_bytes(),
+        &[b'x'; 1000],
+    ];
+
+    proptest::proptest! {
+        #[test]
+        fn any_stream_is_bodies_and_notes_in_bounded_memory(
+            pieces in proptest::collection::vec(proptest::sample::select(PIECES), 0..64),
+            step in 1usize..40,
+        ) {
+            let input: Vec<u8> = pieces.concat();
+            let mut f = Framer::default();
+            for piece in input.chunks(step) {
+                f.push(piece);
+                while let Some(x) = f.next_frame() {
+                    if let Frame::Body(b) = x {
+                        let _ = decode(&b);
+                    }
+                }
+                // Past a header block's bound only a body's bytes are kept.
+                let body = matches!(f.state, State::Body(_));
+                proptest::prop_assert!(body || f.buf.len() <= MAX_HEADER + step, "{}", f.buf.len());
+            }
+        }
+    }
+
     #[test]
     fn messages_are_read_and_bad_responses_skipped_without_a_reply() {
         assert!(matches!(
