@@ -15,6 +15,7 @@ mod fix;
 mod flatten;
 mod git;
 mod local;
+mod long_paths;
 mod lsp;
 mod lsp_hostile;
 mod measure;
