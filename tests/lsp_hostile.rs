@@ -49,6 +49,9 @@ fn survives(what: &str, bytes: impl Fn(&Client) -> Vec<u8>, expect: Expect) {
     if let Expect::Reply(code, id) = &expect {
         let reply = c.response_to(id);
         assert_eq!(reply["error"]["code"], json!(code), "{what}: {reply}");
+        // An error quotes little of what it was sent.
+        let len = reply.to_string().len();
+        assert!(len < 1000, "{what}: a reply of {len} bytes");
     }
     let others = std::mem::take(&mut c.others);
     let (status, stderr) = c.finish();
@@ -209,6 +212,15 @@ fn hostile_messages() {
             "a response that is no response",
             Box::new(|_| frame(b"{\"id\":\"override-guard-1\",\"error\":{\"code\":\"x\"}}")),
             Expect::Note("response"),
+        ),
+        (
+            "a megabyte where a document goes",
+            Box::new(|_| {
+                let doc = "x".repeat(1 << 20);
+                let params = json!({"textDocument": doc, "position": at(0, 0)});
+                asking(json!(102), "textDocument/hover", params)
+            }),
+            Expect::Reply(-32602, json!(102)),
         ),
         (
             "params of the wrong shape",

@@ -121,6 +121,7 @@ pub fn serve(conn: &Connection, today: Date, note: fn(&str)) -> Result<(), Strin
             Message::Notification(n) => {
                 let method = n.method.clone();
                 if catch_unwind(AssertUnwindSafe(|| s.notification(n))).is_err() {
+                    let method = brief(method);
                     s.noted(&format!("an internal error handling {method}; the server goes on"));
                 }
             }
@@ -157,7 +158,17 @@ fn initialize(conn: &Connection) -> Result<(RequestId, Value), String> {
 
 /// A request's parameters as the method takes them; JSON-RPC's "Invalid params" otherwise.
 fn params<T: DeserializeOwned>(params: Value) -> Result<T, (i32, String)> {
-    serde_json::from_value(params).map_err(|e| (-32602, format!("invalid params: {e}")))
+    serde_json::from_value(params).map_err(|e| (-32602, format!("invalid params: {}", brief(e))))
+}
+
+/// A text of the client's (or serde's, which quotes the value it found: maybe a whole
+/// document) cut short for a note or an error.
+fn brief(text: impl std::fmt::Display) -> String {
+    let text = text.to_string();
+    match text.char_indices().nth(200) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
+    }
 }
 
 /// A module as last analysed.
@@ -219,6 +230,7 @@ impl Server<'_> {
     fn heard<T: DeserializeOwned>(&self, n: Notification) -> Option<T> {
         serde_json::from_value(n.params)
             .map_err(|e| {
+                let e = brief(e);
                 self.noted(&format!("{} ignored: its params are not what it takes ({e})", n.method))
             })
             .ok()
