@@ -11,7 +11,8 @@
 //!   inline suppression.
 //!
 //! The protocol is spoken through `lsp-server` (rust-analyzer's: a synchronous loop over
-//! channels, no async runtime). Work happens between messages: a change marks its module
+//! channels, no async runtime), its messages carried on stdio by a transport of our own
+//! (`transport.rs`: a client's bytes are input, bounded and answered, never the end of it). Work happens between messages: a change marks its module
 //! dirty, and dirty modules are analysed again when no message is waiting, or before a
 //! request about them is answered, so a burst of keystrokes costs one analysis.
 
