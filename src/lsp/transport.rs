@@ -201,14 +201,14 @@ fn length(value: &[u8]) -> Result<usize, String> {
     if value.is_empty() || !value.iter().all(u8::is_ascii_digit) {
         return Err("a Content-Length that is not a number".into());
     }
-    let bound = format!("over the bound of {} MiB: refused", MAX_BODY >> 20);
+    let bound = format!("is over the bound of {} MiB", MAX_BODY >> 20);
     // Digits only: the text is ASCII, and a number too long to parse is over the bound.
     let digits = String::from_utf8_lossy(value);
     match digits.parse::<usize>() {
         Ok(n) if n <= MAX_BODY => Ok(n),
-        Ok(n) => Err(format!("a message of {n} bytes, {bound}")),
-        Err(_) if value.len() <= 40 => Err(format!("a message of {digits} bytes, {bound}")),
-        Err(_) => Err(format!("a message of a {}-digit number of bytes, {bound}", value.len())),
+        Ok(n) => Err(format!("a message of {n} bytes {bound}")),
+        Err(_) if value.len() <= 40 => Err(format!("a message of {digits} bytes {bound}")),
+        Err(_) => Err(format!("a message of a {}-digit number of bytes {bound}", value.len())),
     }
 }
 

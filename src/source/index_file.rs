@@ -50,6 +50,8 @@ pub(super) fn open(
         let file = match File::at(path, kind, true, Default::default()) {
             // Right unless it holds a long path (see the module's doc): almost always.
             Ok(f) if !f.entries().iter().any(|e| e.path(&f).len() >= LONG) => Ok(f),
+            // gix read one without an error (its mistake then skips no byte, for some
+            // lengths): its entries stand unless this reader reads them.
             Ok(f) => match long_paths(path, kind) {
                 Ok(Some(state)) => Ok(File::from_state(state, path)),
                 _ => Ok(f),
