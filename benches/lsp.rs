@@ -112,7 +112,7 @@ fn main() {
     write_module(&dir, primaries, overrides);
     let (server, client) = Connection::memory();
     let today = override_guard::policy::Date { year: 2026, month: 11, day: 26 };
-    let thread = std::thread::spawn(move || override_guard::lsp::serve(&server, today));
+    let thread = std::thread::spawn(move || override_guard::lsp::serve(&server, today, |_| {}));
     let mut c = Client { conn: client, next: 0 };
     c.request("initialize", json!({"processId": null, "capabilities": {}}));
     c.notify("initialized", json!({}));

@@ -229,7 +229,10 @@ fn every_reading_command_ends_by_itself_and_shows_nothing_from_outside() {
         (&["init", "--path", "app/notes.txt"][..], "leading out of the repository"),
         (&["init", "--path", "ok/main.tf"], "already exists"),
         (&["audit", "ok", "--write-baseline", "app/notes.txt"], "leading out of the repository"),
-        (&["audit", "ok", "--write-baseline", "app/passwd_override.tf"], "leading out of the repository"),
+        (
+            &["audit", "ok", "--write-baseline", "app/passwd_override.tf"],
+            "leading out of the repository",
+        ),
         (&["audit", "ok", "--write-baseline", "app/pipe.txt"], "not a regular file"),
     ] {
         let m = run(&s, args);
@@ -294,9 +297,21 @@ fn what_the_command_line_names_is_read_only_if_it_is_a_regular_file() {
             "leading out of the repository",
         ),
         (&["remap", "/dev/zero", "--tree", "flat"], "/dev/zero", "not a regular file"),
-        (&["audit", ".", "--policy", "out-dir/policy.toml"], "out-dir/policy.toml", "or a path through one"),
-        (&["audit", "ok", "--write-baseline", "out-dir/b.json"], "out-dir/b.json", "or a path through one"),
-        (&["init", "--path", "out-dir/.override-guard.toml"], "out-dir/.override-guard.toml", "or a path through one"),
+        (
+            &["audit", ".", "--policy", "out-dir/policy.toml"],
+            "out-dir/policy.toml",
+            "or a path through one",
+        ),
+        (
+            &["audit", "ok", "--write-baseline", "out-dir/b.json"],
+            "out-dir/b.json",
+            "or a path through one",
+        ),
+        (
+            &["init", "--path", "out-dir/.override-guard.toml"],
+            "out-dir/.override-guard.toml",
+            "or a path through one",
+        ),
     ];
     for (args, path, why) in cases {
         let m = run(&s, args);
@@ -309,7 +324,11 @@ fn what_the_command_line_names_is_read_only_if_it_is_a_regular_file() {
         assert_eq!(m.code, Some(2), "{}", m.shown());
         assert!(m.stderr.contains("not a regular file"), "{}", m.shown());
     }
-    assert_eq!(std::fs::read_dir(s.beside("outside")).unwrap().count(), 1, "written through out-dir");
+    assert_eq!(
+        std::fs::read_dir(s.beside("outside")).unwrap().count(),
+        1,
+        "written through out-dir"
+    );
     // Named outside any repository, a file may be anywhere, and is read.
     let outside = s.beside("vars.tfvars");
     std::fs::write(&outside, "stolen = \"named\"\n").unwrap();

@@ -5,7 +5,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -54,13 +54,30 @@ pub struct Client {
     next: i64,
     /// Notifications received since the last [`Client::mark`].
     seen: Vec<Value>,
+    /// Responses to no request asked (the error replies to messages that are no message).
+    pub others: Vec<Value>,
     root: String,
+    /// What the server wrote on stderr so far (it is echoed too).
+    stderr: Arc<Mutex<String>>,
+    stderr_thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Client {
     /// Starts `override-guard lsp` in the sandbox and initialises it with the client
     /// capabilities `caps`.
     pub fn start(s: &Sandbox, caps: Value) -> Client {
+        let mut c = Client::spawn(s);
+        let init = c.request(
+            "initialize",
+            json!({"processId": null, "rootUri": c.root, "capabilities": caps}),
+        );
+        assert!(init["capabilities"]["inlayHintProvider"].as_bool().unwrap_or(false), "{init}");
+        c.notify("initialized", json!({}));
+        c
+    }
+
+    /// Starts `override-guard lsp` in the sandbox, not initialised.
+    pub fn spawn(s: &Sandbox) -> Client {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_override-guard"));
         s.hermetic(&mut cmd);
         let mut child = cmd
@@ -68,10 +85,21 @@ impl Client {
             .current_dir(&s.root)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("the server starts");
         let stdin = child.stdin.take().expect("stdin");
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let mut pipe = BufReader::new(child.stderr.take().expect("stderr"));
+        let kept = Arc::clone(&stderr);
+        let stderr_thread = std::thread::spawn(move || {
+            let mut line = String::new();
+            while pipe.read_line(&mut line).unwrap_or(0) > 0 {
+                eprint!("{line}");
+                kept.lock().unwrap().push_str(&line);
+                line.clear();
+            }
+        });
         let stdout = child.stdout.take().expect("stdout");
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
@@ -101,14 +129,9 @@ impl Client {
             }
         });
         let root = format!("file://{}", std::fs::canonicalize(&s.root).expect("root").display());
-        let mut c = Client { child, stdin, rx, next: 0, seen: Vec::new(), root };
-        let init = c.request(
-            "initialize",
-            json!({"processId": null, "rootUri": c.root, "capabilities": caps}),
-        );
-        assert!(init["capabilities"]["inlayHintProvider"].as_bool().unwrap_or(false), "{init}");
-        c.notify("initialized", json!({}));
-        c
+        let seen = Vec::new();
+        let stderr_thread = Some(stderr_thread);
+        Client { child, stdin, rx, next: 0, seen, others: Vec::new(), root, stderr, stderr_thread }
     }
 
     /// What most editors say they can do.
@@ -132,8 +155,18 @@ impl Client {
 
     fn write(&mut self, msg: Value) {
         let body = msg.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write");
+        self.send_raw(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes());
+    }
+
+    /// Sends bytes as they are: no framing added.
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).expect("write");
         self.stdin.flush().expect("flush");
+    }
+
+    /// What the server wrote on stderr so far.
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
     }
 
     pub fn notify(&mut self, method: &str, params: Value) {
@@ -164,6 +197,34 @@ impl Client {
             }
             if msg.get("id").is_none() {
                 self.seen.push(msg);
+            } else if msg.get("method").is_none() {
+                self.others.push(msg);
+            }
+        }
+    }
+
+    /// Sends a request and waits for its response, an error or a result.
+    pub fn ask(&mut self, method: &str, params: Value) -> Value {
+        self.next += 1;
+        let id = self.next;
+        self.write(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.response_to(&json!(id))
+    }
+
+    /// Waits for the response with `id` (one received already counts).
+    pub fn response_to(&mut self, id: &Value) -> Value {
+        if let Some(i) = self.others.iter().position(|m| &m["id"] == id) {
+            return self.others.remove(i);
+        }
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let msg = self.receive(deadline);
+            if msg.get("method").is_some() {
+                self.seen.push(msg);
+            } else if &msg["id"] == id {
+                return msg;
+            } else {
+                self.others.push(msg);
             }
         }
     }
@@ -254,13 +315,22 @@ impl Client {
     }
 
     /// Ends the session as an editor does; the server's exit status.
-    pub fn shutdown(mut self) -> i32 {
+    pub fn shutdown(self) -> i32 {
+        self.finish().0
+    }
+
+    /// Ends the session as an editor does; the server's exit status and all it wrote on
+    /// stderr.
+    pub fn finish(mut self) -> (i32, String) {
         self.request("shutdown", Value::Null);
         self.notify("exit", Value::Null);
         let deadline = Instant::now() + PATIENCE;
         loop {
             if let Some(status) = self.child.try_wait().expect("wait") {
-                return status.code().unwrap_or(-1);
+                if let Some(t) = self.stderr_thread.take() {
+                    t.join().expect("stderr thread");
+                }
+                return (status.code().unwrap_or(-1), self.stderr());
             }
             assert!(Instant::now() < deadline, "the server did not exit");
             std::thread::sleep(Duration::from_millis(10));

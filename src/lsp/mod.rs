@@ -11,7 +11,8 @@
 //!   inline suppression.
 //!
 //! The protocol is spoken through `lsp-server` (rust-analyzer's: a synchronous loop over
-//! channels, no async runtime). Work happens between messages: a change marks its module
+//! channels, no async runtime), its messages carried on stdio by a transport of our own
+//! (`transport.rs`: a client's bytes are input, bounded and answered, never the end of it). Work happens between messages: a change marks its module
 //! dirty, and dirty modules are analysed again when no message is waiting, or before a
 //! request about them is answered, so a burst of keystrokes costs one analysis.
 
@@ -27,11 +28,14 @@ pub mod analysis;
 pub(crate) mod analysis;
 pub(crate) mod protocol;
 pub(crate) mod text;
+pub(crate) mod transport;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
 use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
+use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use self::analysis::{Analysis, Jump};
@@ -47,9 +51,11 @@ use crate::source::worktree::{self, WorktreeSource};
 use crate::source::{Cached, FileCache, Overlay, POLICY_FILE, Source, join};
 use crate::terraform::discover::{Engine, config_ext};
 
-/// Serves one client over `conn` until it says `exit`.
-pub fn serve(conn: &Connection, today: Date) -> Result<(), String> {
-    let (id, params) = conn.initialize_start().map_err(|e| e.to_string())?;
+/// Serves one client over `conn` until it says `exit`. `note` tells the user (on stderr)
+/// what the client sent that was ignored, and why. Every message is the client's input:
+/// one the server cannot use is answered with an error or noted, never the end of it.
+pub fn serve(conn: &Connection, today: Date, note: fn(&str)) -> Result<(), String> {
+    let (id, params) = initialize(conn)?;
     let client = Client::of(&params);
     let enc = if client.utf8 { Encoding::Utf8 } else { Encoding::Utf16 };
     let caps = json!({
@@ -64,7 +70,9 @@ pub fn serve(conn: &Connection, today: Date) -> Result<(), String> {
         },
         "serverInfo": {"name": "override-guard", "version": env!("CARGO_PKG_VERSION")},
     });
-    conn.initialize_finish(id, caps).map_err(|e| e.to_string())?;
+    // Not lsp-server's initialize_finish: it panics when the client is gone, and ends the
+    // session when anything but `initialized` comes next.
+    let _ = conn.sender.send(Message::Response(Response::new_ok(id, caps)));
     let mut s = Server {
         conn,
         client,
@@ -78,8 +86,9 @@ pub fn serve(conn: &Connection, today: Date) -> Result<(), String> {
         tracked: Default::default(),
         files: FileCache::default(),
         shut: false,
+        note,
+        initialized: false,
     };
-    s.register_watchers();
     loop {
         let msg = match conn.receiver.recv() {
             Ok(m) => m,
@@ -96,18 +105,70 @@ pub fn serve(conn: &Connection, today: Date) -> Result<(), String> {
                 let e = Response::new_err(req.id, -32600, "the server is shutting down".into());
                 s.send(Message::Response(e));
             }
-            Message::Request(req) => s.request(req),
-            Message::Notification(n) => {
-                if n.method == "exit" {
-                    return Ok(());
+            Message::Request(req) => {
+                let (id, method) = (req.id.clone(), req.method.clone());
+                // A bug of ours answers an error instead of taking the editor's server down.
+                if catch_unwind(AssertUnwindSafe(|| s.request(req))).is_err() {
+                    let message = format!("internal error answering {method}; the server goes on");
+                    s.send(Message::Response(Response::new_err(id, -32603, message)));
                 }
-                s.notification(n);
+            }
+            Message::Notification(n) if n.method == "exit" => return Ok(()),
+            Message::Notification(n) if n.method == "initialized" => {
+                if !std::mem::replace(&mut s.initialized, true) {
+                    s.register_watchers();
+                }
+            }
+            Message::Notification(n) => {
+                let method = n.method.clone();
+                if catch_unwind(AssertUnwindSafe(|| s.notification(n))).is_err() {
+                    let method = brief(method);
+                    s.noted(&format!("an internal error handling {method}; the server goes on"));
+                }
             }
             Message::Response(_) => {}
         }
-        if conn.receiver.is_empty() && !s.shut {
-            s.flush();
+        if conn.receiver.is_empty()
+            && !s.shut
+            && catch_unwind(AssertUnwindSafe(|| s.flush())).is_err()
+        {
+            s.noted("an internal error analysing the open modules; the server goes on");
         }
+    }
+}
+
+/// Waits for `initialize`. Requests before it are answered "not initialized" and
+/// notifications dropped, as the protocol says.
+fn initialize(conn: &Connection) -> Result<(RequestId, Value), String> {
+    loop {
+        match conn.receiver.recv() {
+            Err(_) => return Err("the client left before initialize".into()),
+            Ok(Message::Request(r)) if r.method == "initialize" => return Ok((r.id, r.params)),
+            Ok(Message::Request(r)) => {
+                let message = format!("{} before initialize", r.method);
+                let _ =
+                    conn.sender.send(Message::Response(Response::new_err(r.id, -32002, message)));
+            }
+            Ok(Message::Notification(n)) if n.method == "exit" => {
+                return Err("the client said exit before initialize".into());
+            }
+            Ok(_) => {}
+        }
+    }
+}
+
+/// A request's parameters as the method takes them; JSON-RPC's "Invalid params" otherwise.
+fn params<T: DeserializeOwned>(params: Value) -> Result<T, (i32, String)> {
+    serde_json::from_value(params).map_err(|e| (-32602, format!("invalid params: {}", brief(e))))
+}
+
+/// A text of the client's (or serde's, which quotes the value it found: maybe a whole
+/// document) cut short for a note or an error.
+fn brief(text: impl std::fmt::Display) -> String {
+    let text = text.to_string();
+    match text.char_indices().nth(200) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
     }
 }
 
@@ -147,6 +208,10 @@ struct Server<'c> {
     files: FileCache,
     /// `shutdown` was asked: only `exit` is awaited.
     shut: bool,
+    /// Tells the user what the client sent that was ignored (see [`serve`]).
+    note: fn(&str),
+    /// The client said `initialized`: the server may ask it things.
+    initialized: bool,
 }
 
 /// The module directory of a file: its directory, when the file is configuration (or
@@ -158,6 +223,20 @@ fn module_dir(path: &Path) -> Option<PathBuf> {
 }
 
 impl Server<'_> {
+    fn noted(&self, what: &str) {
+        (self.note)(&format!("note: lsp: {what}\n"));
+    }
+
+    /// Parameters of a notification, or a note that it was ignored.
+    fn heard<T: DeserializeOwned>(&self, n: Notification) -> Option<T> {
+        serde_json::from_value(n.params)
+            .map_err(|e| {
+                let e = brief(e);
+                self.noted(&format!("{} ignored: its params are not what it takes ({e})", n.method))
+            })
+            .ok()
+    }
+
     fn send(&self, msg: Message) {
         // The client is gone when this fails; the loop ends at the next receive.
         let _ = self.conn.sender.send(msg);
@@ -203,7 +282,7 @@ impl Server<'_> {
         use protocol::{DidChange, DidChangeWatchedFiles, DidOpen, DocumentParams};
         match n.method.as_str() {
             "textDocument/didOpen" => {
-                if let Ok(p) = serde_json::from_value::<DidOpen>(n.params)
+                if let Some(p) = self.heard::<DidOpen>(n)
                     && let Some(path) = path_of(&p.text_document.uri)
                 {
                     self.touch(&path);
@@ -211,7 +290,7 @@ impl Server<'_> {
                 }
             }
             "textDocument/didChange" => {
-                if let Ok(p) = serde_json::from_value::<DidChange>(n.params)
+                if let Some(p) = self.heard::<DidChange>(n)
                     && let Some(path) = path_of(&p.text_document.uri)
                     && let Some(doc) = self.docs.get_mut(&path)
                 {
@@ -229,17 +308,18 @@ impl Server<'_> {
                 }
             }
             "textDocument/didClose" | "textDocument/didSave" => {
-                if let Ok(p) = serde_json::from_value::<DocumentParams>(n.params)
+                let closed = n.method == "textDocument/didClose";
+                if let Some(p) = self.heard::<DocumentParams>(n)
                     && let Some(path) = path_of(&p.text_document.uri)
                 {
-                    if n.method == "textDocument/didClose" {
+                    if closed {
                         self.docs.remove(&path);
                     }
                     self.touch(&path);
                 }
             }
             "workspace/didChangeWatchedFiles" => {
-                if let Ok(p) = serde_json::from_value::<DidChangeWatchedFiles>(n.params) {
+                if let Some(p) = self.heard::<DidChangeWatchedFiles>(n) {
                     for c in p.changes {
                         if let Some(path) = path_of(&c.uri) {
                             self.touch(&path);
@@ -395,7 +475,9 @@ impl Server<'_> {
     /// keystroke must not cost reading a large index).
     fn tracked(&self, root: &Path) -> Option<crate::source::Tracked> {
         let stamp = std::fs::metadata(root.join(".git/index")).and_then(|m| m.modified()).ok();
-        let mut cache = self.tracked.lock().ok()?;
+        // A request that failed (see `serve`) may have left the lock poisoned: the cache
+        // is whole between its statements.
+        let mut cache = self.tracked.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((at, t)) = cache.get(root)
             && stamp.is_some()
             && *at == stamp
@@ -516,18 +598,23 @@ impl Server<'_> {
 
     fn request(&mut self, req: Request) {
         let result = match req.method.as_str() {
-            "textDocument/hover" => self.hover(&req.params),
-            "textDocument/definition" => self.jump(&req.params, Jump::Definition),
-            "textDocument/references" => self.jump(&req.params, Jump::References),
-            "textDocument/inlayHint" => self.inlay_hints(&req.params),
-            "textDocument/codeAction" => self.code_actions(&req.params),
-            _ => {
-                let e = Response::new_err(req.id, -32601, format!("unknown method {}", req.method));
-                self.send(Message::Response(e));
-                return;
+            "textDocument/hover" => params(req.params).map(|p| self.hover(&p)),
+            "textDocument/definition" => {
+                params(req.params).map(|p| self.jump(&p, Jump::Definition))
             }
+            "textDocument/references" => {
+                params(req.params).map(|p| self.jump(&p, Jump::References))
+            }
+            "textDocument/inlayHint" => params(req.params).map(|p| self.inlay_hints(&p)),
+            "textDocument/codeAction" => params(req.params).map(|p| self.code_actions(&p)),
+            "initialize" => Err((-32600, "initialize was answered already".to_string())),
+            _ => Err((-32601, format!("unknown method {}", req.method))),
         };
-        self.send(Message::Response(Response::new_ok(req.id, result)));
+        let response = match result {
+            Ok(result) => Response::new_ok(req.id, result),
+            Err((code, message)) => Response::new_err(req.id, code, message),
+        };
+        self.send(Message::Response(response));
     }
 
     /// The analysed module of a document, analysing what is pending first, and the
@@ -546,15 +633,14 @@ impl Server<'_> {
         Some((dir, join(&a.rel, name)))
     }
 
-    fn at_position(&mut self, params: &Value) -> Option<(PathBuf, String, usize)> {
-        let p: protocol::PositionParams = serde_json::from_value(params.clone()).ok()?;
+    fn at_position(&mut self, p: &protocol::PositionParams) -> Option<(PathBuf, String, usize)> {
         let (dir, path) = self.module_of(&p.text_document.uri)?;
         let file = self.modules.get(&dir)?.analysis.file(&path)?;
         let offset = Lines::new(&file.text, self.enc).offset(p.position);
         Some((dir, path, offset))
     }
 
-    fn hover(&mut self, params: &Value) -> Value {
+    fn hover(&mut self, params: &protocol::PositionParams) -> Value {
         let Some((dir, path, offset)) = self.at_position(params) else { return Value::Null };
         let Some(a) = self.modules.get(&dir) else { return Value::Null };
         match a.analysis.hover(&path, offset) {
@@ -563,7 +649,7 @@ impl Server<'_> {
         }
     }
 
-    fn jump(&mut self, params: &Value, jump: Jump) -> Value {
+    fn jump(&mut self, params: &protocol::PositionParams, jump: Jump) -> Value {
         let Some((dir, path, offset)) = self.at_position(params) else { return Value::Null };
         let Some(a) = self.modules.get(&dir) else { return Value::Null };
         let Some(spot) = a.analysis.spot(&path, offset).filter(|s| s.jump == jump) else {
@@ -580,10 +666,7 @@ impl Server<'_> {
         json!(locations)
     }
 
-    fn inlay_hints(&mut self, params: &Value) -> Value {
-        let Ok(p) = serde_json::from_value::<protocol::RangeParams>(params.clone()) else {
-            return Value::Null;
-        };
+    fn inlay_hints(&mut self, p: &protocol::RangeParams) -> Value {
         let Some((dir, path)) = self.module_of(&p.text_document.uri) else { return json!([]) };
         let Some(file) = self.modules.get(&dir).and_then(|a| a.analysis.file(&path)) else {
             return json!([]);
@@ -606,15 +689,14 @@ impl Server<'_> {
         json!(hints)
     }
 
-    fn code_actions(&mut self, params: &Value) -> Value {
-        let Ok(p) = serde_json::from_value::<protocol::RangeParams>(params.clone()) else {
-            return Value::Null;
-        };
+    fn code_actions(&mut self, p: &protocol::RangeParams) -> Value {
         let Some((dir, path)) = self.module_of(&p.text_document.uri) else { return json!([]) };
         let Some(a) = self.modules.get(&dir) else { return json!([]) };
         let Some(file) = a.analysis.file(&path) else { return json!([]) };
         let lines = Lines::new(&file.text, self.enc);
-        let (start, end) = (lines.offset(p.range.start), lines.offset(p.range.end));
+        // A range the client gave backwards is the same range.
+        let (from, to) = (lines.offset(p.range.start), lines.offset(p.range.end));
+        let (start, end) = (from.min(to), from.max(to));
         let (policy, base) = match &a.governing {
             Ok((p, b)) => (p.clone(), b.clone()),
             Err(_) => (Policy::builtin(), GlobBase::default()),

@@ -69,20 +69,25 @@ impl<'a> Lines<'a> {
     }
 }
 
-/// The path of a `file:` URI (percent-decoded); `None` for any other scheme.
+/// The path of a `file:` URI (percent-decoded); `None` for any other scheme, for a URI
+/// naming another host (`file://host/p`), and for one whose path is not UTF-8 or holds a
+/// NUL. The URI is the client's: nothing here assumes more of it than that it is text.
 pub(crate) fn path_of(uri: &str) -> Option<PathBuf> {
-    let s = uri;
-    let rest = s.strip_prefix("file://")?;
+    let rest = uri.strip_prefix("file://")?;
     // `file:///p` or `file://localhost/p`; a query or fragment is no part of a file.
     let rest = rest.strip_prefix("localhost").unwrap_or(rest);
     let rest = rest.split(['?', '#']).next().unwrap_or(rest);
+    if !rest.starts_with('/') {
+        return None;
+    }
     let mut bytes = Vec::with_capacity(rest.len());
     let raw = rest.as_bytes();
     let mut i = 0;
     while i < raw.len() {
         if raw[i] == b'%'
-            && let Some(b) = raw.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok())
-            && let Ok(v) = u8::from_str_radix(b, 16)
+            && let Some(h) = raw.get(i + 1..i + 3).filter(|h| h.iter().all(u8::is_ascii_hexdigit))
+            && let Some(v) =
+                std::str::from_utf8(h).ok().and_then(|h| u8::from_str_radix(h, 16).ok())
         {
             bytes.push(v);
             i += 3;
@@ -91,10 +96,11 @@ pub(crate) fn path_of(uri: &str) -> Option<PathBuf> {
         bytes.push(raw[i]);
         i += 1;
     }
-    let decoded = String::from_utf8(bytes).ok()?;
-    // Windows: `file:///C:/x` is `C:/x`.
-    let windows = decoded.len() > 2 && decoded.as_bytes()[2] == b':';
-    Some(PathBuf::from(if windows { &decoded[1..] } else { decoded.as_str() }))
+    let decoded = String::from_utf8(bytes).ok().filter(|d| !d.contains('\0'))?;
+    // Windows: `file:///C:/x` is `C:/x` (a drive letter and a colon after the slash).
+    let drive = matches!(decoded.as_bytes(), [b'/', d, b':', ..] if d.is_ascii_alphabetic());
+    // The first byte is `/`: slicing after it is at a character boundary.
+    Some(PathBuf::from(if drive { &decoded[1..] } else { decoded.as_str() }))
 }
 
 /// The `file:` URI of an absolute path.
@@ -144,5 +150,59 @@ mod tests {
         assert_eq!(uri, "file:///tmp/a%20dir/z%C3%BCrich/main.tf");
         assert_eq!(path_of(&uri).unwrap(), p);
         assert_eq!(path_of("untitled:Untitled-1"), None);
+    }
+
+    #[test]
+    fn any_uri_is_a_path_or_none_never_a_panic() {
+        let cases: &[(&str, Option<&str>)] = &[
+            // A two-byte character where the drive check looked for `X:`.
+            ("file://é:/main.tf", None),
+            ("file:///é:/main.tf", Some("/é:/main.tf")),
+            ("file:///C:/x/main.tf", Some("C:/x/main.tf")),
+            ("file:///C%3A/x.tf", Some("C:/x.tf")),
+            ("file:///1:/x.tf", Some("/1:/x.tf")),
+            ("file://localhost/a.tf", Some("/a.tf")),
+            ("file://host/a.tf", None),
+            ("file://", None),
+            ("file:///", Some("/")),
+            ("file:///a.tf?x#y", Some("/a.tf")),
+            // Escapes that are no escapes stay as written.
+            ("file:///a%2", Some("/a%2")),
+            ("file:///a%zz%+1%", Some("/a%zz%+1%")),
+            ("file:///%C3%A9.tf", Some("/é.tf")),
+            // Not UTF-8 once decoded, or a NUL: no path.
+            ("file:///%FF.tf", None),
+            ("file:///%C3", None),
+            ("file:///a%00.tf", None),
+            ("file:///é", Some("/é")),
+        ];
+        for (uri, want) in cases {
+            assert_eq!(path_of(uri), want.map(PathBuf::from), "{uri}");
+        }
+        // Every cut of a URI with multi-byte characters in every place.
+        let uri = "file:///é😀:/%C3%A9/ü.tf";
+        for end in 0..=uri.len() {
+            if let Some(prefix) = uri.get(..end) {
+                let _ = path_of(prefix);
+            }
+        }
+    }
+
+    #[test]
+    fn positions_from_the_client_are_clamped_to_the_text() {
+        let text = "a = \"😀\"\r\nb\n";
+        for enc in [Encoding::Utf8, Encoding::Utf16] {
+            let l = Lines::new(text, enc);
+            for line in [0, 1, 2, 3, u32::MAX] {
+                for character in [0, 1, 5, 6, 7, 100, u32::MAX] {
+                    let o = l.offset(Position { line, character });
+                    assert!(text.is_char_boundary(o), "{line}:{character} -> {o}");
+                    let _ = l.position(o);
+                }
+            }
+            assert_eq!(l.offset(Position { line: u32::MAX, character: u32::MAX }), text.len());
+            let _ = l.range(usize::MAX, 0);
+            let _ = l.indent_of(usize::MAX);
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! Content as git has it: the index (what is about to be committed) or any tree-ish (a
-//! commit, a branch, `HEAD`). Every gix type stays in this file, so a gix upgrade touches
-//! nothing else. Nothing here writes: no index refresh, no lock file, no object.
+//! commit, a branch, `HEAD`). Every gix type stays in this file and in `index_file.rs` (the
+//! index file's checksum, and what gix misreads of it), so a gix upgrade touches nothing
+//! else. Nothing here writes: no index refresh, no lock file, no object.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -11,6 +12,7 @@ use gix::index::entry::{Mode, Stage};
 
 use super::disk::Kind;
 use super::file_list::{FileEntry, FileList};
+use super::index_file;
 use super::{Error, POLICY_FILE, Source, split};
 use crate::terraform::discover;
 
@@ -191,30 +193,20 @@ impl Git {
             .map(PathBuf::from)
             .filter(|p| !p.as_os_str().is_empty() && p.is_relative());
         let path = relative.map_or_else(|| self.repo.index_path(), |p| workdir.join(p));
-        let shown = path.display().to_string();
-        if !path.exists() {
+        let Ok(meta) = std::fs::metadata(&path) else {
             // A repository where nothing was ever staged.
             let empty = gix::index::State::new(self.repo.object_hash());
             return Ok(gix::index::File::from_state(empty, path));
+        };
+        let shown = index_file::shown(&path, workdir);
+        if !meta.is_file() {
+            // A FIFO or a device (`GIT_INDEX_FILE` can name one) would block or never end.
+            return Err(Error::NotAFile { path: shown });
         }
         // `index.skipHash`: git writes a null checksum then, and neither git nor gix checks it.
         let skip = path == self.repo.index_path()
             && self.repo.config_snapshot().boolean("index.skipHash").unwrap_or(false);
-        let kind = self.repo.object_hash();
-        // The checksum is verified on a second thread while the entries are decoded: the
-        // hook reads the whole index at every commit, and hashing it took as long as
-        // decoding it. A mismatch is reported before anything the decoder found, as git
-        // reports it.
-        std::thread::scope(|s| {
-            let verify = (!skip).then(|| s.spawn(|| checksum_matches(&path, kind)));
-            let file = gix::index::File::at(&path, kind, true, Default::default());
-            match verify.map(|v| v.join()) {
-                Some(Ok(Ok(true))) | None => file.map_err(|e| failed(shown, e)),
-                Some(Ok(Ok(false))) => Err(failed(shown, std::io::Error::other(ChecksumMismatch))),
-                Some(Ok(Err(e))) => Err(failed(shown, e)),
-                Some(Err(_)) => Err(failed(shown, std::io::Error::other("checksum thread failed"))),
-            }
-        })
+        index_file::open(&path, self.repo.object_hash(), skip, &shown)
     }
 
     /// What the index holds besides its entries' list: a sparse index's directories read
@@ -397,39 +389,6 @@ fn read_blob(
     }
     let blob = repo.find_blob(id).map_err(|e| failed(path, e))?;
     Ok(blob.detach().data)
-}
-
-/// The index's trailing checksum disagrees with its content.
-#[derive(Debug, thiserror::Error)]
-#[error("the index's checksum does not match its content (a damaged index)")]
-struct ChecksumMismatch;
-
-/// Does the index file's trailing checksum match its content? A file too short to hold
-/// one, or a null one, is left to the decoder.
-fn checksum_matches(path: &Path, kind: gix::hash::Kind) -> std::io::Result<bool> {
-    use std::io::Read;
-    let mut file = std::fs::File::open(path)?;
-    let len = file.metadata()?.len();
-    let trailer = kind.len_in_bytes() as u64;
-    if len < trailer {
-        return Ok(true);
-    }
-    let mut hasher = gix::hash::hasher(kind);
-    let mut buf = vec![0u8; 1 << 16];
-    let mut body = (&mut file).take(len - trailer);
-    loop {
-        let n = body.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-    }
-    let mut expected = Vec::with_capacity(trailer as usize);
-    file.read_to_end(&mut expected)?;
-    if expected.len() != trailer as usize || expected.iter().all(|&b| b == 0) {
-        return Ok(true);
-    }
-    Ok(hasher.try_finalize().is_ok_and(|id| id.as_bytes() == expected.as_slice()))
 }
 
 fn bad_rev(spec: &str, e: impl std::error::Error + Send + Sync + 'static) -> Error {

@@ -5,6 +5,7 @@ pub(crate) mod cached;
 pub(crate) mod disk;
 mod file_list;
 pub(crate) mod git;
+mod index_file;
 pub(crate) mod memory;
 pub(crate) mod overlay;
 pub(crate) mod worktree;
