@@ -349,3 +349,37 @@ fn every_transcript_of_the_docs_is_run() {
     });
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// Every test SECURITY.md names beside a promise exists (a `fn` of that name in `tests/`
+/// or `src/`), so the page cannot keep a promise with a test that was renamed or removed.
+#[test]
+fn every_test_security_md_names_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let page = std::fs::read_to_string(root.join("SECURITY.md")).unwrap();
+    let tested = &page[page.find("## How it is tested").expect("a section on the tests")..];
+    let mut code = String::new();
+    let mut stack = vec![root.join("tests"), root.join("src")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                code.push_str(&std::fs::read_to_string(&p).unwrap());
+            }
+        }
+    }
+    let mut named = 0;
+    for quoted in tested.split('`').skip(1).step_by(2) {
+        let is_name = quoted.contains('_')
+            && quoted.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        if is_name {
+            named += 1;
+            assert!(
+                code.contains(&format!("fn {quoted}(")),
+                "SECURITY.md names `{quoted}`, which no test is"
+            );
+        }
+    }
+    assert!(named >= 40, "the tests were not read: {named}");
+}
