@@ -43,17 +43,30 @@ impl ModuleChange {
         match (&self.before, &self.after) {
             (None, Some(_)) => "added",
             (Some(_), None) => "removed",
+            (Some(b), Some(a)) if rejected_by(a).is_some() && rejected_by(b).is_none() => {
+                "rejected"
+            }
             _ if self.effective_changed() => "changed",
             _ => "unchanged",
         }
     }
 }
 
+/// How [`effective_text`] begins for a module the engine rejects.
+const REJECTS: &str = " rejects this module:\n";
+
+/// The engine that rejects the module this is the text of, if one does. A rendering of a
+/// module it accepts begins with `# Effective configuration`.
+fn rejected_by(text: &str) -> Option<&str> {
+    let first = text.split_inclusive('\n').next()?;
+    first.strip_prefix("# ")?.strip_suffix(REJECTS)
+}
+
 /// The effective configuration as `show` prints it; for a module the engine rejects,
 /// its errors instead (there is no effective configuration to show).
 pub(crate) fn effective_text(m: &Module) -> String {
     if m.has_errors() {
-        let mut out = format!("# {} rejects this module:\n", m.engine.name());
+        let mut out = format!("# {}{REJECTS}", m.engine.name());
         for d in m.diagnostics.iter().filter(|d| d.is_error()) {
             for line in report::compact(&m.files, d, "merge-error").lines() {
                 out.push_str(&format!("# {line}\n"));
@@ -61,7 +74,7 @@ pub(crate) fn effective_text(m: &Module) -> String {
         }
         return out;
     }
-    render::hcl::render(m)
+    render::hcl::review(m)
 }
 
 /// The findings of `after` that `before` does not have (counted: a second identical
@@ -201,8 +214,27 @@ pub(crate) fn human(changes: &[ModuleChange], sides: (&str, &str), style: Style)
     let mut out = String::new();
     let (old, new) = sides;
     for c in changes.iter().filter(|c| c.effective_changed()) {
-        let title = format!("module {} ({})", clean(&c.dir), c.status());
+        let after = c.after.as_deref().unwrap_or("");
+        let status = match rejected_by(after) {
+            // Said once, not as every line of the configuration as removed.
+            Some(engine) if c.status() == "rejected" => format!("now rejected by {engine}"),
+            _ => c.status().to_string(),
+        };
+        let title = format!("module {} ({status})", clean(&c.dir));
         out.push_str(&if style.color { format!("{BOLD}{title}{RESET}\n") } else { title + "\n" });
+        if c.status() == "rejected" {
+            // The merge errors are findings the change introduces, drawn below; only when
+            // the policy lets them pass are they said here.
+            if !c.introduced.iter().any(|f| f.rule == crate::finding::RuleId::MergeError) {
+                for line in after.lines().skip(1) {
+                    out.push_str(&clean(line.strip_prefix("# ").unwrap_or(line)));
+                    out.push('\n');
+                }
+            }
+            findings_block(&mut out, c, style);
+            out.push('\n');
+            continue;
+        }
         let diff = unified(
             c.before.as_deref().unwrap_or(""),
             c.after.as_deref().unwrap_or(""),

@@ -186,3 +186,48 @@ fn the_review_can_soft_fail_too() {
         soft.shown()
     );
 }
+
+/// The README's order: `init`, the baseline, then `init --pre-commit`, which keeps the
+/// policy (exit 0, no error) and gives the hook the baseline, named from the repository's
+/// root, from wherever it runs; without a baseline, the hook gets none.
+#[test]
+fn init_pre_commit_after_init_keeps_the_policy_and_passes_the_baseline() {
+    let s = indebted();
+    let run = s.run(&["init"]);
+    assert_eq!(run.code, 0, "{}", run.shown());
+    let policy = std::fs::read_to_string(s.path(".override-guard.toml")).unwrap();
+    let run = s.run(&["init", "--pre-commit", "--stdout"]);
+    assert!(!run.out().contains("args:"), "no baseline yet:\n{}", run.shown());
+    s.run(&["audit", "--write-baseline", BASELINE]);
+    std::fs::create_dir_all(s.path("db/sub")).unwrap();
+    let run =
+        s.run_env("db/sub", &["init", "--pre-commit", "--path", "../../.override-guard.toml"], &[]);
+    assert_eq!(run.code, 0, "{}", run.shown());
+    assert!(!run.err().contains("error"), "{}", run.shown());
+    assert!(run.err().contains("kept ../../.override-guard.toml, which exists"), "{}", run.shown());
+    assert_eq!(std::fs::read_to_string(s.path(".override-guard.toml")).unwrap(), policy);
+    let config = std::fs::read_to_string(s.path(".pre-commit-config.yaml")).unwrap();
+    assert!(
+        config.ends_with("        args: [--baseline, .override-guard-baseline.json]\n"),
+        "{config}"
+    );
+    // Plain `init` still refuses to write over a policy.
+    let run = s.run(&["init"]);
+    assert_eq!(run.code, 2, "{}", run.shown());
+}
+
+/// `check --baseline` names the baseline from the repository's root, as the policy is
+/// found and as the framework runs the hook: from a subdirectory it is the same file.
+#[test]
+fn the_hook_finds_the_baseline_from_the_root_in_a_subdirectory() {
+    let s = indebted();
+    s.run(&["audit", "--write-baseline", BASELINE]);
+    s.git(&["add", BASELINE]);
+    s.stage(&[("db/main.tf", &format!("# touched\n{DB_MAIN}"))]);
+    let run = s.run_env("db", &["check", "--format", "compact", "--baseline", BASELINE], &[]);
+    assert_eq!(run.code, 0, "{}", run.shown());
+    assert!(run.out().contains("2 more in the baseline"), "{}", run.shown());
+    let run = s.run_env("db", &["check", "--baseline", "missing.json"], &[]);
+    assert_eq!(run.code, 2, "{}", run.shown());
+    assert!(run.err().contains("error: missing.json: not in the index"), "{}", run.shown());
+}

@@ -723,7 +723,9 @@ fn diff_takes_the_forms_git_diff_takes() {
         assert_eq!(modules_of(&got.1), two_dots, "{args:?}");
     }
     // The branch's own change only, from the merge base.
+    // Named as `git log --oneline` names it: the short id.
     let base = r.git(&["merge-base", "main", "feature"]).trim().to_string();
+    let base = r.git(&["rev-parse", "--short", &base]).trim().to_string();
     let got = r.run(&["diff", "main...feature", "--color", "never"]);
     expect_code(&got, 0);
     assert!(

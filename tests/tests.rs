@@ -23,6 +23,7 @@ mod measure;
 mod nothing_lost;
 mod props;
 mod release;
+mod review;
 mod sarif;
 mod schema;
 mod scope;

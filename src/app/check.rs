@@ -228,10 +228,14 @@ impl Hook<'_> {
         git: &Git,
         path: &std::path::Path,
     ) -> Result<crate::policy::baseline::Baseline, error::Error> {
-        let typed = super::workspace::shown_path(path);
-        let Some(rel) = git.relative(path) else {
+        // From the repository's root, as the policy is found, whatever the directory the
+        // hook runs in: from a subdirectory, a path relative to it would be a trap. Named
+        // as the repository names it, as every path the hook prints.
+        let Some(rel) = git.from_root(path) else {
+            let typed = super::workspace::shown_path(path);
             return Err(error::Error::OutsideRepository { path: typed });
         };
+        let typed = rel.clone();
         let (rev, state) = match &self.range {
             Some(r) => (Some(r.to.as_str()), r.to.clone()),
             None => (None, "the index".to_string()),

@@ -14,27 +14,36 @@ use crate::report::Style;
 
 pub(super) fn init(path: &Path, stdout: bool, pre_commit: bool) -> Result<Outcome, error::Error> {
     if stdout {
-        write_out(&if pre_commit { hook_config() } else { policy::config::STARTER.to_string() });
+        let baseline = repo_root().join(BASELINE).is_file().then_some(BASELINE);
+        write_out(&if pre_commit {
+            hook_config(baseline)
+        } else {
+            policy::config::STARTER.to_string()
+        });
         return Ok(Outcome::Clean);
     }
-    let policy = write_new(path, policy::config::STARTER, "--stdout to print the starter policy")?;
+    // `init --pre-commit` after `init` (the README's order) keeps the policy written then.
+    let kept = pre_commit && std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file());
+    let policy =
+        !kept && write_new(path, policy::config::STARTER, "--stdout to print the starter policy")?;
     if policy {
         write_err(&format!(
             "wrote {}; `override-guard explain` describes every rule\n",
             super::workspace::shown_path(path)
         ));
+    } else if kept {
+        write_err(&format!("kept {}, which exists\n", super::workspace::shown_path(path)));
     }
     let mut hook = true;
     if pre_commit {
-        // The framework reads its configuration at the top of the working tree.
-        let root = crate::source::Git::discover(Path::new("."))
-            .ok()
-            .and_then(|g| g.workdir().map(Path::to_path_buf))
-            .unwrap_or_else(|| PathBuf::from("."));
+        // The framework reads its configuration at the top of the working tree, and runs
+        // the hook there: a baseline is named from there too.
+        let root = repo_root();
         let config = root.join(".pre-commit-config.yaml");
+        let baseline = root.join(BASELINE).is_file().then_some(BASELINE);
         hook = write_new(
             &config,
-            &hook_config(),
+            &hook_config(baseline),
             "--pre-commit --stdout to print the hook configuration",
         )?;
         if hook {
@@ -52,8 +61,20 @@ pub(super) fn init(path: &Path, stdout: bool, pre_commit: bool) -> Result<Outcom
     if policy {
         offer_baseline(path);
     }
-    Ok(if policy && hook { Outcome::Clean } else { Outcome::Error })
+    Ok(if (policy || kept) && hook { Outcome::Clean } else { Outcome::Error })
 }
+
+/// The top of the working directory's repository (the working directory outside git).
+fn repo_root() -> PathBuf {
+    crate::source::Git::discover(Path::new("."))
+        .ok()
+        .and_then(|g| g.workdir().map(Path::to_path_buf))
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// The baseline's name `init` offers, at the top of the repository; `init --pre-commit`
+/// passes it to the hook when it exists.
+const BASELINE: &str = ".override-guard-baseline.json";
 
 /// Writes `text` to a new file at `path`; `false`, with an error on stderr, when a file is
 /// there already (it is never overwritten).
@@ -102,20 +123,25 @@ fn released(changelog: &str) -> bool {
 /// The `.pre-commit-config.yaml` that `init --pre-commit` writes: the prebuilt wheel's hook
 /// pinned to this version's tag for a release, else (see [`released`]) the hook built from
 /// source at the default branch, with what to switch to once the version is released.
-fn hook_config() -> String {
-    hook_config_for(released(CHANGELOG))
+fn hook_config(baseline: Option<&str>) -> String {
+    hook_config_for(released(CHANGELOG), baseline)
 }
 
-fn hook_config_for(released: bool) -> String {
+/// With a `baseline` (its path from the repository's root), the hook is given it: without,
+/// the first commit after the debt was recorded would be blocked by it.
+fn hook_config_for(released: bool, baseline: Option<&str>) -> String {
     let (repo, version) = (env!("CARGO_PKG_REPOSITORY"), env!("CARGO_PKG_VERSION"));
+    let args = baseline.map_or_else(String::new, |b| {
+        format!("        # Only findings the baseline does not record fail a commit.\n        args: [--baseline, {b}]\n")
+    });
     let head = "# Hooks for pre-commit (https://pre-commit.com) and prek, written by\n# `override-guard init --pre-commit`. The hook judges the Terraform/OpenTofu modules each\n# commit touches against the nearest .override-guard.toml.\nrepos:\n";
     if released {
         format!(
-            "{head}  - repo: {repo}\n    rev: v{version}\n    hooks:\n      - id: override-guard        # the prebuilt wheel; override-guard-src builds it from source\n"
+            "{head}  - repo: {repo}\n    rev: v{version}\n    hooks:\n      - id: override-guard        # the prebuilt wheel; override-guard-src builds it from source\n{args}"
         )
     } else {
         format!(
-            "{head}  - repo: {repo}\n    # override-guard {version} is not released yet: this hook builds it from source with\n    # cargo (a Rust toolchain and a C compiler; minutes, the first time), and\n    # `pre-commit autoupdate` (prek: `prek update --bleeding-edge --freeze`) pins the\n    # branch's commit in `rev`. Once v{version} is released, `pre-commit autoupdate` (or\n    # `prek update`) moves `rev` to its tag: then switch to `id: override-guard`, which\n    # installs the prebuilt wheel in seconds.\n    rev: main\n    hooks:\n      - id: override-guard-src\n"
+            "{head}  - repo: {repo}\n    # override-guard {version} is not released yet: this hook builds it from source with\n    # cargo (a Rust toolchain and a C compiler; minutes, the first time), and\n    # `pre-commit autoupdate` (prek: `prek update --bleeding-edge --freeze`) pins the\n    # branch's commit in `rev`. Once v{version} is released, `pre-commit autoupdate` (or\n    # `prek update`) moves `rev` to its tag: then switch to `id: override-guard`, which\n    # installs the prebuilt wheel in seconds.\n    rev: main\n    hooks:\n      - id: override-guard-src\n{args}"
         )
     }
 }
@@ -175,15 +201,23 @@ mod tests {
 
     #[test]
     fn the_hook_config_names_the_tag_and_wheel_only_for_a_release() {
-        let released = hook_config_for(true);
+        let released = hook_config_for(true, None);
         assert!(released.contains(&format!("rev: v{V}\n")), "{released}");
         assert!(released.contains("- id: override-guard "), "{released}");
-        let unreleased = hook_config_for(false);
+        let unreleased = hook_config_for(false, None);
         assert!(unreleased.contains("rev: main\n"), "{unreleased}");
         assert!(unreleased.contains("- id: override-guard-src\n"), "{unreleased}");
         assert!(unreleased.contains(&format!("Once v{V} is released")), "{unreleased}");
         for text in [&released, &unreleased] {
             assert!(text.contains(&format!("- repo: {}\n", env!("CARGO_PKG_REPOSITORY"))));
+            assert!(!text.contains("args:"), "{text}");
+        }
+        for r in [true, false] {
+            let with = hook_config_for(r, Some(BASELINE));
+            assert!(
+                with.ends_with("        args: [--baseline, .override-guard-baseline.json]\n"),
+                "{with}"
+            );
         }
     }
 

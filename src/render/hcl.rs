@@ -12,10 +12,24 @@ pub fn render(m: &Module) -> String {
     override_guard_hcl::fmt::format(&text).unwrap_or(text)
 }
 
+/// [`render`], for comparing two states of a module (`diff`): nested blocks of a body are
+/// printed grouped by their type, in the order of the types' names (blocks of one type
+/// keep their order, which is theirs). Terraform's merge puts an override's blocks after
+/// the others, so without it a block re-stated by an override would show as removed in one
+/// place and added in another, though blocks of different types have no order.
+pub fn review(m: &Module) -> String {
+    let text = layout_as(m, true);
+    override_guard_hcl::fmt::format(&text).unwrap_or(text)
+}
+
 /// The rendering before `terraform fmt`'s layout: every expression exactly as written.
 pub fn layout(m: &Module) -> String {
+    layout_as(m, false)
+}
+
+fn layout_as(m: &Module, grouped: bool) -> String {
     let shapes = Shapes::of(m);
-    let mut p = Printer { m: Some(m), out: String::new(), left: left_out(m) };
+    let mut p = Printer { m: Some(m), out: String::new(), left: left_out(m), grouped };
     let names: Vec<&str> = m.files.files.iter().map(|f| f.name()).collect();
     p.out.push_str(&format!(
         "# Effective configuration ({}) merged from: {}\n",
@@ -85,7 +99,7 @@ pub fn layout(m: &Module) -> String {
 /// One block in native syntax, without provenance, indented `level` steps of two spaces
 /// (`fold` writes a JSON override's block into a native file with it).
 pub fn block_text(b: &Block, level: usize) -> String {
-    let mut p = Printer { m: None, out: String::new(), left: Vec::new() };
+    let mut p = Printer { m: None, out: String::new(), left: Vec::new(), grouped: false };
     p.block(b, level, None);
     p.out
 }
@@ -96,6 +110,8 @@ struct Printer<'a> {
     out: String,
     /// Arguments printed as a note instead (see [`left_out`]).
     left: Vec<LeftOut>,
+    /// Nested blocks grouped by type (see [`review`]).
+    grouped: bool,
 }
 
 impl Printer<'_> {
@@ -195,7 +211,21 @@ impl Printer<'_> {
             self.out.push_str(&o);
         }
         self.out.push('\n');
-        for item in b.body.items.iter() {
+        let mut items: Vec<&Item> = b.body.items.iter().collect();
+        if self.grouped {
+            // The blocks' places, refilled with the blocks sorted by type (stably).
+            let places: Vec<usize> =
+                (0..items.len()).filter(|&i| matches!(items[i], Item::Block(_))).collect();
+            let mut blocks: Vec<&Item> = places.iter().map(|&i| items[i]).collect();
+            blocks.sort_by(|x, y| match (x, y) {
+                (Item::Block(x), Item::Block(y)) => x.kind.cmp(&y.kind),
+                _ => std::cmp::Ordering::Equal,
+            });
+            for (&i, b) in places.iter().zip(blocks) {
+                items[i] = b;
+            }
+        }
+        for item in items {
             self.item(item, level + 1, shape, &b.kind);
         }
         self.indent(level);

@@ -60,6 +60,17 @@ impl Git {
         Some(rel.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/"))
     }
 
+    /// A path the user gave as the repository names it, from its root, as the hook names
+    /// every path (and as the framework runs it, from the top): `/`-separated, `.` and
+    /// `..` taken; `None` when it climbs above the root. An absolute path is taken as
+    /// [`Git::relative`] takes it.
+    pub fn from_root(&self, path: &Path) -> Option<String> {
+        if path.is_absolute() {
+            return self.relative(path);
+        }
+        normalize(&path.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/"))
+    }
+
     /// What is staged: the index (or the temporary one `GIT_INDEX_FILE` names).
     /// Unmerged entries of configuration files are an error naming them.
     pub fn index(&self) -> Result<GitSource, Error> {
@@ -283,12 +294,14 @@ impl Git {
         self.blob(path, id).map(Some)
     }
 
-    /// The best common ancestor of two revisions, as a commit id (for `A...B`).
+    /// The best common ancestor of two revisions, as a commit id (for `A...B`): the
+    /// shortest that names it alone in this repository, as `git log --oneline` writes it,
+    /// since it is shown to reviewers as a side's name.
     pub fn merge_base(&self, a: &str, b: &str) -> Result<String, Error> {
         let one = self.commit_id(a)?;
         let two = self.commit_id(b)?;
         match self.repo.merge_base(one, two) {
-            Ok(Some(id)) => Ok(id.to_string()),
+            Ok(Some(id)) => Ok(id.shorten_or_id().to_string()),
             Ok(None) => Err(Error::NoMergeBase { range: format!("{a}...{b}") }),
             Err(e) => Err(failed(format!("{a}...{b}"), e)),
         }

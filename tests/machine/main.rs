@@ -17,6 +17,7 @@
 
 use libtest_mimic::{Arguments, Trial};
 
+mod adoption;
 mod big;
 mod editor;
 #[path = "../measure.rs"]
@@ -105,6 +106,11 @@ impl Need {
 
 /// Every test of this binary: name, need, body.
 const TESTS: &[(&str, Need, fn())] = &[
+    (
+        "adoption/the_readme_adoption_steps_let_the_first_commit_through",
+        Need::Tools(&[precommit::PRE_COMMIT_VAR]),
+        adoption::the_readme_adoption_steps_let_the_first_commit_through,
+    ),
     (
         "big/a_fifty_megabyte_file_gives_the_correct_result",
         Need::Slow,

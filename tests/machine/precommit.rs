@@ -90,7 +90,7 @@ fn prek() -> PathBuf {
 
 /// The pre-commit executable named by the environment (the test is reported ignored
 /// without it, unless `OVERRIDE_GUARD_REQUIRE_E2E` asks for it to run and fail).
-fn pre_commit() -> PathBuf {
+pub fn pre_commit() -> PathBuf {
     let path = std::env::var_os(PRE_COMMIT_VAR).filter(|v| !v.is_empty()).unwrap_or_else(|| {
         panic!(
             "{PRE_COMMIT_VAR} is not set: set it to a pre-commit executable, e.g. after \
@@ -111,13 +111,13 @@ fn pre_commit() -> PathBuf {
 /// A hermetic environment for git and pre-commit: own HOME, empty git config, fixed identity,
 /// fresh PRE_COMMIT_HOME; cargo keeps its home and toolchains and builds into a target
 /// directory kept between runs.
-struct Sandbox {
+pub struct Sandbox {
     root: TempDir,
     envs: Vec<(OsString, OsString)>,
 }
 
 impl Sandbox {
-    fn new() -> Sandbox {
+    pub fn new() -> Sandbox {
         let root = tempfile::tempdir().expect("a temporary directory for the sandbox");
         let home = root.path().join("home");
         let pre_commit_home = root.path().join("pre-commit-home");
@@ -158,13 +158,13 @@ impl Sandbox {
         Sandbox { root, envs }
     }
 
-    fn path(&self) -> &Path {
+    pub fn path(&self) -> &Path {
         self.root.path()
     }
 
     /// `program` in `dir` with the inherited environment (PATH, proxies, certificates, the
     /// toolchain) less what redirects git, configures pre-commit or cargo's target, plus ours.
-    fn command(&self, program: impl AsRef<OsStr>, dir: &Path) -> Command {
+    pub fn command(&self, program: impl AsRef<OsStr>, dir: &Path) -> Command {
         let mut cmd = Command::new(program);
         cmd.current_dir(dir);
         for (name, _) in std::env::vars_os() {
@@ -197,12 +197,12 @@ impl Sandbox {
     }
 }
 
-fn run(cmd: &mut Command, what: &str) -> Output {
+pub fn run(cmd: &mut Command, what: &str) -> Output {
     cmd.output().unwrap_or_else(|e| panic!("could not start `{what}`: {e}"))
 }
 
 /// stdout and stderr together (git sends hook output to stderr).
-fn text(out: &Output) -> String {
+pub fn text(out: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
 }
 
@@ -217,7 +217,7 @@ fn hook_build() -> std::sync::MutexGuard<'static, ()> {
 /// Pins the hook repository's commit with the runner's own command (`pin`), then installs
 /// the hook environment (`install`: the slow part, the build, timed) and checks that the
 /// build took `Cargo.lock`'s versions. `home`: where the runner keeps its environments.
-fn pin_and_install(
+pub fn pin_and_install(
     sandbox: &Sandbox,
     repo: &UserRepo<'_>,
     runner: &Path,
@@ -242,7 +242,7 @@ fn pin_and_install(
     assert_built_from_lock(home, hook_repo);
 }
 
-fn expect_success(out: &Output, what: &str) {
+pub fn expect_success(out: &Output, what: &str) {
     assert!(out.status.success(), "`{what}` failed ({}):\n{}", out.status, text(out));
 }
 
@@ -336,7 +336,7 @@ fn assert_built_from_lock(home: &Path, hook_repo: &Path) {
 /// Writes an older version of [`OLDER`]'s crate over the hook repository's Cargo.lock
 /// entry and commits it: a build that ignores the lock takes the newer one (the lock's own,
 /// at least). Returns the new commit.
-fn pin_an_older_dependency(sandbox: &Sandbox, hook_repo: &Path) -> String {
+pub fn pin_an_older_dependency(sandbox: &Sandbox, hook_repo: &Path) -> String {
     let path = hook_repo.join("Cargo.lock");
     let lock = std::fs::read_to_string(&path).expect("the hook's Cargo.lock");
     let (name, version, checksum) = OLDER;
@@ -391,7 +391,7 @@ fn init_with_hook(sandbox: &Sandbox, dir: &Path, hook_repo_yaml: &str) -> String
 /// Copies the files `git ls-files` lists for this project (as they are in the worktree, so
 /// uncommitted edits count) into a new repository and commits them: the hook repository.
 /// Returns its directory and the commit.
-fn snapshot_of_this_project(sandbox: &Sandbox) -> (PathBuf, String) {
+pub fn snapshot_of_this_project(sandbox: &Sandbox) -> (PathBuf, String) {
     let project = Path::new(env!("CARGO_MANIFEST_DIR"));
     // The project's own git settings (excludes, safe.directory) apply here, but not a
     // repository or index some outer git process points at.
@@ -455,22 +455,22 @@ fn snapshot_of_this_project(sandbox: &Sandbox) -> (PathBuf, String) {
     (snapshot, rev)
 }
 
-struct UserRepo<'a> {
-    sandbox: &'a Sandbox,
-    dir: PathBuf,
+pub struct UserRepo<'a> {
+    pub sandbox: &'a Sandbox,
+    pub dir: PathBuf,
 }
 
 impl UserRepo<'_> {
-    fn write(&self, name: &str, content: &str) {
+    pub fn write(&self, name: &str, content: &str) {
         std::fs::write(self.dir.join(name), content)
             .unwrap_or_else(|e| panic!("write {name}: {e}"));
     }
 
-    fn read(&self, name: &str) -> String {
+    pub fn read(&self, name: &str) -> String {
         std::fs::read_to_string(self.dir.join(name)).unwrap_or_else(|e| panic!("read {name}: {e}"))
     }
 
-    fn git(&self, args: &[&str]) -> String {
+    pub fn git(&self, args: &[&str]) -> String {
         self.sandbox.git_ok(&self.dir, args)
     }
 
@@ -487,7 +487,7 @@ impl UserRepo<'_> {
     }
 
     /// A commit the hook lets through: HEAD moves and our hook reports Passed.
-    fn commit_passes(&self, message: &str) -> String {
+    pub fn commit_passes(&self, message: &str) -> String {
         let before = self.head();
         let out = self.commit(message);
         let output = text(&out);
@@ -500,7 +500,7 @@ impl UserRepo<'_> {
     }
 
     /// A commit the hook blocks with `rule`: nonzero exit, HEAD unchanged.
-    fn commit_blocked(&self, message: &str, rule: &str) -> String {
+    pub fn commit_blocked(&self, message: &str, rule: &str) -> String {
         let before = self.head();
         let out = self.commit(message);
         let output = text(&out);
