@@ -58,7 +58,7 @@ const ENGINE_HELP: &str =
 pub(crate) enum Command {
     /// Print the effective configuration of one module, with where every value came from.
     #[command(
-        after_help = "Examples:\n  override-guard show examples/app\n  override-guard show examples/envs/prod --format tf-json"
+        after_help = "Examples:\n  override-guard show examples/app\n  override-guard show examples/envs/prod --format tf-json\n\nExit status: 0 shown, 2 a module Terraform rejects (its errors are printed), or a usage\nor I/O error."
     )]
     Show {
         /// The module directory.
