@@ -22,6 +22,11 @@ use crate::terraform::discover::Engine;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum Side {
     Rev(String),
+    /// A commit found for the user (`A...B`'s merge base): its id, and how it is shown.
+    Base {
+        id: String,
+        shown: String,
+    },
     Index,
     Worktree,
 }
@@ -30,8 +35,17 @@ impl Side {
     fn label(&self) -> &str {
         match self {
             Side::Rev(r) => r,
+            Side::Base { shown, .. } => shown,
             Side::Index => "index",
             Side::Worktree => "worktree",
+        }
+    }
+
+    /// The side for programs: a commit found for the user by its full id.
+    fn name(&self) -> &str {
+        match self {
+            Side::Base { id, .. } => id,
+            other => other.label(),
         }
     }
 }
@@ -50,7 +64,8 @@ pub(super) fn diff_sides(
             if let Some((a, b)) = one.split_once("...") {
                 let b = if b.is_empty() { "HEAD" } else { b };
                 let a = if a.is_empty() { "HEAD" } else { a };
-                (Side::Rev(git.merge_base(a, b)?), rev(b))
+                let id = git.merge_base(a, b)?;
+                (Side::Base { shown: git.short(&id), id }, rev(b))
             } else if let Some((a, b)) = one.split_once("..") {
                 (rev(a), rev(b))
             } else {
@@ -66,7 +81,7 @@ pub(super) fn diff_sides(
 
 pub(super) fn open_side(ws: &Workspace, git: &Git, side: &Side) -> Result<Opened, error::Error> {
     Ok(match side {
-        Side::Rev(r) => Opened::Git(git.rev(r)?),
+        Side::Rev(r) | Side::Base { id: r, .. } => Opened::Git(git.rev(r)?),
         Side::Index => Opened::Git(git.index()?),
         Side::Worktree => {
             if git.workdir().is_none() {
@@ -189,7 +204,7 @@ pub(super) fn diff(
     let introduced: Vec<Finding> = changes.iter().flat_map(|c| c.introduced.clone()).collect();
     let text = match format {
         ReportFormat::Human => review::human(&changes, labels, style),
-        ReportFormat::Json => review::json(&changes, labels),
+        ReportFormat::Json => review::json(&changes, (old_side.name(), new_side.name())),
         other => {
             // The files of the changed modules as they are after the change.
             let now: Vec<&Judged> = changes.iter().filter_map(|c| after.get(&c.dir)).collect();

@@ -71,6 +71,18 @@ impl Git {
         normalize(&path.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/"))
     }
 
+    /// A commit id as `git log --oneline` writes it: the shortest prefix that names it
+    /// alone here (a side's name for reviewers); the id itself when it is no object here.
+    pub fn short(&self, id: &str) -> String {
+        match gix::ObjectId::from_hex(id.as_bytes()) {
+            Ok(oid) => self
+                .repo
+                .find_object(oid)
+                .map_or_else(|_| id.to_string(), |o| o.id().shorten_or_id().to_string()),
+            Err(_) => id.to_string(),
+        }
+    }
+
     /// What is staged: the index (or the temporary one `GIT_INDEX_FILE` names).
     /// Unmerged entries of configuration files are an error naming them.
     pub fn index(&self) -> Result<GitSource, Error> {
@@ -294,14 +306,12 @@ impl Git {
         self.blob(path, id).map(Some)
     }
 
-    /// The best common ancestor of two revisions, as a commit id (for `A...B`): the
-    /// shortest that names it alone in this repository, as `git log --oneline` writes it,
-    /// since it is shown to reviewers as a side's name.
+    /// The best common ancestor of two revisions, as a commit id (for `A...B`).
     pub fn merge_base(&self, a: &str, b: &str) -> Result<String, Error> {
         let one = self.commit_id(a)?;
         let two = self.commit_id(b)?;
         match self.repo.merge_base(one, two) {
-            Ok(Some(id)) => Ok(id.shorten_or_id().to_string()),
+            Ok(Some(id)) => Ok(id.to_string()),
             Ok(None) => Err(Error::NoMergeBase { range: format!("{a}...{b}") }),
             Err(e) => Err(failed(format!("{a}...{b}"), e)),
         }
