@@ -75,6 +75,7 @@ fn stopped(sig: i32) {
     std::process::exit(128 + sig);
 }
 
+#[cfg(unix)]
 fn remove(p: &std::path::Path) {
     match std::fs::symlink_metadata(p) {
         Ok(m) if m.is_dir() => {
