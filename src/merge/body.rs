@@ -19,11 +19,19 @@ pub(super) fn replaced_attr(base: &Attr, over: &Attr) -> Attr {
     a
 }
 
-/// Merges `over` into `base`; names in `skip` are the caller's to handle.
-pub(super) fn merge_body(base: &mut Body, over: &Body, skip: &[&str]) {
+/// Merges `over` into `base`; the attributes named in `skip_attrs` and the blocks of the
+/// types in `skip_blocks` are the caller's to handle. Each is skipped in its own form only:
+/// Terraform takes a meta-argument out of the body by the form its schema gives it, so an
+/// attribute written where the schema has a block (`lifecycle = {…}`) stays in the body,
+/// for the provider or the called module to judge.
+pub(super) fn merge_body(base: &mut Body, over: &Body, skip_attrs: &[&str], skip_blocks: &[&str]) {
     let mut over = over.clone();
-    over.items_mut().retain(|i| {
-        !skip.contains(&i.merge_name()) || matches!(i, Item::Block(b) if b.kind == "dynamic")
+    over.items_mut().retain(|i| match i {
+        Item::Attr(a) => !skip_attrs.contains(&a.name.as_str()),
+        Item::Block(b) => b.kind == "dynamic" || !skip_blocks.contains(&b.kind.as_str()),
+        Item::Json(j) => {
+            !skip_attrs.contains(&j.name.as_str()) && !skip_blocks.contains(&j.name.as_str())
+        }
     });
     resolve_json(base, &mut over);
 
@@ -200,7 +208,7 @@ mod tests {
         let mut base =
             block("r {\n a = 1\n b = 2\n n { x = 1 }\n n { x = 2 }\n m { y = 1 }\n}\n").body;
         let over = block("r {\n b = 3\n c = 4\n n { x = 9 }\n}\n").body;
-        merge_body(&mut base, &over, &[]);
+        merge_body(&mut base, &over, &[], &[]);
         assert_eq!(names(&base), ["a=1", "b=3", "m[]", "c=4", "n[]"]);
         let Some(Item::Block(n)) = base.items.last() else { panic!() };
         assert_eq!(n.displaced.len(), 2, "both base `n` blocks displaced");
@@ -211,7 +219,7 @@ mod tests {
         let mut base =
             block("r {\n dynamic \"n\" {\n for_each = []\n content {}\n }\n e {}\n}\n").body;
         let over = block("r {\n n { x = 1 }\n}\n").body;
-        merge_body(&mut base, &over, &[]);
+        merge_body(&mut base, &over, &[], &[]);
         assert_eq!(names(&base), ["e[]", "n[]"]);
     }
 
@@ -219,7 +227,17 @@ mod tests {
     fn skipped_names_are_left_to_the_caller() {
         let mut base = block("r {\n a = 1\n}\n").body;
         let over = block("r {\n a = 2\n lifecycle {}\n}\n").body;
-        merge_body(&mut base, &over, &["a", "lifecycle"]);
+        merge_body(&mut base, &over, &["a"], &["lifecycle"]);
         assert_eq!(names(&base), ["a=1"]);
+    }
+
+    /// A name skipped as a block is merged when it is written as an attribute, and the
+    /// other way round: each form is what the schema does not take out of the body.
+    #[test]
+    fn a_skipped_name_in_the_other_form_is_merged() {
+        let mut base = block("r {\n a = 1\n}\n").body;
+        let over = block("r {\n lifecycle = { x = 1 }\n a {}\n}\n").body;
+        merge_body(&mut base, &over, &["a"], &["lifecycle"]);
+        assert_eq!(names(&base), ["a=1", "lifecycle={ x = 1 }", "a[]"]);
     }
 }

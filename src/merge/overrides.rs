@@ -239,7 +239,7 @@ fn merge_provider(m: &mut Module, st: &mut State, o: &Block) {
         Some(&i) => {
             let mut base = m.blocks[i].clone();
             ignore_zero_blocks(m, &base, o);
-            merge_body(&mut base.body, &o.body, &["alias"]);
+            merge_body(&mut base.body, &o.body, &["alias"], &[]);
             base.displaced.push(o.def_span);
             m.blocks[i] = base;
         }
@@ -372,7 +372,7 @@ fn check_depends_on(m: &mut Module, o: &Block) {
 fn merge_resource(m: &mut Module, base: &mut Block, o: &Block) {
     check_depends_on(m, o);
     ignore_zero_blocks(m, base, o);
-    merge_body(&mut base.body, &o.body, &["depends_on", "lifecycle"]);
+    merge_body(&mut base.body, &o.body, &["depends_on"], &["lifecycle"]);
     for lc in o.body.blocks_of("lifecycle") {
         merge_lifecycle(m, base, lc);
     }
@@ -510,7 +510,8 @@ fn merge_module(m: &mut Module, base: &mut Block, o: &Block) {
     merge_body(
         &mut base.body,
         &o.body,
-        &["depends_on", "providers", "ignore_nested_deprecations", "lifecycle"],
+        &["depends_on", "providers", "ignore_nested_deprecations"],
+        &["lifecycle"],
     );
     if let Some(p) = providers {
         if p.expr.as_object().is_none_or(|e| !e.is_empty()) {
