@@ -240,8 +240,12 @@ fn merge_provider(m: &mut Module, st: &mut State, o: &Block) {
             let mut base = m.blocks[i].clone();
             ignore_zero_blocks(m, &base, o);
             merge_body(&mut base.body, &o.body, &["alias"], &[]);
-            base.displaced.push(o.def_span);
-            m.blocks[i] = base;
+            if base == m.blocks[i] {
+                m.unchanging.push(o.def_span);
+            } else {
+                base.displaced.push(o.def_span);
+                m.blocks[i] = base;
+            }
         }
         None => match o.provider_alias() {
             None => {
@@ -278,6 +282,8 @@ fn merge_object(m: &mut Module, st: &mut State, o: &Block) {
             _ => return,
         },
     };
+    // Cheap: the bodies are shared until the merge writes to them.
+    let before = base.clone();
     match o.kind.as_str() {
         "variable" => {
             let rejected = st.rejected_variables.contains(&o.def_span);
@@ -286,6 +292,10 @@ fn merge_object(m: &mut Module, st: &mut State, o: &Block) {
         "output" => merge_output(m, &mut base, o),
         "module" => merge_module(m, &mut base, o),
         _ => merge_resource(m, &mut base, o),
+    }
+    if base == before {
+        m.unchanging.push(o.def_span);
+        return;
     }
     base.displaced.push(o.def_span);
     match nested {

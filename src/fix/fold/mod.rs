@@ -354,6 +354,8 @@ impl<'a> Folder<'a> {
             return;
         };
         match self.base_of(&addr) {
+            // Nothing to write where the override changes nothing (see `Module::unchanging`).
+            Some(_) if self.m.unchanging.contains(&ob.def_span) => {}
             Some(base) => self.fold_body(base, ob),
             // A default provider configuration may be new in an override (spec §4).
             None if ob.kind == "provider" => {
@@ -411,6 +413,8 @@ impl<'a> Folder<'a> {
                                 }
                             }
                         }
+                        // An empty one sets nothing: the merge adds no lifecycle block.
+                        None if b.body.items.is_empty() => {}
                         None => self.replace_blocks(base, "lifecycle", std::slice::from_ref(item)),
                     }
                 }
