@@ -6,7 +6,8 @@
 //! config-json` must print it: each is the `configuration` object Terraform 1.15.5 wrote in
 //! `terraform show -json` of a plan of the case (with stand-in providers whose schema makes
 //! every argument an optional `any` and every nested block a list), confirmed equal, less
-//! `schema_version`, which needs the provider's schema. Where a case has `tf.json`, `show
+//! the `schema_version` of those providers' resources, which needs a real provider's schema
+//! (the built-in provider's is known, and kept). Where a case has `tf.json`, `show
 //! --format tf-json` must print it: a document Terraform was seen to load as it loads the
 //! module (its `case.toml` says on which releases).
 

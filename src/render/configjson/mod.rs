@@ -23,7 +23,7 @@
 //!   nested blocks, drops names the schema lacks and gives `schema_version`. Here every
 //!   argument is listed, every nested block is a list of objects (a `.tf.json` property is
 //!   a block when a native-syntax file writes that name as one), and `schema_version` is
-//!   left out. `dynamic` blocks are left out, as Terraform leaves them out.
+//!   given for the built-in provider's resource types only. `dynamic` blocks are left out, as Terraform leaves them out.
 //! - A module call's `module` is the called module's own configuration only when its source
 //!   is a local path that could be read (Terraform needs `init` for the others); without it,
 //!   every argument of the call is listed, where Terraform lists the child's variables only.
@@ -41,7 +41,9 @@ use crate::merge::variables;
 use crate::terraform::expr::{escape_template_literal, template_text};
 use crate::terraform::{Attr, Block, Body, Expr, Item, Syntax, json};
 use override_guard_hcl::ast::{Node, Part};
-use providers::{ProviderConfig, normalize_provider_keys, provider_configs, resource_provider};
+use providers::{
+    ProviderConfig, fqn, normalize_provider_keys, provider_configs, resource_provider,
+};
 use references::{TStep, parse_ref, references, traversal};
 
 /// A module with the modules its calls load (by call name): those with a readable local
@@ -278,7 +280,26 @@ fn resource(m: &Module, shapes: &Shapes, b: &Block, addr: &str) -> Option<(Strin
     }
     count_and_for_each(b, &mut r);
     depends_on(b, &mut r);
+    if let Some(v) = builtin_schema_version(m, b) {
+        r.insert("schema_version".into(), json!(v));
+    }
     Some((address, Value::Object(r)))
+}
+
+/// `schema_version`: the version of the resource type's schema, which Terraform always
+/// writes and only the provider knows. Terraform's built-in provider is the one known here:
+/// both its resource types, `terraform_data` and the `terraform_remote_state` data source,
+/// are at version 0 (`internal/builtin/providers/terraform`). Any other is left out.
+fn builtin_schema_version(m: &Module, b: &Block) -> Option<u64> {
+    let local = resource_provider(b);
+    let local = local.split('.').next().unwrap_or_default();
+    if fqn(m, local) != "terraform.io/builtin/terraform" {
+        return None;
+    }
+    match (b.kind.as_str(), b.labels.first()?.as_str()) {
+        ("resource", "terraform_data") | ("data", "terraform_remote_state") => Some(0),
+        _ => None,
+    }
 }
 
 /// A module call's `source` or `version` as Terraform 1.15 evaluates it: a constant
