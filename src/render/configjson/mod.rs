@@ -42,7 +42,8 @@ use crate::terraform::expr::{escape_template_literal, template_text};
 use crate::terraform::{Attr, Block, Body, Expr, Item, Syntax, json};
 use override_guard_hcl::ast::{Node, Part};
 use providers::{
-    ProviderConfig, fqn, normalize_provider_keys, provider_configs, resource_provider,
+    ProviderConfig, configuration_aliases, fqn, normalize_provider_keys, passed_providers,
+    requirement, resource_provider, source_key, version_constraints,
 };
 use references::{TStep, parse_ref, references, traversal};
 
@@ -130,6 +131,138 @@ fn static_str(a: &Attr) -> Option<String> {
     match variables::value_of(&a.expr) {
         Ok(crate::cty::Value::String(s)) => Some(s),
         _ => a.expr.as_str(),
+    }
+}
+
+/// constraints (from `required_providers` and provider blocks' `version`).
+fn requirements(m: &Module) -> BTreeMap<String, Vec<String>> {
+    let mut reqs: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for a in &m.settings.required_providers {
+        let e = reqs.entry(fqn(m, &a.name)).or_default();
+        if let (_, Some(v)) = requirement(a) {
+            e.push(v);
+        }
+    }
+    for b in m.blocks.iter() {
+        match b.kind.as_str() {
+            "provider" => {
+                let Some(name) = b.labels.first() else { continue };
+                let e = reqs.entry(fqn(m, name)).or_default();
+                if let Some(v) = b.attr("version").and_then(static_str) {
+                    e.push(v);
+                }
+            }
+            "resource" | "data" | "ephemeral" | "action" | "check" => {
+                for r in
+                    std::iter::once(b).chain(b.body.blocks_of("data").filter(|_| b.kind == "check"))
+                {
+                    if r.kind == "check" {
+                        continue;
+                    }
+                    let local = resource_provider(r);
+                    let local = local.split('.').next().unwrap_or_default();
+                    reqs.entry(fqn(m, local)).or_default();
+                }
+            }
+            _ => {}
+        }
+    }
+    reqs
+}
+
+/// `marshalProviderConfigs`.
+fn provider_configs(
+    t: &ModuleTree,
+    addr: &str,
+    parent: Option<&str>,
+    out: &mut BTreeMap<String, ProviderConfig>,
+) {
+    let m = &t.module;
+    let reqs = requirements(m);
+    let constraint =
+        |full: &str| reqs.get(full).map(|v| version_constraints(v)).unwrap_or_default();
+    let shapes = Shapes::of(m);
+    let entry = |name: &str, full: &str, alias: Option<&str>, exprs: Option<Value>| {
+        let mut v = Map::new();
+        v.insert("name".into(), json!(name));
+        v.insert("full_name".into(), json!(full));
+        if let Some(a) = alias.filter(|a| !a.is_empty()) {
+            v.insert("alias".into(), json!(a));
+        }
+        let c = constraint(full);
+        if !c.is_empty() {
+            v.insert("version_constraint".into(), json!(c));
+        }
+        if !addr.is_empty() {
+            v.insert("module_address".into(), json!(addr));
+        }
+        if let Some(Value::Object(e)) = &exprs
+            && !e.is_empty()
+        {
+            v.insert("expressions".into(), Value::Object(e.clone()));
+        }
+        ProviderConfig { value: v, full_name: full.to_string(), parent_key: String::new() }
+    };
+    for b in blocks_of(m, "provider") {
+        let Some(name) = b.labels.first() else { continue };
+        let alias = b.attr("alias").and_then(static_str);
+        let full = fqn(m, name);
+        let k = match &alias {
+            Some(a) => format!("{name}.{a}"),
+            None => name.clone(),
+        };
+        let exprs = Value::Object(expressions(&b.body, shapes.top(b), "provider", m, None));
+        out.insert(key(&k, addr), entry(name, &full, alias.as_deref(), Some(exprs)));
+    }
+    for a in &m.settings.required_providers {
+        let full = fqn(m, &a.name);
+        for alias in configuration_aliases(a) {
+            out.entry(key(&alias, addr)).or_insert_with(|| entry(&a.name, &full, None, None));
+        }
+        let k = key(&a.name, addr);
+        if out.contains_key(&k) {
+            continue;
+        }
+        let mut pc = entry(&a.name, &full, None, None);
+        if let Some(p) = parent {
+            pc.parent_key = source_key(&key(&a.name, p), &full, out);
+        }
+        out.insert(k, pc);
+    }
+    // Terraform takes the providers in Go's map order, so with several providers of one
+    // type the first wins at random; here the one the bare type name means comes first.
+    let mut fulls: Vec<&String> = reqs.keys().collect();
+    fulls.sort_by_key(|f| *f != &fqn(m, f.rsplit('/').next().unwrap_or_default()));
+    for full in fulls {
+        let ty = full.rsplit('/').next().unwrap_or_default();
+        let k = key(ty, addr);
+        if out.contains_key(&k) {
+            continue;
+        }
+        let mut pc = entry(ty, full, None, None);
+        if let Some(p) = parent {
+            pc.parent_key = source_key(&key(ty, p), full, out);
+        }
+        out.insert(k, pc);
+    }
+    for call in blocks_of(m, "module") {
+        let Some(name) = call.labels.first() else { continue };
+        let Some(child) = t.calls.get(name) else { continue };
+        let caddr = child_addr(addr, name);
+        for (in_child, in_parent) in passed_providers(call) {
+            let local = in_child.split('.').next().unwrap_or_default();
+            let full = fqn(&child.module, local);
+            let mut v = Map::new();
+            v.insert("name".into(), json!(in_child));
+            v.insert("full_name".into(), json!(full));
+            v.insert("module_address".into(), json!(caddr));
+            let parent_key = source_key(&key(&in_parent, addr), &full, out);
+            out.insert(
+                key(&in_child, &caddr),
+                ProviderConfig { value: v, full_name: full, parent_key },
+            );
+        }
+        provider_configs(child, &caddr, Some(addr), out);
     }
 }
 
@@ -407,6 +540,17 @@ fn meta(kind: &str, name: &str) -> bool {
     list.contains(&name)
 }
 
+/// Whether a body of this kind has an escaping block `_` (resources, data sources,
+/// providers, module calls, provisioners).
+fn escapes(kind: &str) -> bool {
+    use crate::terraform::schema::Schema;
+    let schema = match kind {
+        "provisioner" => Schema::Provisioner,
+        k => Schema::top_block(k).map_or(Schema::Unknown, |(_, s)| s),
+    };
+    crate::render::tfjson::read_as_blocks(schema, "_")
+}
+
 /// Meta-blocks of a kind, which are no part of its configuration.
 fn meta_block(kind: &str, name: &str) -> bool {
     match kind {
@@ -445,6 +589,18 @@ fn expressions(
                 out.insert(a.name.clone(), expression(a));
             }
             Item::Attr(_) => {}
+            // The escaping block's content is the body's own configuration, meta-argument
+            // names included (`_ { count = 2 }` is the provider's `count`).
+            Item::Block(b) if b.kind == "_" && escapes(kind) => {
+                for (k, v) in expressions(&b.body, shape, "_", m, only) {
+                    match (out.get_mut(&k), v) {
+                        (Some(Value::Array(have)), Value::Array(more)) => have.extend(more),
+                        (_, v) => {
+                            out.insert(k, v);
+                        }
+                    }
+                }
+            }
             Item::Block(b) => block(&mut out, b),
             Item::Json(j) => match JsonForm::of(shape, j) {
                 JsonForm::Blocks(blocks) => {
