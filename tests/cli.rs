@@ -326,6 +326,25 @@ fn show_prints_provenance_and_exits_2_on_a_rejected_module() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("Missing resource to override"));
 }
 
+/// An argument Terraform's JSON syntax would read as nested blocks under its name, with no
+/// escaping block to hold it (`dynamic = {…}`), makes `--format tf-json` print nothing and
+/// exit 2, naming it; `--format hcl` prints it.
+#[test]
+fn show_tf_json_refuses_an_argument_json_cannot_hold() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let main = "resource \"a\" \"b\" {\n  lifecycle = { prevent_destroy = true }\n  dynamic   = { x = 1 }\n}\n";
+    std::fs::write(dir.path().join("main.tf"), main).expect("write");
+    let out = bin().args(["show", "--format", "tf-json"]).arg(dir.path()).output().expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("error: main.tf:3: the argument `dynamic = …` cannot be written in Terraform's JSON syntax"), "{err}");
+    assert!(!err.contains("lifecycle"), "lifecycle goes in the escaping block: {err}");
+    let out = bin().args(["show"]).arg(dir.path()).output().expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("  dynamic   = { x = 1 }\n"));
+}
+
 #[test]
 fn bad_input_is_a_diagnostic_never_a_panic() {
     let dir = tempfile::tempdir().expect("tempdir");

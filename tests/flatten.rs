@@ -410,6 +410,13 @@ fn a_git_ignored_override_file_is_folded_too() {
     // From a subdirectory, with the output named relative to it.
     let r = s.run_env("infra/net", &["flatten", "..", "--out", "../../../flat"], &[]);
     assert_eq!(r.code, 0, "{}", r.shown());
+    // Folded, and said: a finding on it names a file CI does not have.
+    assert!(
+        r.err().contains("note: ../net/local_override.tf: a git-ignored override file, folded all the same: Terraform runs it in this checkout, but CI and teammates run without it"),
+        "{}",
+        r.shown()
+    );
+    assert_eq!(r.err().matches("note: ").count(), 1, "the committed one needs none: {}", r.shown());
     let files = files_of(&out);
     assert!(!files.contains_key("net/local_override.tf") && !files.contains_key("db/debug.log"));
     assert_eq!(files["net/main.tf"], NET.replace("10.0.0.0/16", "10.9.0.0/16").as_bytes());
@@ -444,4 +451,73 @@ fn a_dangling_link_fails_its_module_only() {
     assert_eq!(r.err().matches("infra/broken/vars.tf: not copied").count(), 1, "{}", r.shown());
     assert!(out.join("broken/override.tf").exists() && !out.join("db/override.tf").exists());
     assert!(r.err().contains("flattened 1 of 3 modules"), "{}", r.shown());
+}
+
+/// An untracked override file is folded with a note too, as `scan` does it.
+#[test]
+fn an_untracked_override_file_is_folded_with_a_note() {
+    let s = repo();
+    s.write(
+        "infra/net/override.tf",
+        "resource \"aws_vpc\" \"main\" {\n  cidr_block = \"10.2.0.0/16\"\n}\n",
+    );
+    let scanner = s.beside("scanner.py");
+    let r = s.run(&["scan", "infra", "--", python(), scanner.to_str().unwrap(), "{}"]);
+    assert_eq!(r.code, 0, "{}", r.shown());
+    assert!(
+        r.err().contains(
+            "note: infra/net/override.tf: an untracked override file, folded all the same"
+        ),
+        "{}",
+        r.shown()
+    );
+}
+
+/// A module Terraform rejects is copied as it is with a note, and flatten exits 1, also
+/// when it has no override file (the docs' promise); the others are flattened or copied.
+#[test]
+fn a_rejected_module_without_override_files_is_noted() {
+    let s = repo();
+    s.commit(
+        &[("infra/bad/main.tf", "resource \"aws_vpc\" \"main\" {\n  cidr_block = \n}\n")],
+        "bad",
+    );
+    let out = s.beside("flat");
+    let r = s.run(&["flatten", "infra", "--out", out.to_str().unwrap()]);
+    assert_eq!(r.code, 1, "{}", r.shown());
+    assert!(
+        r.err().contains(
+            "note: infra/bad: copied as it is, not flattened: Terraform rejects this module"
+        ),
+        "{}",
+        r.shown()
+    );
+    assert!(
+        r.err().contains("flattened 1 of 3 modules into ")
+            && r.err()
+                .contains(", 1 needed no change, 1 was copied as it is: 1 override file folded"),
+        "{}",
+        r.shown()
+    );
+    assert!(out.join("bad/main.tf").is_file());
+    let map = sarif(&std::fs::read_to_string(out.join(".override-guard-map.json")).unwrap());
+    assert_eq!(map["unflattened"][0]["path"], "infra/bad", "{map}");
+}
+
+/// A clean run with nothing to flatten says that nothing needed it, not "flattened 0".
+#[test]
+fn a_run_with_nothing_to_flatten_says_so() {
+    let s = repo();
+    let out = s.beside("flat");
+    let r = s.run(&["flatten", "infra/net", "--out", out.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.shown());
+    let out_s = out.to_str().unwrap();
+    assert_eq!(
+        r.err(),
+        format!(
+            "nothing to flatten in {out_s}: the module needed no change (no override file to fold, no shadowed .tf file to leave out); 1 other file copied as it is; line map in .override-guard-map.json\n"
+        ),
+        "{}",
+        r.shown()
+    );
 }

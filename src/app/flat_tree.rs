@@ -26,6 +26,8 @@ pub(super) const MAP_FILE: &str = ".override-guard-map.json";
 pub(super) struct Tally {
     pub(super) modules: usize,
     pub(super) flattened: usize,
+    /// Modules copied as they are (Terraform rejects them, or `fold` refuses).
+    pub(super) refused: usize,
     pub(super) folded: usize,
     pub(super) shadowed: usize,
     pub(super) copied: usize,
@@ -145,7 +147,8 @@ pub(super) fn write_tree(
         })
         .collect::<Result<_, error::Error>>()?;
     let root = tree_root(ws);
-    let mut w = Tally { modules: plans.len(), ..Tally::default() };
+    let refused = plans.iter().filter(|p| !p.2.refused.is_empty()).count();
+    let mut w = Tally { modules: plans.len(), refused, ..Tally::default() };
     let mut map = TreeMap { version: 1, root: root.clone(), ..TreeMap::default() };
     // Every file of a module, so git-ignored ones are copied too (Terraform reads them).
     let mut files: BTreeSet<String> = BTreeSet::new();
@@ -169,7 +172,12 @@ pub(super) fn write_tree(
         }
         for d in plan.dropped {
             match d.kind {
-                DropKind::Folded => w.folded += 1,
+                DropKind::Folded => {
+                    w.folded += 1;
+                    if let Some(how) = src.local(&d.source) {
+                        w.notes.push(local_note(&shown.path(&d.source), how));
+                    }
+                }
                 DropKind::Shadowed => w.shadowed += 1,
             }
             skip.insert(d.source.clone());
@@ -220,6 +228,21 @@ pub(super) fn write_tree(
     map.files.sort_by(|a, b| a.path.cmp(&b.path));
     map.dropped.sort_by(|a, b| a.source.cmp(&b.source));
     Ok((map, w))
+}
+
+/// The note on an override file git does not track, folded all the same: Terraform runs
+/// it in this checkout, so the scanner judges what runs here; but CI and teammates run
+/// without it, and what the scanner finds on it is this checkout's alone (a finding there
+/// names a file the repository does not have).
+fn local_note(path: &str, how: crate::terraform::Local) -> String {
+    format!(
+        "note: {}: {} override file, folded all the same: Terraform runs it in this checkout, but CI and teammates run without it, so a finding on it names a file they do not have\n",
+        report::clean_line(path),
+        match how {
+            crate::terraform::Local::Ignored => "a git-ignored",
+            crate::terraform::Local::Untracked => "an untracked",
+        }
+    )
 }
 
 fn write_file(dest: &Path, bytes: &[u8]) -> Result<(), error::Error> {

@@ -6,7 +6,7 @@ use crate::error;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use super::flat_tree::{MAP_FILE, prepare_out, write_tree};
+use super::flat_tree::{MAP_FILE, Tally, prepare_out, write_tree};
 use super::outcome::Outcome;
 use super::output::{write_err, write_out, write_syntax};
 use super::workspace::Workspace;
@@ -32,18 +32,44 @@ pub(super) fn flatten(
     for n in &w.notes {
         write_err(n);
     }
-    write_err(&format!(
-        "flattened {} of {} into {}: {} folded, {} left out, {} copied as {}; line map in {}\n",
-        w.flattened,
-        count(w.modules, "module"),
-        report::clean_line(&shown_out),
-        count(w.folded, "override file"),
-        count(w.shadowed, "shadowed .tf file"),
+    write_err(&summary(&w, &report::clean_line(&shown_out)));
+    Ok(if map.unflattened.is_empty() { Outcome::Clean } else { Outcome::Findings })
+}
+
+/// `flatten`'s last line: how many modules were flattened, how many needed no change and
+/// how many were copied as they are, so that a run with nothing to flatten reads as the
+/// success it is.
+fn summary(w: &Tally, out: &str) -> String {
+    let copied = format!(
+        "{} copied as {}; line map in {MAP_FILE}\n",
         count(w.copied, "other file"),
         if w.copied == 1 { "it is" } else { "they are" },
-        MAP_FILE
-    ));
-    Ok(if map.unflattened.is_empty() { Outcome::Clean } else { Outcome::Findings })
+    );
+    let unchanged = w.modules - w.flattened.min(w.modules) - w.refused.min(w.modules);
+    if w.flattened == 0 && w.refused == 0 {
+        let none = match w.modules {
+            0 => "there is no module".to_string(),
+            1 => "the module needed no change".to_string(),
+            n => format!("none of the {n} modules needed a change"),
+        };
+        return format!(
+            "nothing to flatten in {out}: {none} (no override file to fold, no shadowed .tf file to leave out); {copied}"
+        );
+    }
+    let mut head =
+        format!("flattened {} of {} into {out}", w.flattened, count(w.modules, "module"));
+    if unchanged > 0 {
+        head.push_str(&format!(", {unchanged} needed no change"));
+    }
+    if w.refused > 0 {
+        let was = if w.refused == 1 { "was" } else { "were" };
+        head.push_str(&format!(", {} {was} copied as it is", w.refused));
+    }
+    format!(
+        "{head}: {} folded, {} left out, {copied}",
+        count(w.folded, "override file"),
+        count(w.shadowed, "shadowed .tf file"),
+    )
 }
 
 /// `1 module`, `2 modules`.

@@ -59,6 +59,13 @@ pub(super) fn show(
         warn.push_str(&report::human(&m.files, d, "merge-error", style));
     }
     write_err(&warn);
+    if format == ShowFormat::TfJson {
+        let unwritable = render::tfjson::unwritable(&m);
+        if !unwritable.is_empty() {
+            write_err(&unwritable_note(&m, &unwritable));
+            return Ok(Outcome::Error);
+        }
+    }
     let text = match format {
         ShowFormat::Hcl => render::hcl::render(&m),
         ShowFormat::TfJson => render::tfjson::render(&m),
@@ -70,6 +77,22 @@ pub(super) fn show(
     };
     write_syntax(&text);
     Ok(Outcome::Clean)
+}
+
+/// Why `--format tf-json` prints nothing: the arguments Terraform's JSON syntax cannot hold
+/// under their names, where they are.
+fn unwritable_note(m: &merge::Module, args: &[render::tfjson::Unwritable]) -> String {
+    let mut out = String::new();
+    for a in args {
+        out.push_str(&format!(
+            "error: {}: the argument `{} = …` cannot be written in Terraform's JSON syntax: a property named \"{}\" there is read as nested blocks, and no escaping block `_` can hold it\n",
+            m.files.short(a.span),
+            a.name,
+            a.name
+        ));
+    }
+    out.push_str("nothing printed: `--format hcl` prints this module as it is\n");
+    out
 }
 
 /// How deep `module_tree` follows local module calls: far beyond real configurations,

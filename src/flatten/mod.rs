@@ -106,7 +106,9 @@ pub(crate) fn plan(m: &Module) -> ModulePlan {
     // The module's files after the fold: (name, text), in the module's order.
     let mut files: Vec<(String, Arc<str>)> =
         m.files.files.iter().map(|f| (f.name().to_string(), f.text.clone())).collect();
-    if !overrides.is_empty() {
+    // A module Terraform rejects has no effective configuration, override files or not:
+    // `fold` says so, and it is copied as it is.
+    if !overrides.is_empty() || m.has_errors() {
         match fold::plan(m, &overrides) {
             Ok(folded) => {
                 for e in folded.edits {

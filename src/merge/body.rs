@@ -9,7 +9,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::terraform::json;
-use crate::terraform::{Attr, Body, Item, Span};
+use crate::terraform::{Attr, Block, Body, Item, Span};
 
 /// `over` replacing `base`, remembering what it displaced.
 pub(super) fn replaced_attr(base: &Attr, over: &Attr) -> Attr {
@@ -19,13 +19,22 @@ pub(super) fn replaced_attr(base: &Attr, over: &Attr) -> Attr {
     a
 }
 
-/// Merges `over` into `base`; names in `skip` are the caller's to handle.
-pub(super) fn merge_body(base: &mut Body, over: &Body, skip: &[&str]) {
+/// Merges `over` into `base`; the attributes named in `skip_attrs` and the blocks of the
+/// types in `skip_blocks` are the caller's to handle. Each is skipped in its own form only:
+/// Terraform takes a meta-argument out of the body by the form its schema gives it, so an
+/// attribute written where the schema has a block (`lifecycle = {…}`) stays in the body,
+/// for the provider or the called module to judge.
+pub(super) fn merge_body(base: &mut Body, over: &Body, skip_attrs: &[&str], skip_blocks: &[&str]) {
     let mut over = over.clone();
-    over.items_mut().retain(|i| {
-        !skip.contains(&i.merge_name()) || matches!(i, Item::Block(b) if b.kind == "dynamic")
+    over.items_mut().retain(|i| match i {
+        Item::Attr(a) => !skip_attrs.contains(&a.name.as_str()),
+        Item::Block(b) => b.kind == "dynamic" || !skip_blocks.contains(&b.kind.as_str()),
+        Item::Json(j) => {
+            !skip_attrs.contains(&j.name.as_str()) && !skip_blocks.contains(&j.name.as_str())
+        }
     });
     resolve_json(base, &mut over);
+    merge_escaped(base, &mut over);
 
     let mut over_blocks = Vec::new();
     // Where each name's attribute is (else its JSON property): one lookup per overriding
@@ -94,6 +103,102 @@ pub(super) fn merge_body(base: &mut Body, over: &Body, skip: &[&str]) {
             b.displaced = dropped.iter().filter(|(n, _)| *n == name).map(|(_, s)| *s).collect();
         }
         base.items_mut().push(Item::Block(b));
+    }
+}
+
+/// The escaping block `_` (spec §5.2): Terraform folds its content into the body it is in
+/// before the override merge, so an override's `_ { x = … }` replaces the original's `x`
+/// written plainly or in its `_`, an override's plain `x` replaces the original's
+/// `_ { x }`, and the rest of both escaping blocks stays. Here the content stays in a `_`
+/// block, so that it keeps being the provider's and no meta-argument: this moves what an
+/// override says in or out of `_` to where it replaces the original's, and takes the
+/// override's `_` blocks out of `over`.
+fn merge_escaped(base: &mut Body, over: &mut Body) {
+    let is_escape = |i: &Item| matches!(i, Item::Block(b) if b.kind == "_");
+    let has_escape = base.items.iter().any(is_escape) || over.items.iter().any(is_escape);
+    if !has_escape {
+        return;
+    }
+    let mut escaped: Vec<Block> = Vec::new();
+    over.items_mut().retain(|i| match i {
+        Item::Block(b) if b.kind == "_" => {
+            escaped.push(b.clone());
+            false
+        }
+        _ => true,
+    });
+    // What the override says plainly replaces the original's escaped items of that name.
+    let plain: HashSet<String> = over.items.iter().map(|i| i.merge_name().to_string()).collect();
+    let mut moved: HashMap<String, Vec<Span>> = HashMap::new();
+    for item in base.items_mut().iter_mut() {
+        if let Item::Block(b) = item
+            && b.kind == "_"
+        {
+            b.body.items_mut().retain(|i| {
+                let hit = plain.contains(i.merge_name());
+                if hit {
+                    moved
+                        .entry(i.merge_name().to_string())
+                        .or_default()
+                        .extend(item_span_and_history(i));
+                }
+                !hit
+            });
+        }
+    }
+    for item in over.items_mut().iter_mut() {
+        if let Some(spans) = moved.remove(item.merge_name()) {
+            add_displaced(item, spans);
+        }
+    }
+    // What it says escaped replaces the original's plain items of that name, and merges
+    // into the original's escaping block.
+    for e in escaped {
+        let names: HashSet<String> =
+            e.body.items.iter().map(|i| i.merge_name().to_string()).collect();
+        let mut moved: HashMap<String, Vec<Span>> = HashMap::new();
+        base.items_mut().retain(|i| {
+            let hit = !is_escape(i) && names.contains(i.merge_name());
+            if hit {
+                moved
+                    .entry(i.merge_name().to_string())
+                    .or_default()
+                    .extend(item_span_and_history(i));
+            }
+            !hit
+        });
+        let target = base.items_mut().iter_mut().find_map(|i| match i {
+            Item::Block(b) if b.kind == "_" => Some(b),
+            _ => None,
+        });
+        match target {
+            Some(b) => {
+                merge_body(&mut b.body, &e.body, &[], &[]);
+                for item in b.body.items_mut().iter_mut() {
+                    if let Some(spans) = moved.remove(item.merge_name()) {
+                        add_displaced(item, spans);
+                    }
+                }
+            }
+            None => {
+                let mut e = e;
+                for item in e.body.items_mut().iter_mut() {
+                    if let Some(spans) = moved.remove(item.merge_name()) {
+                        add_displaced(item, spans);
+                    }
+                }
+                base.items_mut().push(Item::Block(e));
+            }
+        }
+    }
+}
+
+/// Records that `item` replaced what was at `spans` (written elsewhere in the body).
+fn add_displaced(item: &mut Item, spans: Vec<Span>) {
+    match item {
+        Item::Attr(a) => a.displaced.extend(spans),
+        Item::Json(j) => j.displaced.extend(spans),
+        Item::Block(b) => b.displaced.extend(spans),
     }
 }
 
@@ -200,7 +305,7 @@ mod tests {
         let mut base =
             block("r {\n a = 1\n b = 2\n n { x = 1 }\n n { x = 2 }\n m { y = 1 }\n}\n").body;
         let over = block("r {\n b = 3\n c = 4\n n { x = 9 }\n}\n").body;
-        merge_body(&mut base, &over, &[]);
+        merge_body(&mut base, &over, &[], &[]);
         assert_eq!(names(&base), ["a=1", "b=3", "m[]", "c=4", "n[]"]);
         let Some(Item::Block(n)) = base.items.last() else { panic!() };
         assert_eq!(n.displaced.len(), 2, "both base `n` blocks displaced");
@@ -211,7 +316,7 @@ mod tests {
         let mut base =
             block("r {\n dynamic \"n\" {\n for_each = []\n content {}\n }\n e {}\n}\n").body;
         let over = block("r {\n n { x = 1 }\n}\n").body;
-        merge_body(&mut base, &over, &[]);
+        merge_body(&mut base, &over, &[], &[]);
         assert_eq!(names(&base), ["e[]", "n[]"]);
     }
 
@@ -219,7 +324,33 @@ mod tests {
     fn skipped_names_are_left_to_the_caller() {
         let mut base = block("r {\n a = 1\n}\n").body;
         let over = block("r {\n a = 2\n lifecycle {}\n}\n").body;
-        merge_body(&mut base, &over, &["a", "lifecycle"]);
+        merge_body(&mut base, &over, &["a"], &["lifecycle"]);
         assert_eq!(names(&base), ["a=1"]);
+    }
+
+    /// The escaping block's content merges argument by argument with the original's,
+    /// plain or escaped: Terraform folds `_` into the body before the override merge.
+    #[test]
+    fn the_escaping_block_merges_by_argument() {
+        let mut base = block("r {\n x = 1\n _ {\n count = 2\n keep = 1\n n {}\n }\n}\n").body;
+        let over = block("r {\n keep = 2\n _ {\n x = 3\n y = 4\n }\n}\n").body;
+        merge_body(&mut base, &over, &[], &[]);
+        assert_eq!(names(&base), ["_[]", "keep=2"]);
+        let Some(Item::Block(e)) = base.items.first() else { panic!() };
+        assert_eq!(names(&e.body), ["count=2", "n[]", "x=3", "y=4"]);
+        let Some(Item::Attr(x)) = e.body.items.iter().find(|i| i.merge_name() == "x") else {
+            panic!()
+        };
+        assert_eq!(x.displaced.len(), 1, "x = 3 displaced the plain x = 1");
+    }
+
+    /// A name skipped as a block is merged when it is written as an attribute, and the
+    /// other way round: each form is what the schema does not take out of the body.
+    #[test]
+    fn a_skipped_name_in_the_other_form_is_merged() {
+        let mut base = block("r {\n a = 1\n}\n").body;
+        let over = block("r {\n lifecycle = { x = 1 }\n a {}\n}\n").body;
+        merge_body(&mut base, &over, &["a"], &["lifecycle"]);
+        assert_eq!(names(&base), ["a=1", "lifecycle={ x = 1 }", "a[]"]);
     }
 }

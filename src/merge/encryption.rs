@@ -39,7 +39,7 @@ pub(super) fn merge(m: &mut Module, base: Option<Block>, over: &Block) -> Block 
                             label: "has no effect",
                         });
                     }
-                    merge_body(&mut b.body, &o.body, &["encrypted_metadata_alias"]);
+                    merge_body(&mut b.body, &o.body, &["encrypted_metadata_alias"], &[]);
                     b.displaced.push(o.def_span);
                 }
                 None => out.body.items_mut().push(Item::Block(o.clone())),

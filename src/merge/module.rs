@@ -27,6 +27,11 @@ pub struct Module {
     pub diagnostics: Vec<Diagnostic>,
     /// Override content that Terraform reads but silently ignores.
     pub ignored: Vec<Ignored>,
+    /// The override blocks (by `def_span`) that change nothing in the block they override:
+    /// empty, or holding only what Terraform ignores. No change, for the rules and for the
+    /// provenance (`# overridden by`). A value an override sets equal to the original's is
+    /// a change: the override's value is the one that runs, whatever the original says later.
+    pub unchanging: Vec<Span>,
     /// Every loaded file as parsed, before the merge: the policy compares originals with
     /// the override blocks that change them.
     /// Shared: the language server's parse cache and [`super::without_overrides`] hand the
@@ -93,6 +98,7 @@ impl Module {
             settings: Settings::default(),
             diagnostics: Vec::new(),
             ignored: Vec::new(),
+            unchanging: Vec::new(),
             parsed: Vec::new(),
         }
     }

@@ -239,9 +239,13 @@ fn merge_provider(m: &mut Module, st: &mut State, o: &Block) {
         Some(&i) => {
             let mut base = m.blocks[i].clone();
             ignore_zero_blocks(m, &base, o);
-            merge_body(&mut base.body, &o.body, &["alias"]);
-            base.displaced.push(o.def_span);
-            m.blocks[i] = base;
+            merge_body(&mut base.body, &o.body, &["alias"], &[]);
+            if base == m.blocks[i] {
+                m.unchanging.push(o.def_span);
+            } else {
+                base.displaced.push(o.def_span);
+                m.blocks[i] = base;
+            }
         }
         None => match o.provider_alias() {
             None => {
@@ -278,6 +282,8 @@ fn merge_object(m: &mut Module, st: &mut State, o: &Block) {
             _ => return,
         },
     };
+    // Cheap: the bodies are shared until the merge writes to them.
+    let before = base.clone();
     match o.kind.as_str() {
         "variable" => {
             let rejected = st.rejected_variables.contains(&o.def_span);
@@ -286,6 +292,10 @@ fn merge_object(m: &mut Module, st: &mut State, o: &Block) {
         "output" => merge_output(m, &mut base, o),
         "module" => merge_module(m, &mut base, o),
         _ => merge_resource(m, &mut base, o),
+    }
+    if base == before {
+        m.unchanging.push(o.def_span);
+        return;
     }
     base.displaced.push(o.def_span);
     match nested {
@@ -372,7 +382,7 @@ fn check_depends_on(m: &mut Module, o: &Block) {
 fn merge_resource(m: &mut Module, base: &mut Block, o: &Block) {
     check_depends_on(m, o);
     ignore_zero_blocks(m, base, o);
-    merge_body(&mut base.body, &o.body, &["depends_on", "lifecycle"]);
+    merge_body(&mut base.body, &o.body, &["depends_on"], &["lifecycle"]);
     for lc in o.body.blocks_of("lifecycle") {
         merge_lifecycle(m, base, lc);
     }
@@ -510,7 +520,8 @@ fn merge_module(m: &mut Module, base: &mut Block, o: &Block) {
     merge_body(
         &mut base.body,
         &o.body,
-        &["depends_on", "providers", "ignore_nested_deprecations", "lifecycle"],
+        &["depends_on", "providers", "ignore_nested_deprecations"],
+        &["lifecycle"],
     );
     if let Some(p) = providers {
         if p.expr.as_object().is_none_or(|e| !e.is_empty()) {

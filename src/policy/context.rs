@@ -191,6 +191,9 @@ pub fn changes(m: &Module) -> Vec<Change<'_>> {
                         }
                     }
                 }
+                // An override block that changes nothing is no change (see
+                // `Module::unchanging`).
+                _ if m.unchanging.contains(&b.def_span) => {}
                 _ => {
                     if let Some(addr) = b.address() {
                         let base = objects.get(&addr).map(|b| Node::Block(b));

@@ -7,8 +7,8 @@ use serde_json::{Map, Value, json};
 use super::{JsonForm, Shape, Shapes, left_out};
 use crate::merge::Module;
 use crate::terraform::Span;
-use crate::terraform::schema::Schema;
-use crate::terraform::{Block, Body, Item, json};
+use crate::terraform::schema::{Prop, Schema};
+use crate::terraform::{Attr, Block, Body, Item, json};
 
 /// Renders the module as a JSON document (pretty-printed, trailing newline).
 pub fn render(m: &Module) -> String {
@@ -98,6 +98,14 @@ fn labelled_shaped(b: &Block, schema: Schema, shape: Option<&Shape>) -> Value {
 }
 
 fn body_map(body: &Body, schema: Schema, shape: Option<&Shape>, kind: &str) -> Map<String, Value> {
+    let escaped;
+    let body = match escape(body, schema) {
+        Some(b) => {
+            escaped = b;
+            &escaped
+        }
+        None => body,
+    };
     let mut out = Map::new();
     let block = |out: &mut Map<String, Value>, b: &Block| {
         let child = schema.child(&b.kind);
@@ -128,6 +136,116 @@ fn body_map(body: &Body, schema: Schema, shape: Option<&Shape>, kind: &str) -> M
         }
     }
     out
+}
+
+/// Does Terraform's JSON syntax read a property of this name, in a body of this schema, as
+/// nested blocks? Then an argument of that name (`lifecycle = {…}` written with `=`, which
+/// Terraform leaves for the provider) cannot be written under its name.
+pub(crate) fn read_as_blocks(schema: Schema, name: &str) -> bool {
+    matches!(schema.prop(name), Prop::Block(..))
+}
+
+/// The first argument in `body` (a body of `schema`) or in its nested blocks that
+/// Terraform's JSON syntax would read as nested blocks under its name (see
+/// [`read_as_blocks`]).
+pub(crate) fn first_read_as_blocks(body: &Body, schema: Schema) -> Option<&Attr> {
+    body.items.iter().find_map(|item| match item {
+        Item::Attr(a) if read_as_blocks(schema, &a.name) => Some(a),
+        Item::Block(b) => first_read_as_blocks(&b.body, schema.child(&b.kind)),
+        _ => None,
+    })
+}
+
+/// Can an argument JSON would read as blocks go in the body's escaping block `_`? Where the
+/// body has one and the name is no block type in it either (a `dynamic` property is
+/// dynamic blocks everywhere a provider's schema applies, `_` included).
+fn escapable(schema: Schema, name: &str) -> bool {
+    read_as_blocks(schema, "_") && !read_as_blocks(schema.child("_"), name)
+}
+
+/// An argument of the module that Terraform's JSON syntax cannot hold: written under its
+/// name it would be read as nested blocks (`dynamic = {…}` as dynamic blocks, a dynamic
+/// block's `content = {…}` as its content), and the body has no escaping block that could
+/// hold it. The printed document leaves it out; `show --format tf-json` refuses.
+#[derive(Debug)]
+pub struct Unwritable {
+    pub span: Span,
+    pub name: String,
+}
+
+/// Every [`Unwritable`] argument of the module, in order.
+pub fn unwritable(m: &Module) -> Vec<Unwritable> {
+    fn walk(body: &Body, schema: Schema, out: &mut Vec<Unwritable>) {
+        for item in body.items.iter() {
+            match item {
+                Item::Attr(a) if read_as_blocks(schema, &a.name) && !escapable(schema, &a.name) => {
+                    out.push(Unwritable { span: a.span, name: a.name.clone() })
+                }
+                Item::Block(b) => walk(&b.body, schema.child(&b.kind), out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for b in &m.blocks {
+        walk(&b.body, Schema::top_block(&b.kind).map_or(Schema::Unknown, |(_, s)| s), &mut out);
+    }
+    out
+}
+
+/// The body with every argument that JSON would read as blocks moved into its escaping
+/// block `_` (made where the body has none), whose content Terraform hands to the provider,
+/// the called module or the provisioner exactly as an argument of the body itself; an
+/// argument no escaping block can hold is left out (see [`Unwritable`]). `None`: nothing to
+/// move.
+fn escape(body: &Body, schema: Schema) -> Option<Body> {
+    let moves = |a: &Attr| read_as_blocks(schema, &a.name);
+    if !body.attrs().any(moves) {
+        return None;
+    }
+    let mut items = Vec::new();
+    let mut moved: Vec<Item> = Vec::new();
+    let mut at = None;
+    for item in body.items.iter() {
+        match item {
+            Item::Attr(a) if moves(a) => {
+                if escapable(schema, &a.name) {
+                    at.get_or_insert(items.len());
+                    moved.push(item.clone());
+                }
+            }
+            _ => items.push(item.clone()),
+        }
+    }
+    if moved.is_empty() {
+        return Some(Body::new(items));
+    }
+    let existing = items.iter_mut().find_map(|i| match i {
+        Item::Block(b) if b.kind == "_" => Some(b),
+        _ => None,
+    });
+    match existing {
+        Some(b) => b.body.items_mut().extend(moved),
+        None => {
+            let span = match moved.first() {
+                Some(Item::Attr(a)) => a.span,
+                _ => Span::default(),
+            };
+            let b = Block {
+                kind: "_".into(),
+                labels: Vec::new(),
+                def_span: span,
+                type_span: span,
+                label_spans: Vec::new(),
+                open_span: span,
+                span,
+                body: Body::new(moved),
+                displaced: Vec::new(),
+            };
+            items.insert(at.unwrap_or(items.len()), Item::Block(b));
+        }
+    }
+    Some(Body::new(items))
 }
 
 #[cfg(test)]
@@ -182,6 +300,29 @@ mod tests {
             json!("%{if true}      yes\n%{else}    no\n%{endif}    ${\"z\"}\n")
         );
         assert_eq!(d["locals"]["d"], json!("%{if true}a\"b\\c $${y}%{endif}"));
+    }
+
+    /// An argument named like a block type of its body (`lifecycle = {…}`, left for the
+    /// provider) goes in the body's escaping block `_`, which JSON reads as the body's own
+    /// arguments; a `_` block the body has takes it. What no escaping block can hold
+    /// (`dynamic = …`, a dynamic block's `content = …`) is left out, and listed.
+    #[test]
+    fn arguments_named_like_blocks_are_written_in_the_escaping_block() {
+        let main = "resource \"a\" \"b\" {\n  x         = 1\n  lifecycle = { prevent_destroy = true }\n  lifecycle {\n    create_before_destroy = true\n  }\n}\nresource \"a\" \"c\" {\n  _ {\n    count = 2\n  }\n  connection = { host = \"h\" }\n  dynamic    = { y = 1 }\n  dynamic \"d\" {\n    for_each = []\n    content  = { z = 1 }\n  }\n}\nmodule \"m\" {\n  source = \"./m\"\n  locals = 1\n}\n";
+        let m = load_texts("", &[("main.tf", main)], None);
+        assert!(!m.has_errors(), "{:?}", m.diagnostics);
+        let d = super::document(&m);
+        let b = &d["resource"][0]["a"]["b"];
+        assert_eq!(b["_"], json!([{"lifecycle": {"prevent_destroy": true}}]));
+        assert_eq!(b["lifecycle"], json!([{"create_before_destroy": true}]));
+        let c = &d["resource"][1]["a"]["c"];
+        assert_eq!(c["_"], json!([{"count": 2, "connection": {"host": "h"}}]));
+        assert_eq!(c.get("dynamic").map(|v| v[0].get("d").is_some()), Some(true));
+        assert_eq!(c["dynamic"][0]["d"][0].get("content"), None);
+        assert_eq!(c["dynamic"].as_array().map(Vec::len), Some(1));
+        assert_eq!(d["module"][0]["m"]["_"], json!([{"locals": 1}]));
+        let names: Vec<String> = super::unwritable(&m).into_iter().map(|u| u.name).collect();
+        assert_eq!(names, ["dynamic", "content"]);
     }
 
     /// Terraform reads a JSON reference with a traversal parser that takes no legacy

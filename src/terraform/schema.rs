@@ -96,7 +96,13 @@ impl Schema {
             (S::Resource, "connection") => Block(0, S::JustAttrs),
             (S::Resource, "provisioner") => Block(1, S::Provisioner),
             (S::Resource | S::Unknown | S::Provider, "dynamic") => Block(1, S::Dynamic),
-            (S::Resource, "_") => Block(0, S::Unknown),
+            // The escaping block, whose content is the provider's (resource, provider), the
+            // called module's or the provisioner's; and the block types reserved for later.
+            (S::Resource | S::Provider, "_") => Block(0, S::Unknown),
+            (S::Module | S::Provisioner, "_") => Block(0, S::JustAttrs),
+            (S::Resource | S::Provider | S::Module, "locals") => Block(0, S::JustAttrs),
+            (S::Provider | S::Module | S::Provisioner, "lifecycle") => Block(0, S::JustAttrs),
+            (S::Module, "provider") => Block(1, S::JustAttrs),
             (S::Resource | S::Unknown, _) => Unknown,
             (S::Lifecycle, "ignore_changes" | "replace_triggered_by") => RefList,
             (S::Lifecycle, "precondition" | "postcondition") => Block(0, S::JustAttrs),

@@ -24,6 +24,13 @@ What it checks
   regex the comment must match instead; `{override}` in it stands for the override file's
   name. The finding shows both places.
 
+  An override block that changes nothing is no change: one that is empty (its arguments
+  commented out), or holds only what Terraform ignores in an override file (which
+  `ignored-override` reports), wants no comment, and `show` does not mark its original
+  overridden. A value an override sets equal to the original's is a change: the
+  override's value is the one that runs, and an edit of the original would be silently
+  overridden, so its original wants the comment.
+
 Why
   Terraform's own advice for override files: \"in the original file, put a comment on
   every block that an override file changes\", so a reader of the original is warned that

@@ -80,8 +80,11 @@ fn nested_blocks(
     over: &Block,
     out: &mut Vec<Finding>,
 ) {
+    // The escaping block `_` too: its content is the body's own, merged argument by
+    // argument.
     let merged_by_argument: &[&str] = match base.kind.as_str() {
-        "resource" | "data" | "ephemeral" | "module" => &["lifecycle"],
+        "resource" | "data" | "ephemeral" | "module" => &["lifecycle", "_"],
+        "provider" => &["_"],
         _ => &[],
     };
     let mut done: Vec<String> = Vec::new();

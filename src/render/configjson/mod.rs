@@ -23,10 +23,13 @@
 //!   nested blocks, drops names the schema lacks and gives `schema_version`. Here every
 //!   argument is listed, every nested block is a list of objects (a `.tf.json` property is
 //!   a block when a native-syntax file writes that name as one), and `schema_version` is
-//!   left out. `dynamic` blocks are left out, as Terraform leaves them out.
+//!   given for the built-in provider's resource types only. `dynamic` blocks are left out, as Terraform leaves them out.
 //! - A module call's `module` is the called module's own configuration only when its source
 //!   is a local path that could be read (Terraform needs `init` for the others); without it,
 //!   every argument of the call is listed, where Terraform lists the child's variables only.
+
+mod providers;
+mod references;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -35,10 +38,14 @@ use serde_json::{Map, Value, json};
 use super::{JsonForm, Shape, Shapes};
 use crate::merge::Module;
 use crate::merge::variables;
-use crate::terraform::expr::{escape_template_literal, hcl_quote, template_text};
+use crate::terraform::expr::{escape_template_literal, template_text};
 use crate::terraform::{Attr, Block, Body, Expr, Item, Syntax, json};
-use override_guard_hcl::ast::{self, Key, Node, Part, Step};
-use override_guard_hcl::parse::go_quote_inner;
+use override_guard_hcl::ast::{Node, Part};
+use providers::{
+    ProviderConfig, configuration_aliases, fqn, normalize_provider_keys, passed_providers,
+    requirement, resource_provider, source_key, version_constraints,
+};
+use references::{TStep, parse_ref, references, traversal};
 
 /// A module with the modules its calls load (by call name): those with a readable local
 /// source.
@@ -59,14 +66,6 @@ pub fn render(t: &ModuleTree) -> String {
     let mut s = serde_json::to_string_pretty(&configuration(t)).unwrap_or_default();
     s.push('\n');
     s
-}
-
-/// One `provider_config` entry, with the key of the configuration it stands for in a
-/// calling module (Terraform's `parentKey`, never printed).
-struct ProviderConfig {
-    value: Map<String, Value>,
-    full_name: String,
-    parent_key: String,
 }
 
 /// The configuration object as a value, with keys sorted as Terraform's (Go's) are.
@@ -135,56 +134,6 @@ fn static_str(a: &Attr) -> Option<String> {
     }
 }
 
-/// The fields of a `required_providers` entry: `source` and `version`.
-fn requirement(a: &Attr) -> (Option<String>, Option<String>) {
-    if let Some(s) = a.expr.as_str() {
-        // The legacy form: a version constraint alone.
-        return (None, Some(s));
-    }
-    let mut source = None;
-    let mut version = None;
-    for (k, v) in a.expr.as_object().unwrap_or_default() {
-        let name = match k {
-            crate::terraform::ObjKey::Name(n) => n.clone(),
-            crate::terraform::ObjKey::Expr(e) => e.as_str().unwrap_or_default(),
-        };
-        match name.as_str() {
-            "source" => source = v.as_str(),
-            "version" => version = v.as_str(),
-            _ => {}
-        }
-    }
-    (source, version)
-}
-
-/// The provider a local name means in a module: its `required_providers` source, or
-/// `hashicorp/<name>` (the built-in `terraform` provider aside).
-fn fqn(m: &Module, local: &str) -> String {
-    let source = m.settings.required_providers.iter().find(|a| a.name == local);
-    if let Some((Some(src), _)) = source.map(requirement)
-        && let Ok((host, ns, ty)) = crate::merge::decode::provider_source(&src)
-    {
-        let ns = if ns.is_empty() { "hashicorp".to_string() } else { ns };
-        return format!("{host}/{ns}/{ty}");
-    }
-    if local == "terraform" {
-        return "terraform.io/builtin/terraform".into();
-    }
-    format!("registry.terraform.io/hashicorp/{local}")
-}
-
-/// The local name of the provider configuration a resource uses: its `provider`
-/// argument, or the prefix of its type (Terraform's implied provider).
-fn resource_provider(b: &Block) -> String {
-    if let Some(p) = b.attr("provider") {
-        let text = p.expr.as_str().unwrap_or_else(|| p.expr.to_hcl());
-        return text.trim().to_string();
-    }
-    let ty = b.labels.first().map(String::as_str).unwrap_or_default();
-    ty.split('_').next().unwrap_or(ty).to_string()
-}
-
-/// `ProviderRequirementsShallow`: every provider the module names, with its version
 /// constraints (from `required_providers` and provider blocks' `version`).
 fn requirements(m: &Module) -> BTreeMap<String, Vec<String>> {
     let mut reqs: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -314,78 +263,6 @@ fn provider_configs(
             );
         }
         provider_configs(child, &caddr, Some(addr), out);
-    }
-}
-
-/// `configuration_aliases` of a `required_providers` entry, as `name.alias`.
-fn configuration_aliases(a: &Attr) -> Vec<String> {
-    let mut out = Vec::new();
-    for (k, v) in a.expr.as_object().unwrap_or_default() {
-        if matches!(k, crate::terraform::ObjKey::Name(n) if n == "configuration_aliases") {
-            for e in v.as_tuple().unwrap_or_default() {
-                out.push(e.as_str().unwrap_or_else(|| e.to_hcl()).trim().to_string());
-            }
-        }
-    }
-    out
-}
-
-/// A module call's `providers` map: (name in the child, name in the caller).
-fn passed_providers(call: &Block) -> Vec<(String, String)> {
-    let Some(p) = call.attr("providers") else { return Vec::new() };
-    let name = |e: &Expr| e.as_str().unwrap_or_else(|| e.to_hcl()).trim().to_string();
-    p.expr
-        .as_object()
-        .unwrap_or_default()
-        .iter()
-        .map(|(k, v)| {
-            let k = match k {
-                crate::terraform::ObjKey::Name(n) => n.clone(),
-                crate::terraform::ObjKey::Expr(e) => name(e),
-            };
-            (k, name(v))
-        })
-        .collect()
-}
-
-/// `findSourceProviderKey`: up the chain of calling modules to the configuration that
-/// has no parent of the same provider.
-fn source_key(start: &str, full: &str, m: &BTreeMap<String, ProviderConfig>) -> String {
-    let mut found = String::new();
-    let mut k = start.to_string();
-    let mut steps = 0;
-    while !k.is_empty() && steps < 1000 {
-        match m.get(&k) {
-            Some(pc) if pc.full_name == full => {
-                found = k.clone();
-                k = pc.parent_key.clone();
-            }
-            _ => break,
-        }
-        steps += 1;
-    }
-    found
-}
-
-/// `normalizeModuleProviderKeys`: a resource of a called module that uses its caller's
-/// provider configuration names that configuration.
-fn normalize_provider_keys(module: &mut Value, pcs: &BTreeMap<String, ProviderConfig>) {
-    if let Some(Value::Array(rs)) = module.get_mut("resources") {
-        for r in rs {
-            let Some(k) = r.get("provider_config_key").and_then(Value::as_str) else { continue };
-            if let Some(pc) = pcs.get(k)
-                && pcs.contains_key(&pc.parent_key)
-            {
-                r["provider_config_key"] = json!(pc.parent_key);
-            }
-        }
-    }
-    if let Some(Value::Object(calls)) = module.get_mut("module_calls") {
-        for (_, c) in calls.iter_mut() {
-            if let Some(m) = c.get_mut("module") {
-                normalize_provider_keys(m, pcs);
-            }
-        }
     }
 }
 
@@ -536,7 +413,26 @@ fn resource(m: &Module, shapes: &Shapes, b: &Block, addr: &str) -> Option<(Strin
     }
     count_and_for_each(b, &mut r);
     depends_on(b, &mut r);
+    if let Some(v) = builtin_schema_version(m, b) {
+        r.insert("schema_version".into(), json!(v));
+    }
     Some((address, Value::Object(r)))
+}
+
+/// `schema_version`: the version of the resource type's schema, which Terraform always
+/// writes and only the provider knows. Terraform's built-in provider is the one known here:
+/// both its resource types, `terraform_data` and the `terraform_remote_state` data source,
+/// are at version 0 (`internal/builtin/providers/terraform`). Any other is left out.
+fn builtin_schema_version(m: &Module, b: &Block) -> Option<u64> {
+    let local = resource_provider(b);
+    let local = local.split('.').next().unwrap_or_default();
+    if fqn(m, local) != "terraform.io/builtin/terraform" {
+        return None;
+    }
+    match (b.kind.as_str(), b.labels.first()?.as_str()) {
+        ("resource", "terraform_data") | ("data", "terraform_remote_state") => Some(0),
+        _ => None,
+    }
 }
 
 /// A module call's `source` or `version` as Terraform 1.15 evaluates it: a constant
@@ -644,6 +540,17 @@ fn meta(kind: &str, name: &str) -> bool {
     list.contains(&name)
 }
 
+/// Whether a body of this kind has an escaping block `_` (resources, data sources,
+/// providers, module calls, provisioners).
+fn escapes(kind: &str) -> bool {
+    use crate::terraform::schema::Schema;
+    let schema = match kind {
+        "provisioner" => Schema::Provisioner,
+        k => Schema::top_block(k).map_or(Schema::Unknown, |(_, s)| s),
+    };
+    crate::render::tfjson::read_as_blocks(schema, "_")
+}
+
 /// Meta-blocks of a kind, which are no part of its configuration.
 fn meta_block(kind: &str, name: &str) -> bool {
     match kind {
@@ -682,6 +589,18 @@ fn expressions(
                 out.insert(a.name.clone(), expression(a));
             }
             Item::Attr(_) => {}
+            // The escaping block's content is the body's own configuration, meta-argument
+            // names included (`_ { count = 2 }` is the provider's `count`).
+            Item::Block(b) if b.kind == "_" && escapes(kind) => {
+                for (k, v) in expressions(&b.body, shape, "_", m, only) {
+                    match (out.get_mut(&k), v) {
+                        (Some(Value::Array(have)), Value::Array(more)) => have.extend(more),
+                        (_, v) => {
+                            out.insert(k, v);
+                        }
+                    }
+                }
+            }
             Item::Block(b) => block(&mut out, b),
             Item::Json(j) => match JsonForm::of(shape, j) {
                 JsonForm::Blocks(blocks) => {
@@ -763,332 +682,6 @@ fn literal_value(e: &Expr, raw: bool) -> crate::cty::Value {
     }
 }
 
-/// A reference as Terraform parses it (`addrs.Reference`): the referenced object, the
-/// steps after it, and the shorter address Terraform adds after the object (a resource or
-/// module call without its instance key).
-struct Ref {
-    subject: String,
-    remaining: Vec<TStep>,
-    extra: Option<String>,
-}
-
-/// A step of a static traversal.
-#[derive(Clone)]
-enum TStep {
-    Attr(String),
-    Index(IndexKey),
-}
-
-#[derive(Clone)]
-enum IndexKey {
-    Int(String),
-    Str(String),
-    Other,
-}
-
-/// The references of an expression, as `marshalExpression` lists them: for each
-/// traversal in the order HCL's `Variables` finds them, the whole reference, then each
-/// shorter prefix down to the referenced object.
-pub(crate) fn references(e: &ast::Expr) -> Vec<String> {
-    let mut traversals = Vec::new();
-    variables_of(e, &mut Vec::new(), &mut traversals);
-    let mut out = Vec::new();
-    for t in traversals {
-        let Some(r) = parse_ref(&t) else { continue };
-        let mut remains = r.remaining.clone();
-        while !remains.is_empty() {
-            out.push(format!("{}{}", r.subject, traversal_str(&remains)));
-            remains.pop();
-        }
-        out.push(r.subject.clone());
-        if let Some(x) = r.extra {
-            out.push(x);
-        }
-    }
-    out
-}
-
-/// `traversalStr`: `.name`, `["key"]` (Go quoting), `[0]`.
-fn traversal_str(steps: &[TStep]) -> String {
-    let mut s = String::new();
-    for st in steps {
-        match st {
-            TStep::Attr(n) => {
-                s.push('.');
-                s.push_str(n);
-            }
-            TStep::Index(k) => {
-                s.push('[');
-                match k {
-                    IndexKey::Int(n) => s.push_str(n),
-                    IndexKey::Str(v) => s.push_str(&format!("\"{}\"", go_quote_inner(v))),
-                    IndexKey::Other => {}
-                }
-                s.push(']');
-            }
-        }
-    }
-    s
-}
-
-/// A static traversal: a root name and the steps HCL folds into it (attributes, and
-/// indexes by a literal).
-type Traversal = (String, Vec<TStep>);
-
-/// The static traversal an expression starts with, when it is one.
-fn traversal(e: &ast::Expr) -> Option<Traversal> {
-    match &e.node {
-        Node::Variable(n) => Some((n.clone(), Vec::new())),
-        Node::Traversal { source, steps } => {
-            let Node::Variable(root) = &source.node else { return None };
-            let mut out = Vec::new();
-            for s in steps {
-                match static_step(s) {
-                    Some(st) => out.push(st),
-                    None => break,
-                }
-            }
-            Some((root.clone(), out))
-        }
-        _ => None,
-    }
-}
-
-/// A step HCL's parser folds into a traversal: an attribute, or an index by a literal.
-fn static_step(s: &Step) -> Option<TStep> {
-    match s {
-        Step::Attr(n, _) => Some(TStep::Attr(n.clone())),
-        Step::Index(k, _) => Some(TStep::Index(match &k.node {
-            Node::Number(n) => match crate::cty::Number::parse(n) {
-                Some(num) => IndexKey::Int(num.to_text()),
-                None => IndexKey::Other,
-            },
-            Node::Template { parts, wrap: false, .. } => match parts.as_slice() {
-                [] => IndexKey::Str(String::new()),
-                [Part::Lit(l, _)] => IndexKey::Str(l.clone()),
-                _ => return None,
-            },
-            Node::Bool(_) | Node::Null => IndexKey::Other,
-            _ => return None,
-        })),
-    }
-}
-
-/// HCL's `Variables`: the traversals that start at a root name, in walk order, without
-/// the names `for` expressions bind.
-fn variables_of(e: &ast::Expr, scope: &mut Vec<String>, out: &mut Vec<Traversal>) {
-    let mut walk = |e: &ast::Expr, scope: &mut Vec<String>| variables_of(e, scope, out);
-    match &e.node {
-        Node::Null | Node::Bool(_) | Node::Number(_) | Node::SplatItem | Node::Invalid => {}
-        Node::Variable(_) | Node::Traversal { .. } if traversal(e).is_some() => {
-            let Some(t) = traversal(e) else { return };
-            let folded = t.1.len();
-            if !scope.contains(&t.0) {
-                out.push(t);
-            }
-            // Steps after the first dynamic index: their keys are expressions too.
-            if let Node::Traversal { steps, .. } = &e.node {
-                for s in &steps[folded..] {
-                    if let Step::Index(k, _) = s {
-                        variables_of(k, scope, out);
-                    }
-                }
-            }
-        }
-        Node::Variable(_) => {}
-        Node::Traversal { source, steps } => {
-            walk(source, scope);
-            for s in steps {
-                if let Step::Index(k, _) = s {
-                    variables_of(k, scope, out);
-                }
-            }
-        }
-        Node::Template { parts, .. } => parts_vars(parts, scope, out),
-        Node::Tuple(items) => items.iter().for_each(|i| variables_of(i, scope, out)),
-        Node::Object(items) => {
-            for (k, v) in items {
-                if let Key::Expr(k) = k {
-                    variables_of(k, scope, out);
-                }
-                variables_of(v, scope, out);
-            }
-        }
-        Node::Parens(e) => walk(e, scope),
-        Node::Call { args, .. } => args.iter().for_each(|a| variables_of(a, scope, out)),
-        Node::Splat { source, each } => {
-            walk(source, scope);
-            walk(each, scope);
-        }
-        Node::Unary { operand, .. } => walk(operand, scope),
-        Node::Binary { first, rest } => {
-            walk(first, scope);
-            for (_, e) in rest {
-                variables_of(e, scope, out);
-            }
-        }
-        Node::Conditional { cond, yes, no } => {
-            walk(cond, scope);
-            walk(yes, scope);
-            walk(no, scope);
-        }
-        Node::For(f) => {
-            variables_of(&f.collection, scope, out);
-            let n = scope.len();
-            scope.extend(f.key_var.iter().cloned());
-            scope.push(f.value_var.clone());
-            for x in [f.key.as_ref(), Some(&f.value), f.cond.as_ref()].into_iter().flatten() {
-                variables_of(x, scope, out);
-            }
-            scope.truncate(n);
-        }
-    }
-}
-
-fn parts_vars(parts: &[Part], scope: &mut Vec<String>, out: &mut Vec<Traversal>) {
-    for p in parts {
-        match p {
-            Part::Lit(..) => {}
-            Part::Interp(e, _) => variables_of(e, scope, out),
-            Part::If { cond, yes, no, .. } => {
-                variables_of(cond, scope, out);
-                parts_vars(yes, scope, out);
-                parts_vars(no, scope, out);
-            }
-            Part::For { key_var, value_var, collection, body, .. } => {
-                variables_of(collection, scope, out);
-                let n = scope.len();
-                scope.extend(key_var.iter().cloned());
-                scope.push(value_var.clone());
-                parts_vars(body, scope, out);
-                scope.truncate(n);
-            }
-        }
-    }
-}
-
-/// An instance key as an address writes it: `[0]`, `["a"]` (HCL quoting).
-fn instance_key(k: &IndexKey) -> Option<String> {
-    match k {
-        IndexKey::Int(n) if n.parse::<i64>().is_ok() => Some(format!("[{n}]")),
-        IndexKey::Str(s) => Some(format!("[{}]", hcl_quote(s))),
-        _ => None,
-    }
-}
-
-/// `addrs.ParseRef`: what a traversal refers to, or nothing when it is no reference.
-fn parse_ref(t: &Traversal) -> Option<Ref> {
-    let (root, steps) = t;
-    let attr = |i: usize| match steps.get(i) {
-        Some(TStep::Attr(n)) => Some(n.clone()),
-        _ => None,
-    };
-    let single = |prefix: &str| -> Ref {
-        // `parseSingleAttrRef`: without a name, the reference names nothing after it.
-        match attr(0) {
-            Some(n) => Ref {
-                subject: format!("{prefix}.{n}"),
-                remaining: steps[1..].to_vec(),
-                extra: None,
-            },
-            None => Ref { subject: format!("{prefix}."), remaining: Vec::new(), extra: None },
-        }
-    };
-    match root.as_str() {
-        "count" | "each" | "local" | "path" | "terraform" | "var" => Some(single(root)),
-        "self" => Some(Ref { subject: "self".into(), remaining: steps.clone(), extra: None }),
-        "module" => {
-            let call = format!("module.{}", attr(0)?);
-            let mut rest = &steps[1..];
-            let mut inst = call.clone();
-            let mut keyed = false;
-            if let Some(TStep::Index(k)) = rest.first() {
-                inst = format!("{call}{}", instance_key(k)?);
-                keyed = true;
-                rest = &rest[1..];
-                if rest.is_empty() {
-                    return Some(Ref { subject: inst, remaining: Vec::new(), extra: Some(call) });
-                }
-            }
-            match rest.first() {
-                None => Some(Ref { subject: call, remaining: Vec::new(), extra: None }),
-                Some(TStep::Attr(out)) => Some(Ref {
-                    subject: format!("{inst}.{out}"),
-                    remaining: rest[1..].to_vec(),
-                    extra: Some(if keyed { inst } else { call }),
-                }),
-                Some(TStep::Index(_)) => None,
-            }
-        }
-        "data" | "resource" | "ephemeral" | "list" | "action" => {
-            let ty = attr(0)?;
-            let prefix = match root.as_str() {
-                "resource" => String::new(),
-                r => format!("{r}."),
-            };
-            resource_ref(&format!("{prefix}{ty}"), &steps[1..])
-        }
-        "template" | "lazy" | "arg" => None,
-        "string" | "number" | "bool" | "any" if steps.is_empty() => None,
-        _ => resource_ref(root, steps),
-    }
-}
-
-/// `parseResourceRef`, after the type: the name, then an optional instance key.
-fn resource_ref(ty: &str, steps: &[TStep]) -> Option<Ref> {
-    let Some(TStep::Attr(name)) = steps.first() else { return None };
-    let resource = format!("{ty}.{name}");
-    let rest = &steps[1..];
-    if let Some(TStep::Index(k)) = rest.first() {
-        let subject = format!("{resource}{}", instance_key(k)?);
-        return Some(Ref { subject, remaining: rest[1..].to_vec(), extra: Some(resource) });
-    }
-    Some(Ref { subject: resource, remaining: rest.to_vec(), extra: None })
-}
-
-/// `VersionConstraintsString`: the constraints deduplicated, sorted by version, each as
-/// `op major.minor.patch` (`~> major.minor` for a two-part pessimistic one). A constraint
-/// that does not parse is kept as written.
-pub(crate) fn version_constraints(all: &[String]) -> String {
-    // (version, operator rank, text)
-    type Term = ((u64, u64, u64, String), u8, String);
-    let mut terms: Vec<Term> = Vec::new();
-    for c in all {
-        for t in c.split(',') {
-            let t = t.trim();
-            if t.is_empty() {
-                continue;
-            }
-            let ops = [("~>", 5u8), (">=", 2), ("<=", 4), ("!=", 6), (">", 1), ("<", 3), ("=", 0)];
-            let (op, rank, rest) = ops
-                .iter()
-                .find_map(|(o, r)| t.strip_prefix(o).map(|rest| (*o, *r, rest.trim())))
-                .unwrap_or(("", 0, t));
-            let (core, suffix) = match rest.find(['-', '+']) {
-                Some(i) => (&rest[..i], &rest[i..]),
-                None => (rest, ""),
-            };
-            let nums: Vec<Option<u64>> =
-                core.trim_start_matches('v').split('.').map(|p| p.parse().ok()).collect();
-            if nums.is_empty() || nums.len() > 3 || nums.iter().any(Option::is_none) {
-                terms.push(((u64::MAX, 0, 0, t.to_string()), 0, t.to_string()));
-                continue;
-            }
-            let n = |i: usize| nums.get(i).copied().flatten().unwrap_or(0);
-            let (ma, mi, pa) = (n(0), n(1), n(2));
-            let text = match op {
-                "~>" if nums.len() < 3 => format!("~> {ma}.{mi}{suffix}"),
-                "" | "=" => format!("{ma}.{mi}.{pa}{suffix}"),
-                o => format!("{o} {ma}.{mi}.{pa}{suffix}"),
-            };
-            terms.push(((ma, mi, pa, suffix.to_string()), rank, text));
-        }
-    }
-    terms.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
-    terms.dedup_by(|a, b| a.2 == b.2);
-    terms.into_iter().map(|t| t.2).collect::<Vec<_>>().join(", ")
-}
-
 #[cfg(test)]
 mod tests {
     use crate::merge::load_texts;
@@ -1143,7 +736,9 @@ mod tests {
     #[test]
     fn version_constraints_in_terraform_normal_form() {
         let v = |c: &[&str]| {
-            super::version_constraints(&c.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+            super::providers::version_constraints(
+                &c.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            )
         };
         assert_eq!(v(&[">= 4.0, ~> 5.1", "~> 5"]), ">= 4.0.0, ~> 5.0, ~> 5.1");
         assert_eq!(v(&["3.6.0"]), "3.6.0");

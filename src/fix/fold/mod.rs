@@ -9,6 +9,9 @@
 //! configuration must equal the original's, value for value, or `fold` refuses and says
 //! where they differ.
 
+mod json_syntax;
+mod settings;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -24,9 +27,7 @@ use crate::policy::context::lines_above;
 use crate::render;
 use crate::terraform::expr::{hcl_quote, is_ident};
 use crate::terraform::schema::Schema;
-use crate::terraform::{
-    Attr, Block, FileClass, FileId, Item, JsonProp, JsonValue, ParsedFile, Span, Syntax, json,
-};
+use crate::terraform::{Attr, Block, FileClass, FileId, Item, ParsedFile, Span, Syntax};
 
 /// Why `fold` will not fold: where, and what to do about it.
 #[derive(Clone, Debug, PartialEq)]
@@ -353,6 +354,8 @@ impl<'a> Folder<'a> {
             return;
         };
         match self.base_of(&addr) {
+            // Nothing to write where the override changes nothing (see `Module::unchanging`).
+            Some(_) if self.m.unchanging.contains(&ob.def_span) => {}
             Some(base) => self.fold_body(base, ob),
             // A default provider configuration may be new in an override (spec §4).
             None if ob.kind == "provider" => {
@@ -373,8 +376,23 @@ impl<'a> Folder<'a> {
     fn fold_body(&mut self, base: &'a Block, ob: &'a Block) {
         let resource = base.kind == "resource";
         let mut done_types: Vec<String> = Vec::new();
+        let escaped = |n: &str| {
+            base.body.blocks_of("_").any(|e| e.body.items.iter().any(|i| i.merge_name() == n))
+        };
         for item in ob.body.items.iter() {
             let name = item.merge_name().to_string();
+            if matches!(item, Item::Block(b) if b.kind == "_") || escaped(&name) {
+                let at = match item {
+                    Item::Attr(a) => a.name_span,
+                    Item::Block(b) => b.def_span,
+                    Item::Json(j) => j.name_span,
+                };
+                self.refuse(
+                    at,
+                    "Terraform merges what an escaping block `_` holds argument by argument with the original's, wherever each is written; fold cannot write that yet: fold it by hand",
+                );
+                continue;
+            }
             match item {
                 Item::Attr(a) => self.set_attr(base, a),
                 Item::Json(j) if self.m.files.get(base.span.file).syntax == Syntax::Json => {
@@ -410,6 +428,8 @@ impl<'a> Folder<'a> {
                                 }
                             }
                         }
+                        // An empty one sets nothing: the merge adds no lifecycle block.
+                        None if b.body.items.is_empty() => {}
                         None => self.replace_blocks(base, "lifecycle", std::slice::from_ref(item)),
                     }
                 }
@@ -427,46 +447,6 @@ impl<'a> Folder<'a> {
                     }
                 }
             }
-        }
-    }
-
-    /// A JSON property of an override on a native primary block: an argument or nested
-    /// blocks, as the primary writes that name (the provider's schema decides otherwise).
-    fn fold_json_prop(&mut self, base: &'a Block, j: &JsonProp, done_types: &mut Vec<String>) {
-        let name = j.name.clone();
-        let native_attr = base.body.attrs().any(|x| x.name == j.name);
-        let native_blocks =
-            base.body.items.iter().any(|i| matches!(i, Item::Block(_)) && i.merge_name() == j.name);
-        let object = |v: &JsonValue| matches!(v, JsonValue::Object(_));
-        let scalar = match &j.value.value {
-            JsonValue::Object(_) => false,
-            JsonValue::Array(v) => !v.iter().any(|e| object(&e.value)),
-            _ => true,
-        };
-        if native_attr || (scalar && !native_blocks) {
-            let a = Attr {
-                name: name.clone(),
-                name_span: j.name_span,
-                expr: json::expr_from_value(&j.value),
-                span: j.span,
-                displaced: Vec::new(),
-            };
-            self.set_attr(base, &a);
-        } else if native_blocks {
-            if !done_types.contains(&name) {
-                done_types.push(name.clone());
-                let blocks: Vec<Item> =
-                    json::blocks_from_value(&name, &j.value).into_iter().map(Item::Block).collect();
-                self.replace_blocks(base, &name, &blocks);
-            }
-        } else {
-            self.refuse(
-                j.name_span,
-                format!(
-                    "whether `{name}` is an argument or a block depends on the provider's schema, \
-                     and the primary block has neither; fold it by hand"
-                ),
-            );
         }
     }
 
@@ -493,6 +473,10 @@ impl<'a> Folder<'a> {
     fn set_attr(&mut self, base: &'a Block, a: &Attr) {
         let file = base.span.file;
         if self.m.files.get(file).syntax == Syntax::Json {
+            if render::tfjson::read_as_blocks(schema_of(base), &a.name) {
+                self.refuse_block_named(a);
+                return;
+            }
             let value = self.json_attr(a, schema_of(base));
             self.set_member(base, &a.name, Some(value));
             return;
@@ -527,6 +511,14 @@ impl<'a> Folder<'a> {
         let file = base.span.file;
         if self.m.files.get(file).syntax == Syntax::Json {
             let child = schema_of(base).child(name);
+            let named = blocks.iter().find_map(|i| match i {
+                Item::Block(b) => render::tfjson::first_read_as_blocks(&b.body, child),
+                _ => None,
+            });
+            if let Some(a) = named {
+                self.refuse_block_named(a);
+                return;
+            }
             let list: Vec<Value> = blocks
                 .iter()
                 .filter_map(|i| match i {
@@ -583,70 +575,6 @@ impl<'a> Folder<'a> {
             snippets.push(self.snippet(b.span, item.clone(), &place.indent, eol));
         }
         self.put_once((file, base.span.start, format!("blocks {name}")), place, &snippets);
-    }
-
-    /// An override attribute's value as JSON text: as written when the override is JSON.
-    fn json_attr(&self, a: &Attr, schema: Schema) -> String {
-        let src = self.m.files.get(a.span.file);
-        match src.syntax {
-            Syntax::Json => src.text[a.expr.span.start..a.expr.span.end].to_string(),
-            Syntax::Hcl => a.to_json(schema).to_string(),
-        }
-    }
-
-    /// In a JSON primary object: the members named `key` replaced by one with `value`
-    /// (in the first one's place, else added last), or removed when `value` is `None`.
-    fn set_member(&mut self, base: &'a Block, key: &str, value: Option<String>) {
-        let file = base.span.file;
-        let text = self.text(file);
-        let Some((members, close)) = super::json_members(text, base.span.start) else {
-            self.refuse(base.def_span, "this JSON block is not an object fold can edit");
-            return;
-        };
-        if members.iter().any(|x| x.key == "dynamic")
-            && base.body.blocks_of("dynamic").any(|d| d.labels.first().is_some_and(|l| l == key))
-        {
-            self.refuse(
-                base.def_span,
-                format!(
-                    "fold cannot replace a JSON `dynamic \"{key}\"` block yet; fold it by hand"
-                ),
-            );
-            return;
-        }
-        let named: Vec<&super::JsonMember> = members.iter().filter(|x| x.key == key).collect();
-        let quoted = serde_json::Value::String(key.to_string()).to_string();
-        match (named.split_first(), value) {
-            (Some((first, rest)), Some(v)) => {
-                self.splice(
-                    file,
-                    Splice { start: first.value_start, end: first.value_end, text: v },
-                );
-                for x in rest {
-                    let (s, e) = super::json_member_range(text, x);
-                    self.splice(file, Splice::delete(s, e));
-                }
-            }
-            (Some(_), None) => {
-                for x in &named {
-                    let (s, e) = super::json_member_range(text, x);
-                    self.splice(file, Splice::delete(s, e));
-                }
-            }
-            (None, Some(v)) => {
-                let (at, member) = match (members.first(), members.last()) {
-                    (Some(first), Some(last)) => {
-                        let gap = &text[base.span.start + 1..first.key_start];
-                        let gap = if gap.is_empty() { " " } else { gap };
-                        (last.value_end, format!(",{gap}{quoted}: {v}"))
-                    }
-                    _ => (close, format!("{quoted}: {v}")),
-                };
-                let key = (file, base.span.start, format!("member {key}"));
-                self.insert_once(key, file, at, member);
-            }
-            (None, None) => {}
-        }
     }
 
     /// Inserts `text` at `at`, or when an insertion with the same key was made before
@@ -761,217 +689,6 @@ impl<'a> Folder<'a> {
             }
         }
     }
-
-    /// The first primary `terraform` block (native), where new settings go.
-    fn terraform_block(&self) -> Option<&'a Block> {
-        self.primaries()
-            .flat_map(|p| p.body.blocks_of("terraform"))
-            .find(|b| self.m.files.get(b.span.file).syntax == Syntax::Hcl)
-    }
-
-    /// Appends top-level blocks (native text written with `\n`) to the end of the first
-    /// native-syntax primary file, each after a blank line, in that file's line endings.
-    fn append_blocks(&mut self, span: Span, blocks: &[String]) {
-        let native =
-            self.primaries().map(|p| p.file).find(|&f| self.m.files.get(f).syntax == Syntax::Hcl);
-        let Some(file) = native else {
-            self.refuse(span, "no native-syntax primary file to write this into");
-            return;
-        };
-        let text = self.text(file);
-        let eol = eol_of(text);
-        let mut out = String::from(if text.is_empty() || text.ends_with('\n') { "" } else { eol });
-        for b in blocks {
-            out.push_str(eol);
-            out.push_str(&b.replace('\n', eol));
-            out.push_str(eol);
-        }
-        self.splice(file, Splice::insert(text.len(), out));
-    }
-
-    /// Adds `item` to the first primary `terraform` block, or a new one.
-    fn add_to_terraform(&mut self, span: Span, item: Item) {
-        let s = self.snippet(span, item, "", "\n");
-        self.add_raw_to_terraform(span, &s);
-    }
-
-    fn fold_terraform(&mut self, ob: &'a Block, of: &'a ParsedFile) {
-        for item in ob.body.items.iter() {
-            match item {
-                Item::Attr(a) if a.name == "required_version" => {}
-                Item::Block(b) if b.kind == "required_providers" => self.fold_providers(b),
-                Item::Block(b)
-                    if matches!(b.kind.as_str(), "backend" | "cloud" | "state_store") => {}
-                other => {
-                    let (span, what) = match other {
-                        Item::Attr(a) => (a.span, a.name.clone()),
-                        Item::Block(b) => (b.def_span, b.kind.clone()),
-                        Item::Json(j) => (j.span, j.name.clone()),
-                    };
-                    self.refuse(
-                        span,
-                        format!("fold does not handle `{what}` in a terraform block"),
-                    );
-                }
-            }
-        }
-        // Settings Terraform takes from the file as a whole: do them once per file.
-        let first = of.body.blocks_of("terraform").next().is_some_and(|t| std::ptr::eq(t, ob));
-        if first {
-            self.fold_version(of);
-            self.fold_state(of);
-        }
-    }
-
-    /// `required_version` in an override replaces every primary constraint (spec §5.11).
-    fn fold_version(&mut self, of: &'a ParsedFile) {
-        let over: Vec<&Attr> =
-            of.body.blocks_of("terraform").filter_map(|t| t.attr("required_version")).collect();
-        let Some((&o, extra)) = over.split_first() else { return };
-        let base: Vec<(&Block, &Attr)> = self
-            .primaries()
-            .flat_map(|p| p.body.blocks_of("terraform"))
-            .filter_map(|t| t.attr("required_version").map(|a| (t, a)))
-            .collect();
-        match base.split_first() {
-            Some(((t, _), rest)) => {
-                self.set_attr(t, o);
-                for (t, a) in rest {
-                    if self.m.files.get(t.span.file).syntax == Syntax::Json {
-                        self.set_member(t, "required_version", None);
-                        continue;
-                    }
-                    match whole_lines(self.text(a.span.file), a.span.start, a.span.end) {
-                        Some((s, e)) => self.splice(a.span.file, Splice::delete(s, e)),
-                        None => self.refuse(a.span, "this setting shares its line with other code"),
-                    }
-                }
-            }
-            None => self.add_to_terraform(o.span, Item::Attr(o.clone())),
-        }
-        // All the file's constraints apply, and one block may set the argument only once:
-        // the others go into terraform blocks of their own.
-        if extra.is_empty() {
-            return;
-        }
-        let blocks: Vec<String> = extra
-            .iter()
-            .map(|a| {
-                let s = self.snippet(a.span, Item::Attr((*a).clone()), "  ", "\n");
-                format!("terraform {{\n  {s}\n}}")
-            })
-            .collect();
-        self.append_blocks(extra[0].span, &blocks);
-    }
-
-    /// The storage block of an override file replaces the module's (spec §5.11).
-    fn fold_state(&mut self, of: &'a ParsedFile) {
-        let kinds = ["backend", "cloud", "state_store"];
-        let over: Vec<&Block> = of
-            .body
-            .blocks_of("terraform")
-            .flat_map(|t| t.body.blocks())
-            .filter(|b| kinds.contains(&b.kind.as_str()))
-            .collect();
-        // Several kinds in one file: the one processed last wins (spec §5.11).
-        let order: &[&str] = match self.m.engine {
-            crate::terraform::discover::Engine::Terraform => &["cloud", "state_store", "backend"],
-            crate::terraform::discover::Engine::OpenTofu => &["cloud", "backend", "state_store"],
-        };
-        let Some(&o) = order.iter().find_map(|k| over.iter().find(|b| b.kind == *k)) else {
-            return;
-        };
-        // (terraform block, storage block) of the primaries.
-        let base: Vec<(&Block, &Block)> = self
-            .primaries()
-            .flat_map(|p| p.body.blocks_of("terraform"))
-            .flat_map(|t| t.body.blocks().map(move |b| (t, b)))
-            .filter(|(_, b)| kinds.contains(&b.kind.as_str()))
-            .collect();
-        let Some(&(t0, first)) = base.first() else {
-            self.add_to_terraform(o.span, Item::Block(o.clone()));
-            return;
-        };
-        // JSON terraform objects: their storage members go, the new one takes the first's place.
-        let mut json_done: Vec<Span> = Vec::new();
-        for &(t, _) in &base {
-            if self.m.files.get(t.span.file).syntax != Syntax::Json || json_done.contains(&t.span) {
-                continue;
-            }
-            json_done.push(t.span);
-            let is_first = t.span == t0.span;
-            let value = render::tfjson::labelled(o, Schema::Unknown).to_string();
-            for kind in kinds {
-                if t.body.blocks_of(kind).next().is_some() {
-                    let keep = (is_first && kind == o.kind).then(|| value.clone());
-                    self.set_member(t, kind, keep);
-                }
-            }
-            if is_first && t.body.blocks_of(&o.kind).next().is_none() {
-                self.set_member(t, &o.kind, Some(value));
-            }
-        }
-        let native: Vec<&Block> = base
-            .iter()
-            .filter(|(t, _)| self.m.files.get(t.span.file).syntax == Syntax::Hcl)
-            .map(|&(_, b)| b)
-            .collect();
-        let text = self.text(first.span.file);
-        let eol = eol_of(text);
-        let indent = indent_before(text, first.span.start).unwrap_or("").to_string();
-        let s = self.snippet(o.span, Item::Block(o.clone()), &indent, eol);
-        for b in native {
-            match whole_lines(self.text(b.span.file), b.span.start, b.span.end) {
-                Some((s0, e0)) => {
-                    self.splice(b.span.file, Splice::delete(s0, e0));
-                    if b.span == first.span {
-                        self.splice(b.span.file, Splice::insert(s0, format!("{indent}{s}{eol}")));
-                    }
-                }
-                None => self.refuse(b.def_span, "this block shares its lines with other code"),
-            }
-        }
-    }
-
-    /// Provider requirements: each entry replaces the primary entry of its name, or is added.
-    fn fold_providers(&mut self, ob: &'a Block) {
-        let blocks: Vec<&Block> = self
-            .primaries()
-            .flat_map(|p| p.body.blocks_of("terraform"))
-            .flat_map(|t| t.body.blocks_of("required_providers"))
-            .collect();
-        let mut missing: Vec<&Attr> = Vec::new();
-        for a in ob.body.attrs() {
-            match blocks.iter().find(|b| b.attr(&a.name).is_some()).or(blocks.first()) {
-                Some(b) => self.set_attr(b, a),
-                None => missing.push(a),
-            }
-        }
-        if missing.is_empty() {
-            return;
-        }
-        // No primary lists providers: one new block with the entries.
-        let entries: Vec<String> = missing
-            .iter()
-            .map(|a| self.snippet(a.span, Item::Attr((*a).clone()), "  ", "\n"))
-            .collect();
-        let text = format!("required_providers {{\n  {}\n}}", entries.join("\n  "));
-        self.add_raw_to_terraform(ob.span, &text);
-    }
-
-    /// Adds a native snippet (written at depth 0 with `\n`) to the first primary
-    /// `terraform` block, or to a new one at the end of the first native primary file.
-    fn add_raw_to_terraform(&mut self, span: Span, snippet: &str) {
-        if let Some(t) = self.terraform_block() {
-            let Some(place) = self.end_of(t) else { return };
-            let eol = eol_of(self.text(t.span.file));
-            let s = reindent(snippet, "", &place.indent, eol);
-            self.put(place, &[s]);
-            return;
-        }
-        let s = reindent(snippet, "", "  ", "\n");
-        self.append_blocks(span, &[format!("terraform {{\n  {s}\n}}")]);
-    }
 }
 
 #[cfg(test)]
@@ -1010,6 +727,27 @@ mod tests {
             got[0].1.as_deref(),
             Some("resource \"a\" \"b\" {\r\n\tn {\r\n\t\tv = 3\r\n\t}\r\n\tw = 1\r\n}\r\n")
         );
+    }
+
+    /// `lifecycle = {…}` is an argument for the provider; written into a JSON primary under
+    /// its name, Terraform would read the lifecycle block: fold refuses, and says so.
+    #[test]
+    fn an_argument_named_like_a_block_is_not_folded_into_json() {
+        let main = r#"{"resource": {"a": {"b": {"x": 1, "provisioner": [{"local-exec": {}}]}}}}"#;
+        for over in [
+            "resource \"a\" \"b\" {\n  lifecycle = { prevent_destroy = true }\n}\n",
+            "resource \"a\" \"b\" {\n  provisioner \"local-exec\" {\n    connection = {}\n  }\n}\n",
+        ] {
+            let err = fold(&[("main.tf.json", main), ("override.tf", over)]).unwrap_err();
+            assert!(
+                err[0].reason.contains("a JSON file cannot hold it under that name"),
+                "{err:?}"
+            );
+            assert_eq!(
+                (err[0].path.as_str(), err[0].line),
+                ("override.tf", 2 + over.matches("provisioner").count())
+            );
+        }
     }
 
     #[test]
