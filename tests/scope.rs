@@ -312,7 +312,7 @@ fn a_policy_mistake_in_any_team_file_is_reported_with_its_path() {
             lines[..2],
             [
                 "teams/a/web/override.tf:1:1: error[override-file]: override file override.tf changes resource.aws_instance.web",
-                "teams/b/.override-guard.toml:2:1: error[policy-error]: unknown rule `override-fil`",
+                "teams/b/.override-guard.toml:2:1: error[policy-error]: unknown rule `override-fil` (did you mean `override-file`?)",
             ],
             "{args:?}: {}",
             run.shown()
