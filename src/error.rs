@@ -195,7 +195,9 @@ pub enum Error {
     BareIndex { path: String },
 
     /// The worktree was asked for in a bare repository.
-    #[error("{path}: a bare repository has no worktree")]
+    #[error(
+        "{path}: a bare repository has no worktree; read a revision instead (`audit --rev REV`, `show --rev REV`, `diff A B`)"
+    )]
     #[diagnostic(code("override_guard::git::bare"))]
     BareWorktree { path: String },
 

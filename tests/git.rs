@@ -472,9 +472,14 @@ fn a_bare_repository_has_revisions_but_no_index() {
         assert!(got.2.contains("bare repository has no index"), "{args:?}: {}", got.2);
         assert!(got.2.contains("--rev"), "{args:?}: {}", got.2);
     }
-    let got = r.run_in(&bare, &["diff", "HEAD"]);
-    expect_code(&got, 2);
-    assert!(got.2.contains("bare repository has no worktree"), "{}", got.2);
+    // The worktree, which a bare repository does not have: asked for a revision, not
+    // "no configuration files" and exit 0.
+    for args in [&["diff", "HEAD"][..], &["audit"], &["audit", "."], &["show", "db"]] {
+        let got = r.run_in(&bare, args);
+        expect_code(&got, 2);
+        assert!(got.2.contains("bare repository has no worktree"), "{args:?}: {}", got.2);
+        assert!(got.2.contains("--rev"), "{args:?}: {}", got.2);
+    }
 }
 
 #[test]
