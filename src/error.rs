@@ -288,6 +288,12 @@ pub enum Error {
     #[diagnostic(code("override_guard::baseline"))]
     BaselineNotStaged { path: String, state: String },
 
+    /// A file named to the hook that exists nowhere: not on disk, not in the state
+    /// judged, not among the change's deletions (the framework never passes such a path).
+    #[error("{path}: no such file, in the worktree or in {state}")]
+    #[diagnostic(code("override_guard::usage"))]
+    NoFileToCheck { path: String, state: String },
+
     /// Renaming over a link would replace the link, not what it points at.
     #[error(
         "{path}: a symbolic link: nothing is written through links; edit the file it points to"
@@ -414,6 +420,7 @@ impl Error {
             | ReadBaseline { path, .. }
             | BadBaseline { path, .. }
             | BaselineNotStaged { path, .. }
+            | NoFileToCheck { path, .. }
             | WriteThroughLink { path }
             | WriteNotAFile { path }
             | WriteNotUtf8 { path }

@@ -482,6 +482,28 @@ fn a_bare_repository_has_revisions_but_no_index() {
     }
 }
 
+/// The pre-commit framework passes only files that exist: a name that exists nowhere
+/// (not on disk, not staged, not deleted by the change) is a typo by hand, an error that
+/// names it (exit 2), not a silent pass. A file the change deletes is judged as before.
+#[test]
+fn check_of_a_file_that_exists_nowhere_is_an_error() {
+    let r = db_repo();
+    let got = r.run(&["check", "--format", "compact", "db/mian.tf"]);
+    expect_code(&got, 2);
+    assert!(
+        got.2.contains("db/mian.tf: no such file, in the worktree or in the index"),
+        "{}",
+        got.2
+    );
+    let got = r.run(&["check", "--from-ref", "HEAD", "--to-ref", "HEAD", "nowhere.tf"]);
+    expect_code(&got, 2);
+    assert!(got.2.contains("nowhere.tf: no such file, in the worktree or in HEAD"), "{}", got.2);
+    // Deleted and staged: named, and judged.
+    r.git(&["rm", "-q", "db/main.tf"]);
+    let got = r.run(&["check", "--format", "compact", "db/main.tf"]);
+    assert_ne!(got.0, 2, "{}", got.2);
+}
+
 #[test]
 fn a_sha256_repository_works() {
     let r = Repo::empty();
@@ -819,10 +841,19 @@ fn check_hints_add_modules_the_change_does_not_touch() {
     let got = r.run_in(&r.path("web"), &["check", "--format", "compact", "../db/main.tf"]);
     assert!(summary_line(&got.1).starts_with("2 modules,"), "{}", got.1);
     // Hints that name no module change nothing.
-    for hint in ["README.md", "nowhere/main.tf", "../outside.tf"] {
+    std::fs::write(r.path("README.md"), "# db\n").expect("written");
+    std::fs::write(r.tmp.path().join("outside.tf"), "locals {}\n").expect("written");
+    for hint in ["README.md", "../outside.tf"] {
         let got = r.run(&["check", "--format", "compact", hint]);
         expect_code(&got, 0);
         assert!(summary_line(&got.1).starts_with("1 module,"), "{hint}: {}", got.1);
+    }
+    // A name that exists nowhere is a mistake, said (see
+    // check_of_a_file_that_exists_nowhere_is_an_error).
+    for hint in ["nowhere/main.tf", "../nowhere.tf"] {
+        let got = r.run(&["check", "--format", "compact", hint]);
+        expect_code(&got, 2);
+        assert!(got.2.contains("no such file"), "{hint}: {}", got.2);
     }
 }
 

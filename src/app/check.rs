@@ -135,7 +135,7 @@ impl Hook<'_> {
         let after = change.after();
         let nearest = matches!(choice, Choice::Nearest);
         let touched = touched(&changed, &policies_changed, nearest, &[&*after])?;
-        let passed: Vec<String> = self.files.iter().filter_map(|f| git.relative(f)).collect();
+        let passed = self.passed(git, &changed, after)?;
         let Owned { files: passed_files, dirs } =
             owned(&passed, &changed, &touched, after, self.range.is_none());
         print_notes(after.notes_for(|p| changed.contains(p) || dirs.contains(split(p).0)));
@@ -219,6 +219,38 @@ impl Hook<'_> {
             write_note(&hint(&findings, self.new_only, self.baseline.is_some(), &changed));
         }
         Ok(verdict)
+    }
+
+    /// The files named, repository-relative. One that exists nowhere (not on disk, not in
+    /// the state judged, not deleted by the change) is an error: the framework passes only
+    /// files that exist, so such a name is a typo by hand, which judging nothing and
+    /// exiting 0 would hide.
+    fn passed(
+        &self,
+        git: &Git,
+        changed: &BTreeSet<String>,
+        after: &GitSource,
+    ) -> Result<Vec<String>, error::Error> {
+        let mut out = Vec::new();
+        for f in self.files {
+            let on_disk = std::fs::symlink_metadata(f).is_ok();
+            let rel = git.relative(f);
+            let known = on_disk
+                || rel.as_ref().is_some_and(|r| {
+                    changed.contains(r) || after.has_file(r) || after.has_module(r)
+                });
+            if !known {
+                let typed = super::workspace::shown_path(f);
+                let state = match &self.range {
+                    Some(r) => report::clean_line(&r.to),
+                    None => "the index".to_string(),
+                };
+                return Err(error::Error::NoFileToCheck { path: typed, state });
+            }
+            // A link that leads out of the repository names nothing the hook judges.
+            out.extend(rel);
+        }
+        Ok(out)
     }
 
     /// The baseline as the judged state has it: the index on a commit (it must be staged,
