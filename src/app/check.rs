@@ -298,15 +298,42 @@ fn hint(
         [one] => format!("`override-guard explain {one}` says why it matters"),
         _ => "`override-guard explain RULE` says why each rule matters".to_string(),
     };
-    let failing = findings.iter().filter(|f| f.level == crate::policy::Level::Deny);
-    let old = failing.filter(|f| !changed.contains(&f.primary.path)).count();
-    if new_only || baseline {
-        return format!("hint: {explain}\n");
+    use crate::finding::RuleId;
+    let failing = || findings.iter().filter(|f| f.level == crate::policy::Level::Deny);
+    // A mistake in a policy file is fixed, and a module the engine refuses excused by an
+    // expiring exception: neither is debt a baseline records.
+    let policies: BTreeSet<&str> = failing()
+        .filter(|f| f.rule == RuleId::PolicyError)
+        .map(|f| f.primary.path.as_str())
+        .collect();
+    let untouched = || failing().filter(|f| !changed.contains(&f.primary.path));
+    let refused = untouched().filter(|f| f.rule == RuleId::MergeError).count();
+    let old =
+        untouched().filter(|f| !matches!(f.rule, RuleId::MergeError | RuleId::PolicyError)).count();
+    let mut out = if new_only || baseline {
+        format!("hint: {explain}\n")
+    } else {
+        format!(
+            "hint: {explain}; `override-guard check --new-only` reports only what this change introduces\n"
+        )
+    };
+    if !policies.is_empty() {
+        let names: Vec<&str> = policies.into_iter().collect();
+        out.push_str(&format!(
+            "hint: {} {} mistakes: fix {}; a policy error is no debt a baseline records, and the modules a broken policy file governs are not judged until it is fixed\n",
+            names.join(", "),
+            if names.len() == 1 { "has" } else { "have" },
+            if names.len() == 1 { "it" } else { "them" },
+        ));
     }
-    let mut out = format!(
-        "hint: {explain}; `override-guard check --new-only` reports only what this change introduces\n"
-    );
-    if old > 0 {
+    if refused > 0 && !new_only {
+        let (is, them, each) =
+            if refused == 1 { ("is", "it", "it") } else { ("are", "them", "each") };
+        out.push_str(&format!(
+            "hint: {refused} of the errors {is} in files this change does not touch, of modules the engine refuses to load (merge-error): no baseline records {them}; fix {them}, or excuse {each} in the policy with an `[[exceptions]]` entry naming the module, with an `expires` date\n"
+        ));
+    }
+    if old > 0 && !new_only && !baseline {
         out.push_str(&format!(
             "hint: {old} of the errors {} in files this change does not touch: to adopt override-guard without fixing them first, record them in a baseline (`override-guard audit --write-baseline FILE`, then `check --baseline FILE`)\n",
             if old == 1 { "is" } else { "are" }
