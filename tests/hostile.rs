@@ -35,7 +35,6 @@ const HANG: Duration = Duration::from_secs(120);
 const OK_MAIN: &str = "variable \"size\" {\n  default = 1\n}\n";
 const OK_OVERRIDE: &str = "variable \"size\" {\n  default = 2\n}\n";
 
-
 fn fifo(p: &Path) {
     let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
     // SAFETY: a valid NUL-terminated path.
