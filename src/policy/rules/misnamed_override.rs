@@ -142,7 +142,7 @@ fn rename_breaks(m: &Module, id: FileId, miss: &Misnamed) -> Option<Diagnostic> 
         .collect();
     let renamed = crate::merge::load_texts(&m.dir, &files, Some(m.engine));
     let path = crate::path::join(&m.dir, &name);
-    let Some(at) = renamed.files.files.iter().position(|f| f.path == path) else { return None };
+    let at = renamed.files.files.iter().position(|f| f.path == path)?;
     // What the engine says about this file now, duplicate declarations aside (the rename
     // is what ends them).
     let mut now: Vec<(&str, &str)> = m
