@@ -195,7 +195,9 @@ pub enum Error {
     BareIndex { path: String },
 
     /// The worktree was asked for in a bare repository.
-    #[error("{path}: a bare repository has no worktree")]
+    #[error(
+        "{path}: a bare repository has no worktree; read a revision instead (`audit --rev REV`, `show --rev REV`, `diff A B`)"
+    )]
     #[diagnostic(code("override_guard::git::bare"))]
     BareWorktree { path: String },
 
@@ -285,6 +287,12 @@ pub enum Error {
     )]
     #[diagnostic(code("override_guard::baseline"))]
     BaselineNotStaged { path: String, state: String },
+
+    /// A file named to the hook that exists nowhere: not on disk, not in the state
+    /// judged, not among the change's deletions (the framework never passes such a path).
+    #[error("{path}: no such file, in the worktree or in {state}")]
+    #[diagnostic(code("override_guard::usage"))]
+    NoFileToCheck { path: String, state: String },
 
     /// Renaming over a link would replace the link, not what it points at.
     #[error(
@@ -412,6 +420,7 @@ impl Error {
             | ReadBaseline { path, .. }
             | BadBaseline { path, .. }
             | BaselineNotStaged { path, .. }
+            | NoFileToCheck { path, .. }
             | WriteThroughLink { path }
             | WriteNotAFile { path }
             | WriteNotUtf8 { path }

@@ -27,7 +27,7 @@ pub struct VarFile {
     pub failed: Option<String>,
     /// What makes the file look binary (it was not UTF-8), when it does: its errors are
     /// then reported as one, as a binary `.tf` file's are.
-    pub binary: Option<&'static str>,
+    pub binary: Option<crate::merge::Binary>,
     /// The bytes of a native-syntax file that is not UTF-8, which Terraform's scanner
     /// reads as they are ("Invalid character encoding"); `text` then holds one character
     /// for each broken byte, so that positions agree.
@@ -279,7 +279,7 @@ impl Gathered {
             None => crate::terraform::hcl::parse_named(id, &f.path, &f.text),
         };
         let diags = match f.binary {
-            Some(holds) => crate::merge::one_error_of_binary(diags, holds),
+            Some(what) => crate::merge::one_error_of_binary(diags, what),
             None => diags,
         };
         if diags.iter().any(Diagnostic::is_error) {
@@ -322,7 +322,7 @@ impl Gathered {
             Ok(r) => r,
             Err(d) => {
                 self.diags.extend(match f.binary {
-                    Some(holds) => crate::merge::one_error_of_binary(d, holds),
+                    Some(what) => crate::merge::one_error_of_binary(d, what),
                     None => d,
                 });
                 return;

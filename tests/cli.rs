@@ -467,3 +467,46 @@ fn a_closed_pipe_ends_the_output_quietly() {
     assert_eq!(status.code(), Some(1), "{err}");
     assert!(!err.contains("error"), "{err}");
 }
+
+/// The pre-commit framework passes only files that exist: a name that exists nowhere
+/// (not on disk, not staged, not deleted by the change) is a typo by hand, an error that
+/// names it (exit 2), not a silent pass. A file the change deletes is judged as before.
+#[test]
+fn check_of_a_file_that_exists_nowhere_is_an_error() {
+    use crate::texts::DB_MAIN;
+    let s = crate::util::Sandbox::new();
+    s.commit(&[("db/main.tf", DB_MAIN)], "init");
+    for (args, said) in [
+        (&["check", "db/mian.tf"][..], "db/mian.tf: no such file, in the worktree or in the index"),
+        (&["check", "nowhere/main.tf"], "nowhere/main.tf: no such file"),
+        (&["check", "../nowhere.tf"], "../nowhere.tf: no such file"),
+        (
+            &["check", "--from-ref", "HEAD", "--to-ref", "HEAD", "x.tf"],
+            "x.tf: no such file, in the worktree or in HEAD",
+        ),
+    ] {
+        let run = s.run(args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.shown());
+        assert!(run.err().contains(said), "{args:?}: {}", run.shown());
+    }
+    // Deleted and staged: named, and judged.
+    s.git(&["rm", "-q", "db/main.tf"]);
+    let run = s.run(&["check", "--format", "compact", "db/main.tf"]);
+    assert_eq!(run.code, 0, "{}", run.shown());
+}
+
+/// A bare repository has no worktree to read: `audit` and `show` ask for a revision
+/// (exit 2), as `check` and `--staged` do, rather than audit no configuration files.
+#[test]
+fn a_bare_repository_has_no_worktree_to_audit() {
+    let s = crate::util::Sandbox::new();
+    s.commit(&[("db/main.tf", crate::texts::DB_MAIN)], "init");
+    s.git_in(s.tmp.path(), &["clone", "-q", "--bare", "repo", "bare.git"]);
+    for args in [&["audit"][..], &["audit", "."], &["show", "db"]] {
+        let run = s.run_env("../bare.git", args, &[]);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.shown());
+        assert!(run.err().contains("a bare repository has no worktree"), "{}", run.shown());
+        assert!(run.err().contains("--rev"), "{args:?}: {}", run.shown());
+    }
+    assert_eq!(s.run_env("../bare.git", &["audit", "--rev", "HEAD"], &[]).code, 0);
+}

@@ -461,6 +461,20 @@ fn unsaved_edits_change_the_hints_and_a_broken_file_does_not_stop_the_server() {
         "{}",
         c.shown(&json!(broken))
     );
+    // A load failure is not silenced by a comment: no suppression is offered for it.
+    let error = broken.iter().find(|d| d["code"] == "merge-error").expect("the error");
+    let uri = c.uri("app/override.tf");
+    let offered = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": error["range"], "context": {"diagnostics": [error]}}),
+    );
+    let offered = offered.as_array().cloned().unwrap_or_default();
+    assert!(!offered.is_empty(), "the fold action at least");
+    assert!(
+        !offered.iter().any(|a| a["title"].as_str().is_some_and(|t| t.contains("merge-error"))),
+        "{}",
+        c.shown(&json!(offered))
+    );
     let _ = c.hints("app/main.tf");
     // Fixed again: everything comes back.
     c.mark();

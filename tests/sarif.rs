@@ -77,6 +77,10 @@ fn sarif_output_matches_the_official_schema() {
     assert_eq!(results[0]["relatedLocations"].as_array().map(Vec::len), Some(2), "{text}");
     assert!(text.contains("lögs"), "non-ASCII text kept: {text}");
     assert!(text.contains("\"infra/prod%20env/z%C3%BCrich/main.tf\""), "{text}");
+    // The tool's home page, from Cargo.toml (the schema checks it is a URI).
+    let home = &log["runs"][0]["tool"]["driver"]["informationUri"];
+    assert_eq!(home, env!("CARGO_PKG_HOMEPAGE"), "{text}");
+    assert!(home.as_str().is_some_and(|h| h.starts_with("https://")), "{text}");
 
     keep_for_schema_check("findings", &text);
 }

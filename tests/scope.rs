@@ -312,13 +312,23 @@ fn a_policy_mistake_in_any_team_file_is_reported_with_its_path() {
             lines[..2],
             [
                 "teams/a/web/override.tf:1:1: error[override-file]: override file override.tf changes resource.aws_instance.web",
-                "teams/b/.override-guard.toml:2:1: error[policy-error]: unknown rule `override-fil`",
+                "teams/b/.override-guard.toml:2:1: error[policy-error]: unknown rule `override-fil` (did you mean `override-file`?)",
             ],
             "{args:?}: {}",
             run.shown()
         );
         // teams/b/web is not judged: no missing-override-comment there.
         assert!(!run.out().contains("teams/b/web"), "{args:?}: {}", run.shown());
+        if args[0] == "check" {
+            // The staged typo is to fix, not debt to record in a baseline.
+            let err = run.err();
+            assert!(
+                err.contains("hint: teams/b/.override-guard.toml has mistakes: fix it; a policy error is no debt a baseline records"),
+                "{}",
+                run.shown()
+            );
+            assert!(!err.contains("record them in a baseline"), "{}", run.shown());
+        }
     }
     for args in [&["diff"][..], &["fix", "--dry-run"]] {
         let run = s.run(args);

@@ -1,5 +1,6 @@
 //! `audit PATH…`, and the baselines it writes and reads.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::outcome::{Outcome, outcome};
@@ -48,20 +49,26 @@ pub(super) fn read_baseline(path: &Path) -> Result<policy::baseline::Baseline, e
         .map_err(|message| error::Error::BadBaseline { path: shown, message })
 }
 
-/// Writes a baseline file (whole, or not at all) and says so.
+/// Writes a baseline file (whole, or not at all) of the findings it may record, and says
+/// what it recorded and what it left out (see [`policy::baseline::Left`]). `local`: for
+/// each finding, whether it is about a file that exists only in this checkout.
 pub(super) fn write_baseline(
     path: &Path,
     findings: &[Finding],
     fps: &[String],
+    local: &[bool],
 ) -> Result<(), error::Error> {
-    let text = policy::baseline::write(findings, fps);
+    let (kept, left) = policy::baseline::recordable(findings, fps, local);
+    let (findings, fps): (Vec<Finding>, Vec<String>) = kept.into_iter().unzip();
+    let text = policy::baseline::write(&findings, &fps);
     let name = super::workspace::shown_path(path);
     super::workspace::named_inside(path, &name)?;
     super::write::atomic(path, text.as_bytes()).map_err(|e| error::Error::io(name.clone(), e))?;
     write_note(&format!(
-        "wrote {name}: {} finding{} recorded; `--baseline {name}` reports only new ones\n",
+        "wrote {name}: {} finding{} recorded; `--baseline {name}` reports only new ones\n{}",
         findings.len(),
-        if findings.len() == 1 { "" } else { "s" }
+        if findings.len() == 1 { "" } else { "s" },
+        left.said()
     ));
     Ok(())
 }
@@ -77,7 +84,8 @@ pub(super) fn audit_cmd(
 ) -> Result<Outcome, error::Error> {
     // A broken baseline is refused before the work, not after.
     let known = baseline.read.map(read_baseline).transpose()?;
-    let Some((mut findings, mut summary, shown)) = audited(paths, engine, from, args, style)?
+    let Some(Audited { mut findings, mut summary, shown, local }) =
+        audited(paths, engine, from, args, style)?
     else {
         return Ok(Outcome::Error);
     };
@@ -85,7 +93,12 @@ pub(super) fn audit_cmd(
         let at = at_sarif_paths(&findings, &shown);
         let fps = crate::finding::fingerprint::all(&at);
         if let Some(path) = baseline.write {
-            write_baseline(path, &at, &fps)?;
+            let sites = |f: &Finding| {
+                let mut all = std::iter::once(&f.primary).chain(&f.related);
+                all.any(|s| local.contains(&s.path))
+            };
+            let local: Vec<bool> = findings.iter().map(sites).collect();
+            write_baseline(path, &at, &fps, &local)?;
         }
         if let Some(known) = &known {
             (findings, summary.baselined) = known.filter(findings, &fps);
@@ -94,7 +107,21 @@ pub(super) fn audit_cmd(
     summary.quiet = args.quiet;
     shown.apply(&mut findings, &mut summary, format);
     print_findings(&render_findings(&findings, &summary, format, style), format);
+    // Writing a baseline is the run's purpose, and done: the findings it shows are debt
+    // recorded, not a failure.
+    if baseline.write.is_some() {
+        return Ok(Outcome::Clean);
+    }
     Ok(outcome(&findings, args.deny_warnings))
+}
+
+/// What an audit found, before its paths are shown.
+pub(super) struct Audited {
+    pub(super) findings: Vec<Finding>,
+    pub(super) summary: findings::Summary,
+    pub(super) shown: Shown,
+    /// The paths the findings name of files that exist only in this checkout.
+    pub(super) local: HashSet<String>,
 }
 
 /// The audit of some paths: its findings and summary (paths not yet as shown), or `None`
@@ -105,7 +132,7 @@ pub(super) fn audited(
     from: &FromArgs,
     args: &PolicyArgs,
     style: Style,
-) -> Result<Option<(Vec<Finding>, findings::Summary, Shown)>, error::Error> {
+) -> Result<Option<Audited>, error::Error> {
     let Some(levels) = cli_levels(args) else { return Ok(None) };
     let Read { ws, shown, opened, modules } = read(paths, from, true)?;
     let src = opened.source();
@@ -130,5 +157,7 @@ pub(super) fn audited(
     };
     let audit = audit.covering(&scopes);
     let (findings, summary) = audit.run(src, &modules, &Bar::new()).map_err(|e| shown.error(e))?;
-    Ok(Some((findings, summary, shown)))
+    let sites = findings.iter().flat_map(|f| std::iter::once(&f.primary).chain(&f.related));
+    let local = sites.filter(|s| src.local(&s.path).is_some()).map(|s| s.path.clone()).collect();
+    Ok(Some(Audited { findings, summary, shown, local }))
 }

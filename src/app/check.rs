@@ -135,7 +135,7 @@ impl Hook<'_> {
         let after = change.after();
         let nearest = matches!(choice, Choice::Nearest);
         let touched = touched(&changed, &policies_changed, nearest, &[&*after])?;
-        let passed: Vec<String> = self.files.iter().filter_map(|f| git.relative(f)).collect();
+        let passed = self.passed(git, &changed, after)?;
         let Owned { files: passed_files, dirs } =
             owned(&passed, &changed, &touched, after, self.range.is_none());
         print_notes(after.notes_for(|p| changed.contains(p) || dirs.contains(split(p).0)));
@@ -221,6 +221,38 @@ impl Hook<'_> {
         Ok(verdict)
     }
 
+    /// The files named, repository-relative. One that exists nowhere (not on disk, not in
+    /// the state judged, not deleted by the change) is an error: the framework passes only
+    /// files that exist, so such a name is a typo by hand, which judging nothing and
+    /// exiting 0 would hide.
+    fn passed(
+        &self,
+        git: &Git,
+        changed: &BTreeSet<String>,
+        after: &GitSource,
+    ) -> Result<Vec<String>, error::Error> {
+        let mut out = Vec::new();
+        for f in self.files {
+            let on_disk = std::fs::symlink_metadata(f).is_ok();
+            let rel = git.relative(f);
+            let known = on_disk
+                || rel.as_ref().is_some_and(|r| {
+                    changed.contains(r) || after.has_file(r) || after.has_module(r)
+                });
+            if !known {
+                let typed = super::workspace::shown_path(f);
+                let state = match &self.range {
+                    Some(r) => report::clean_line(&r.to),
+                    None => "the index".to_string(),
+                };
+                return Err(error::Error::NoFileToCheck { path: typed, state });
+            }
+            // A link that leads out of the repository names nothing the hook judges.
+            out.extend(rel);
+        }
+        Ok(out)
+    }
+
     /// The baseline as the judged state has it: the index on a commit (it must be staged,
     /// like the policy), the end of the range with `--from-ref/--to-ref`.
     fn read_baseline(
@@ -270,15 +302,42 @@ fn hint(
         [one] => format!("`override-guard explain {one}` says why it matters"),
         _ => "`override-guard explain RULE` says why each rule matters".to_string(),
     };
-    let failing = findings.iter().filter(|f| f.level == crate::policy::Level::Deny);
-    let old = failing.filter(|f| !changed.contains(&f.primary.path)).count();
-    if new_only || baseline {
-        return format!("hint: {explain}\n");
+    use crate::finding::RuleId;
+    let failing = || findings.iter().filter(|f| f.level == crate::policy::Level::Deny);
+    // A mistake in a policy file is fixed, and a module the engine refuses excused by an
+    // expiring exception: neither is debt a baseline records.
+    let policies: BTreeSet<&str> = failing()
+        .filter(|f| f.rule == RuleId::PolicyError)
+        .map(|f| f.primary.path.as_str())
+        .collect();
+    let untouched = || failing().filter(|f| !changed.contains(&f.primary.path));
+    let refused = untouched().filter(|f| f.rule == RuleId::MergeError).count();
+    let old =
+        untouched().filter(|f| !matches!(f.rule, RuleId::MergeError | RuleId::PolicyError)).count();
+    let mut out = if new_only || baseline {
+        format!("hint: {explain}\n")
+    } else {
+        format!(
+            "hint: {explain}; `override-guard check --new-only` reports only what this change introduces\n"
+        )
+    };
+    if !policies.is_empty() {
+        let names: Vec<&str> = policies.into_iter().collect();
+        out.push_str(&format!(
+            "hint: {} {} mistakes: fix {}; a policy error is no debt a baseline records, and the modules a broken policy file governs are not judged until it is fixed\n",
+            names.join(", "),
+            if names.len() == 1 { "has" } else { "have" },
+            if names.len() == 1 { "it" } else { "them" },
+        ));
     }
-    let mut out = format!(
-        "hint: {explain}; `override-guard check --new-only` reports only what this change introduces\n"
-    );
-    if old > 0 {
+    if refused > 0 && !new_only {
+        let (is, them, each) =
+            if refused == 1 { ("is", "it", "it") } else { ("are", "them", "each") };
+        out.push_str(&format!(
+            "hint: {refused} of the errors {is} in files this change does not touch, of modules the engine refuses to load (merge-error): no baseline records {them}; fix {them}, or excuse {each} in the policy with an `[[exceptions]]` entry naming the module, with an `expires` date\n"
+        ));
+    }
+    if old > 0 && !new_only && !baseline {
         out.push_str(&format!(
             "hint: {old} of the errors {} in files this change does not touch: to adopt override-guard without fixing them first, record them in a baseline (`override-guard audit --write-baseline FILE`, then `check --baseline FILE`)\n",
             if old == 1 { "is" } else { "are" }

@@ -163,14 +163,22 @@ pub(super) fn offer_baseline(policy: &Path) {
         Style::plain(),
     );
     QUIET.store(was, Ordering::Relaxed);
-    let Ok(Some((findings, _, _))) = found else { return };
+    let Ok(Some(super::audit::Audited { findings, .. })) = found else { return };
     if findings.is_empty() {
         return;
     }
     let t = Tally::of(&findings);
     let base = super::workspace::shown_path(&dir.join(".override-guard-baseline.json"));
+    let refused = findings.iter().filter(|f| f.rule == crate::finding::RuleId::MergeError).count();
+    let refused = match refused {
+        0 => String::new(),
+        1 => "1 of the errors is in a module the engine refuses to load (merge-error), which no baseline records: fix it, or excuse it with an `[[exceptions]]` entry naming the module, with an `expires` date\n".to_string(),
+        n => format!(
+            "{n} of the errors are in modules the engine refuses to load (merge-error), which no baseline records: fix them, or excuse each with an `[[exceptions]]` entry naming the module, with an `expires` date\n"
+        ),
+    };
     write_err(&format!(
-        "this repository already has {} error{} and {} warning{} under this policy; to adopt it without fixing them first, record them in a baseline:\n  override-guard audit {} --write-baseline {base}\nthen `--baseline {base}` (audit, and the hook's `check`) reports only new ones; `check --new-only` needs no file\n",
+        "this repository already has {} error{} and {} warning{} under this policy; to adopt it without fixing them first, record them in a baseline:\n  override-guard audit {} --write-baseline {base}\nthen `--baseline {base}` (audit, and the hook's `check`) reports only new ones; `check --new-only` needs no file\n{refused}",
         t.deny,
         if t.deny == 1 { "" } else { "s" },
         t.warn,

@@ -32,6 +32,13 @@ pub(crate) struct Workspace {
 impl Workspace {
     /// Directories on disk. Each must exist and be a directory; errors name it as written.
     pub(crate) fn worktree(paths: &[PathBuf]) -> Result<Workspace, error::Error> {
+        // A bare repository's files are objects, not a worktree: reading its directory
+        // would find "no configuration files" where the revisions hold them.
+        let first = paths.first().map_or(Path::new("."), PathBuf::as_path);
+        if Git::discover(existing_dir(first)).is_ok_and(|g| g.is_bare()) {
+            let path = Some(display_root(first)).filter(|t| !t.is_empty()).unwrap_or(".".into());
+            return Err(error::Error::BareWorktree { path });
+        }
         let mut named = Vec::new();
         for p in paths {
             let typed = display_root(p);
@@ -44,7 +51,6 @@ impl Workspace {
             let real = std::fs::canonicalize(p).map_err(io)?;
             named.push((typed, shown, real, lexical_absolute(p).unwrap_or_else(|| p.clone())));
         }
-        let first = paths.first().map_or(Path::new("."), PathBuf::as_path);
         // The repository is found from the path as written: a directory linked out of the
         // repository is still named inside it (and refused below).
         let lexical = lexical_absolute(first).unwrap_or_else(|| first.to_path_buf());

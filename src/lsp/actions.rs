@@ -199,7 +199,9 @@ pub fn fold_action(m: &Module, name: &str) -> Action {
 /// finding starts on, indented as that line. Native syntax only (JSON takes a `"//"`
 /// property, which depends on the object).
 fn suppress(text: &str, syntax: Syntax, f: &Finding, index: usize) -> Option<Action> {
-    if syntax != Syntax::Hcl {
+    // A module the engine refuses is not silenced by a comment (`merge-error`): no such
+    // action is offered, on a syntax error or any other load failure.
+    if syntax != Syntax::Hcl || !crate::policy::rules::inline(f.rule) {
         return None;
     }
     let lines = Lines::new(text, Encoding::Utf8);
@@ -393,6 +395,27 @@ mod tests {
         let s = actions.iter().find(|a| a.title.starts_with("Suppress")).unwrap();
         let suppressed = apply(MAIN, s.changes[0].edits.as_ref().unwrap());
         assert!(suppressed.contains(&format!("# override-guard:ignore[missing-override-comment] {REASON_PLACEHOLDER}\nresource \"aws_s3_bucket\"")), "{suppressed}");
+    }
+
+    /// A module the engine refuses is not silenced by a comment: no suppression is
+    /// offered for a `merge-error` (a syntax error typed half-way), while the other
+    /// findings at the same place keep theirs.
+    #[test]
+    fn no_suppression_is_offered_for_a_merge_error() {
+        let broken = "resource \"aws_instance\" \"web\" {\n  instance_type = \n";
+        let m = load_texts("", &[("main.tf", MAIN), ("override.tf", broken)], None);
+        let policy = Policy::builtin();
+        let today = Date { year: 2026, month: 11, day: 26 };
+        let findings = vec![
+            finding(RuleId::MergeError, "override.tf", broken, "instance_type"),
+            finding(RuleId::OverrideFile, "override.tf", broken, "instance_type"),
+        ];
+        let at = broken.find("instance_type").unwrap();
+        let actions =
+            self::at(&m, &findings, &policy, &GlobBase::default(), today, "override.tf", at..at);
+        let titles: Vec<&str> = actions.iter().map(|a| a.title.as_str()).collect();
+        assert!(!titles.iter().any(|t| t.contains("merge-error")), "{titles:?}");
+        assert!(titles.contains(&"Suppress `override-file` here with a reason"), "{titles:?}");
     }
 
     #[test]

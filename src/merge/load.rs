@@ -122,6 +122,8 @@ pub fn load_reusing<E: ReadError>(
                 continue;
             }
         };
+        // Not text (a file git-crypt encrypted, another binary file): its errors as one.
+        let what = super::binary_content(&bytes);
         let (text, bytes) = match String::from_utf8(bytes) {
             Ok(s) => (s, None),
             // Native syntax is read as Terraform's scanner reads it, broken bytes and all.
@@ -145,12 +147,13 @@ pub fn load_reusing<E: ReadError>(
             (Syntax::Hcl, None) => Ok(hcl::parse_shared(id, src.name(), &src.text)),
             (Syntax::Json, _) => json::parse(id, src),
         };
+        let as_one = |d: Vec<Diagnostic>| match what {
+            Some(what) => super::one_error_of_binary(d, what),
+            None => d,
+        };
         let f = Arc::new(match result {
-            Ok((f, diags)) => match &bytes {
-                Some(raw) => ParsedFile { diagnostics: binary(raw.as_bytes(), diags), ..f },
-                None => ParsedFile { diagnostics: diags, ..f },
-            },
-            Err(d) => ParsedFile { file: id, diagnostics: d, ..Default::default() },
+            Ok((f, diags)) => ParsedFile { diagnostics: as_one(diags), ..f },
+            Err(d) => ParsedFile { file: id, diagnostics: as_one(d), ..Default::default() },
         });
         if let Some(p) = parses.filter(|_| reusable) {
             let src = &m.files.files[id];
@@ -185,58 +188,6 @@ pub fn without_overrides(m: &Module) -> Module {
     assemble(&mut o, &primaries);
     o.parsed = primaries;
     o
-}
-
-/// A binary file saved as `.tf` is one error, not the hundreds or thousands Terraform
-/// gives (one per byte it cannot read: 2,379 for the first 4 KiB of an executable). A file
-/// is binary when it is not UTF-8, gives more than one error, and holds in its first
-/// 8,000 bytes (as git's test) a NUL byte or another control character that text does not
-/// hold (all below 0x20 but tab, line feed, form feed, carriage return and escape). The one
-/// error is Terraform's first, with the reason the others are left out. Text with a stray
-/// NUL, or in another encoding (Latin-1 letters in a string), keeps Terraform's every
-/// error: it has a few, and each is worth reading.
-fn binary(bytes: &[u8], diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
-    match binary_content(bytes) {
-        Some(holds) => one_error_of_binary(diags, holds),
-        None => diags,
-    }
-}
-
-/// What makes `bytes` (a file's, not UTF-8) look binary: NUL bytes, or another control
-/// character that text does not hold, in its first 8,000 bytes; `None` for text (UTF-8,
-/// or another encoding).
-pub(crate) fn binary_content(bytes: &[u8]) -> Option<&'static str> {
-    if std::str::from_utf8(bytes).is_ok() {
-        return None;
-    }
-    let head = &bytes[..bytes.len().min(8000)];
-    let control =
-        head.iter().any(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | 0x0c | b'\r' | 0x1b));
-    match (control, head.contains(&0)) {
-        (false, _) => None,
-        (true, true) => Some("NUL bytes"),
-        (true, false) => Some("control characters"),
-    }
-}
-
-/// The errors of a file that `holds` what text does not ([`binary_content`]): its first
-/// error alone, with the reason the others are left out; a file with one error keeps it.
-pub(crate) fn one_error_of_binary(mut diags: Vec<Diagnostic>, holds: &str) -> Vec<Diagnostic> {
-    let errors = diags.iter().filter(|d| d.is_error()).count();
-    if errors < 2 {
-        return diags;
-    }
-    let first = diags
-        .iter()
-        .enumerate()
-        .filter(|(_, d)| d.is_error())
-        .min_by_key(|(i, d)| (d.subject.map_or(0, |s| s.start), *i))
-        .map_or(0, |(i, _)| i);
-    let d = diags.swap_remove(first);
-    vec![d.with_cause(format!(
-        "This looks like a binary file (it is not UTF-8 and holds {holds}): its {} other errors are not shown.",
-        errors - 1
-    ))]
 }
 
 /// `why` as a sentence: a capital first letter and a full stop.

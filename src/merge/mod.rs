@@ -10,6 +10,7 @@
 //! default mean (the override rules and the `vars` command read them); `compare` says
 //! whether two effective configurations are the same, and where they differ.
 
+mod binary;
 mod body;
 pub(crate) mod compare;
 pub(crate) mod decode;
@@ -20,9 +21,10 @@ mod overrides;
 mod primaries;
 pub(crate) mod variables;
 
+pub use binary::Binary;
+pub(crate) use binary::{binary_content, one_error_of_binary};
 pub use load::{
     Parses, RawFile, ReadError, load, load_reusing, load_texts, load_texts_reusing, reassemble,
     without_overrides,
 };
-pub(crate) use load::{binary_content, one_error_of_binary};
 pub use module::{Ignored, Module, Settings};

@@ -1,8 +1,10 @@
 //! A baseline: the findings a repository already had when it adopted override-guard
 //! (`audit --write-baseline FILE`), so that `--baseline FILE` reports only new ones, as
 //! checkov's `--create-baseline` does. Findings are matched by `finding::fingerprint`,
-//! which survives lines added above them; a fixed finding simply stops matching. Pure:
-//! the caller reads and writes the file.
+//! which survives lines added above them; a fixed finding simply stops matching. It
+//! records debt only: not a finding about a file git does not track, not a module the
+//! engine refuses, not a mistake in a policy file (see [`recordable`]). Pure: the caller
+//! reads and writes the file.
 
 use std::collections::HashSet;
 
@@ -74,12 +76,18 @@ impl Baseline {
 
     /// The findings it does not record (in order), and how many it hid. `fingerprints`
     /// are the findings' own, in the same order (`finding::fingerprint::all`).
+    /// A module the engine refuses and a mistake in a policy file are never hidden, even
+    /// by a file that records them (one written by hand, or by an older version).
     pub fn filter(&self, findings: Vec<Finding>, fingerprints: &[String]) -> (Vec<Finding>, usize) {
+        use crate::finding::RuleId;
         let before = findings.len();
         let kept: Vec<Finding> = findings
             .into_iter()
             .zip(fingerprints)
-            .filter(|(_, fp)| !self.known.contains(fp.as_str()))
+            .filter(|(f, fp)| {
+                matches!(f.rule, RuleId::MergeError | RuleId::PolicyError)
+                    || !self.known.contains(fp.as_str())
+            })
             .map(|(f, _)| f)
             .collect();
         let hidden = before - kept.len();
@@ -94,6 +102,69 @@ fn strip_position(e: &serde_json::Error) -> String {
         Some(i) => s[..i].to_string(),
         None => s,
     }
+}
+
+/// What a baseline leaves out, by kind, and why.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Left {
+    /// About a file git does not track (git-ignored, untracked): the baseline is
+    /// committed, the file is not, and nobody else has the finding.
+    pub local: usize,
+    /// A module the engine refuses: not debt, excused only by an expiring exception.
+    pub merge_errors: usize,
+    /// A mistake in a policy file: fixed, not recorded.
+    pub policy_errors: usize,
+}
+
+impl Left {
+    /// Lines for the note after "wrote FILE": nothing when nothing was left out.
+    pub fn said(&self) -> String {
+        let n =
+            |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
+        let mut out = String::new();
+        if self.local > 0 {
+            out.push_str(&format!(
+                "not recorded: {} about files git does not track (git-ignored or untracked): the baseline is committed without them\n",
+                n(self.local, "finding", "findings")
+            ));
+        }
+        if self.merge_errors > 0 {
+            out.push_str(&format!(
+                "not recorded: {}: a module the engine refuses is no debt to record; fix it, or excuse it with an `[[exceptions]]` entry naming the module, with an `expires` date\n",
+                n(self.merge_errors, "merge-error", "merge-errors")
+            ));
+        }
+        if self.policy_errors > 0 {
+            out.push_str(&format!(
+                "not recorded: {}: a mistake in a policy file is no debt to record; fix the policy file\n",
+                n(self.policy_errors, "policy-error", "policy-errors")
+            ));
+        }
+        out
+    }
+}
+
+/// The findings a baseline may record, each with its fingerprint, and what it leaves out:
+/// a finding about a file that exists only in this checkout (`local`, per finding), a
+/// module the engine refuses (`merge-error`) or a mistake in a policy file
+/// (`policy-error`), which no baseline excuses.
+pub fn recordable(
+    findings: &[Finding],
+    fingerprints: &[String],
+    local: &[bool],
+) -> (Vec<(Finding, String)>, Left) {
+    use crate::finding::RuleId;
+    let mut left = Left::default();
+    let mut kept = Vec::new();
+    for (i, (f, fp)) in findings.iter().zip(fingerprints).enumerate() {
+        match f.rule {
+            RuleId::MergeError => left.merge_errors += 1,
+            RuleId::PolicyError => left.policy_errors += 1,
+            _ if local.get(i).copied().unwrap_or(false) => left.local += 1,
+            _ => kept.push((f.clone(), fp.clone())),
+        }
+    }
+    (kept, left)
 }
 
 /// The baseline file of some findings (`fingerprints` in the same order), sorted by path,
@@ -157,6 +228,35 @@ mod tests {
         // A second identical finding in the same file is new too.
         let twice = vec![old[0].clone(), old[0].clone()];
         assert_eq!(b.filter(twice.clone(), &fingerprint::all(&twice)).1, 1);
+    }
+
+    /// No baseline records, nor hides, a module the engine refuses or a policy mistake;
+    /// one written leaves out what is about a file only this checkout has.
+    #[test]
+    fn refused_modules_policy_mistakes_and_local_files_are_not_debt() {
+        use crate::finding::RuleId;
+        let text = "terraform {\n  backend \"s3\" {}\n}\n";
+        let mut all = vec![
+            finding("a/override.tf", text, "backend", "swaps the backend"),
+            finding("b/local_override.tf", text, "backend", "swaps the backend"),
+            finding("c/override.tf", text, "terraform", "Missing resource to override"),
+            finding(".override-guard.toml", text, "terraform", "unknown key"),
+        ];
+        all[2].rule = RuleId::MergeError;
+        all[3].rule = RuleId::PolicyError;
+        let fps = fingerprint::all(&all);
+        let (kept, left) = recordable(&all, &fps, &[false, true, false, false]);
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].0.primary.path, "a/override.tf");
+        assert_eq!(left, Left { local: 1, merge_errors: 1, policy_errors: 1 });
+        assert_eq!(left.said().lines().count(), 3);
+        assert_eq!(Left::default().said(), "");
+        // A file that records them anyway (by hand, or an older version) hides neither.
+        let b = Baseline::parse(&write(&all, &fps)).expect("parses");
+        let (shown, hidden) = b.filter(all.clone(), &fps);
+        assert_eq!(hidden, 2);
+        let rules: Vec<RuleId> = shown.iter().map(|f| f.rule).collect();
+        assert_eq!(rules, [RuleId::MergeError, RuleId::PolicyError]);
     }
 
     #[test]

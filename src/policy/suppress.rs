@@ -154,6 +154,10 @@ impl Inline {
             };
             let span = Span::new(file, site.start, site.end);
             let comments = if any_above { comments_around(m, span) } else { Vec::new() };
+            // A module the engine refuses is not silenced by a comment in it.
+            if !rules::inline(f.rule) {
+                return false;
+            }
             for s in &mut self.items {
                 if s.malformed
                     || s.near.is_some()
@@ -237,6 +241,28 @@ impl Inline {
                     .help(help),
                 );
             }
+            let fixed: Vec<RuleId> = s
+                .rules
+                .iter()
+                .filter_map(|r| RuleId::parse(r))
+                .filter(|r| !rules::inline(*r))
+                .collect();
+            for r in &fixed {
+                push(
+                    RuleId::BadSuppression,
+                    Finding::new(
+                        RuleId::BadSuppression,
+                        format!(
+                            "`{r}` cannot be suppressed inline: {} refuses the module whatever a comment in it says",
+                            m.engine.name()
+                        ),
+                        site("suppresses nothing"),
+                    )
+                    .help(format!(
+                        "fix the module, or accept it for a time in the policy: an `[[exceptions]]` entry with rule = \"{r}\", `paths` naming the module, a `reason` and an `expires` date"
+                    )),
+                );
+            }
             if s.reason.is_empty() {
                 push(
                     RuleId::BadSuppression,
@@ -250,7 +276,9 @@ impl Inline {
             }
             let in_force = s.rules.iter().any(|r| {
                 r == "all"
-                    || RuleId::parse(r).is_some_and(|r| policy.level_for(r, &path) != Level::Allow)
+                    || RuleId::parse(r).is_some_and(|r| {
+                        rules::inline(r) && policy.level_for(r, &path) != Level::Allow
+                    })
             });
             if !s.used && unknown.is_empty() && in_force {
                 push(
@@ -260,7 +288,14 @@ impl Inline {
                         format!("suppression of {} matches no finding", s.rules.join(", ")),
                         site("suppresses nothing"),
                     )
-                    .help("remove it"),
+                    .help(if s.rules.iter().any(|r| r == "all") && m.has_errors() {
+                        format!(
+                            "remove it; `all` does not cover merge-error: {} refuses the module whatever a comment in it says",
+                            m.engine.name()
+                        )
+                    } else {
+                        "remove it".to_string()
+                    }),
                 );
             }
         }
@@ -639,6 +674,33 @@ mod tests {
             .map(|f| f.message)
             .collect();
         assert_eq!(unused, ["suppression of silent-drop matches no finding"]);
+    }
+
+    /// A module the engine refuses is not silenced by a comment, neither by its rule id
+    /// (a `bad-suppression`) nor by `all` (which still covers the other rules there).
+    #[test]
+    fn a_merge_error_is_not_suppressed_inline() {
+        let main = "# override-guard:ignore[merge-error, override-file] legacy\nresource \"a\" \"b\" {} # override-guard:ignore[all] generated\n";
+        let m = load_texts("", &[("main.tf", main)], None);
+        let mut inline = Inline::scan(&m);
+        let at = "resource \"a\" \"b\"";
+        assert!(!inline.suppresses(&m, &finding(&m, "main.tf", at, "merge-error")));
+        assert!(inline.suppresses(&m, &finding(&m, "main.tf", at, "override-file")));
+        let got: Vec<(RuleId, String)> = inline
+            .findings(&m, &Policy::builtin(), &GlobBase::default())
+            .into_iter()
+            .map(|f| (f.rule, f.message))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    RuleId::BadSuppression,
+                    "`merge-error` cannot be suppressed inline: Terraform refuses the module whatever a comment in it says".to_string()
+                ),
+                (RuleId::UnusedSuppression, "suppression of all matches no finding".to_string()),
+            ]
+        );
     }
 
     #[test]

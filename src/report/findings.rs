@@ -188,9 +188,20 @@ fn level_word(l: Level) -> &'static str {
     }
 }
 
+/// The correction a help starts with: `did you mean `x`?`, without what follows it.
+fn correction(help: &str) -> Option<&str> {
+    let line = help.lines().next()?;
+    let rest = line.strip_prefix("did you mean `")?;
+    let end = rest.rfind("`?")?;
+    line.get(..line.len() - rest.len() + end + 2)
+}
+
 /// `path:line:col: level[rule]: message`, one finding a line, then the summary line.
 /// A merge error's message is the engine's summary, which does not say which object
-/// (`Missing resource to override`): its detail does, so it follows on the same line.
+/// (`Missing resource to override`): its detail does, so it follows on the same line. A
+/// help that starts with a correction (`did you mean `level`?`, for a misspelt policy key
+/// or a suppression written almost right) follows in brackets: what the committer under
+/// pre-commit sees is this line.
 pub fn compact(findings: &[Finding], s: &Summary) -> String {
     let mut out = String::new();
     for f in findings {
@@ -201,6 +212,8 @@ pub fn compact(findings: &[Finding], s: &Summary) -> String {
         {
             message.push_str(": ");
             message.push_str(&detail);
+        } else if let Some(meant) = f.help.as_deref().and_then(correction) {
+            message.push_str(&format!(" ({})", clean(meant)));
         }
         out.push_str(&format!(
             "{}:{l}:{c}: {}[{}]: {message}\n",
@@ -384,6 +397,31 @@ mod tests {
         };
         Finding::new(crate::finding::RuleId::parse(rule).expect("a rule id"), message, site)
             .help(help)
+    }
+
+    /// What a committer sees under pre-commit is the compact line: a correction the help
+    /// starts with is in it, what follows the correction is not.
+    #[test]
+    fn compact_lines_carry_the_correction() {
+        let found = [
+            finding(
+                "policy-error",
+                "unknown key `levle` in [rules.override-file]",
+                "did you mean `level`?\nthe modules this policy file governs are not judged until it is fixed",
+            ),
+            finding("undeclared-variable-value", "x is set", "did you mean `size`? declare it"),
+            finding("policy-error", "unknown key `zzz`", "the modules … are not judged"),
+        ];
+        let out = compact(&found, &Summary::default());
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            lines[..3],
+            [
+                "main.tf:1:1: error[policy-error]: unknown key `levle` in [rules.override-file] (did you mean `level`?)",
+                "main.tf:1:1: error[undeclared-variable-value]: x is set (did you mean `size`?)",
+                "main.tf:1:1: error[policy-error]: unknown key `zzz`",
+            ]
+        );
     }
 
     #[test]

@@ -40,6 +40,8 @@ struct Tool {
 struct Driver {
     name: &'static str,
     version: &'static str,
+    /// The tool's home page (`homepage` in Cargo.toml): where code scanning links the tool.
+    information_uri: &'static str,
     rules: Vec<RuleDescriptor>,
 }
 
@@ -209,6 +211,7 @@ pub fn render(findings: &[Finding]) -> String {
                 driver: Driver {
                     name: "override-guard",
                     version: env!("CARGO_PKG_VERSION"),
+                    information_uri: env!("CARGO_PKG_HOMEPAGE"),
                     rules,
                 },
             },

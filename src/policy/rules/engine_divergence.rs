@@ -20,7 +20,8 @@ pub static RULE: Rule = Rule {
 What it checks
   Loads a module that has override files with both engines and compares the effective
   configurations, then compares them again without the override files: only what the
-  override files add to the difference, or change in it, is reported. That is an
+  override files add to the difference, or change in it, is reported, with the first
+  value that differs under each engine in the message (the others in the help). That is an
   override file only one engine merges (`override.tofu`, or `x_override.tf` shadowed by
   `x_override.tofu` for OpenTofu), override blocks one engine ignores and the other
   merges or rejects (`ephemeral`, `removed`), a `required_version` in an override file
@@ -41,6 +42,7 @@ Example
 ",
     options: &[],
     check: Some(check),
+    inline: true,
 };
 
 fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
@@ -71,21 +73,84 @@ fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
         && a.files.files.iter().zip(&b.files.files).all(|(x, y)| x.path == y.path);
     let base_b =
         if same_files { merge::reassemble(&base_a, b.engine) } else { merge::without_overrides(b) };
-    let diff = introduced(full, &divergence(&base_a, &base_b));
-    if diff.is_empty() {
+    let found = introduced(full, &divergence(&base_a, &base_b));
+    if found.is_empty() {
         return;
     }
+    let diff: Vec<String> = found.iter().map(|d| d.object.clone()).collect();
     let span = anchor(a, b, &diff, cx);
     let shown: Vec<&str> = diff.iter().take(8).map(String::as_str).collect();
     let more = if diff.len() > 8 { format!(" and {} more", diff.len() - 8) } else { String::new() };
+    let (ours, theirs) = (a.engine.name(), b.engine.name());
+    // What differs, said in the message itself: the compact line is all a committer sees.
+    let first = &found[0];
+    let others = match found.len() {
+        1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    };
+    let mut help = format!("differs: {}{more}\n", shown.join(", "));
+    // The first is in the message; with more, each is said here.
+    for d in found.iter().take(8).filter(|_| found.len() > 1) {
+        help.push_str(&format!("  {}\n", d.said(ours, theirs)));
+    }
+    if let Some(f) = a.files.files.get(span.file)
+        && !b.files.files.iter().any(|g| g.path == f.path)
+    {
+        help.push_str(&format!("{} is read by {ours} only\n", f.name()));
+    }
+    help.push_str("compare with `override-guard show --engine terraform` and `--engine opentofu`");
     out.push(
         Finding::new(
             RULE.id,
-            format!("{} and {} compute different configurations for this module", a.engine.name(), b.engine.name()),
+            format!(
+                "{ours} and {theirs} compute different configurations for this module: {}{others}",
+                first.said(ours, theirs)
+            ),
             cx.site(span, "the configurations diverge from here"),
         )
-        .help(format!("differs: {}{more}\ncompare with `override-guard show --engine terraform` and `--engine opentofu`", shown.join(", "))),
+        .help(help),
     );
+}
+
+/// One object the engines see differently, with the first leaf of it that differs.
+#[derive(Debug, PartialEq)]
+struct Differs {
+    /// The configuration path down to an object (`resource.aws_instance.web`).
+    object: String,
+    how: How,
+}
+
+#[derive(Debug, PartialEq)]
+enum How {
+    /// A leaf's value under the engine in force and under the other (`None`: not set).
+    Value { leaf: String, ours: Option<Value>, theirs: Option<Value> },
+    /// One engine rejects the module: with its first error.
+    Rejects { by: &'static str, not_by: &'static str, error: String },
+}
+
+impl Differs {
+    /// `resource.aws_instance.web.ami is "ami-2" under OpenTofu, not set under Terraform`.
+    fn said(&self, ours: &str, theirs: &str) -> String {
+        match &self.how {
+            How::Value { leaf, ours: x, theirs: y } => {
+                format!("{leaf} is {} under {ours}, {} under {theirs}", value(x), value(y))
+            }
+            How::Rejects { by, not_by, error } => {
+                format!("{by} rejects the module ({error}), {not_by} accepts it")
+            }
+        }
+    }
+}
+
+/// A leaf's value in a sentence: JSON, at most 40 characters; `not set` when absent.
+fn value(v: &Option<Value>) -> String {
+    let Some(v) = v else { return "not set".to_string() };
+    let text = v.to_string();
+    if text.chars().count() > 40 {
+        format!("{}…", text.chars().take(39).collect::<String>())
+    } else {
+        text
+    }
 }
 
 /// How two engines' views of one module differ.
@@ -122,9 +187,9 @@ fn divergence(a: &Module, b: &Module) -> Divergence {
 }
 
 /// What differs in `full` (the module as loaded) that did not differ the same way in
-/// `base` (without its override files), as configuration paths down to an object
-/// (`resource.aws_instance.web`, `terraform.required_version`).
-fn introduced(full: Divergence, base: &Divergence) -> Vec<String> {
+/// `base` (without its override files), object by object (`resource.aws_instance.web`,
+/// `terraform.required_version`), each with the first leaf that differs in it.
+fn introduced(full: Divergence, base: &Divergence) -> Vec<Differs> {
     match full {
         Divergence::Same => Vec::new(),
         Divergence::Rejects { by, not_by, errors } => {
@@ -137,7 +202,11 @@ fn introduced(full: Divergence, base: &Divergence) -> Vec<String> {
             if known {
                 Vec::new()
             } else {
-                vec![format!("{by} rejects the module, {not_by} accepts it")]
+                let error = errors.first().map(|(s, _)| s.clone()).unwrap_or_default();
+                vec![Differs {
+                    object: format!("{by} rejects the module, {not_by} accepts it"),
+                    how: How::Rejects { by, not_by, error },
+                }]
             }
         }
         Divergence::Values(values) => {
@@ -145,14 +214,14 @@ fn introduced(full: Divergence, base: &Divergence) -> Vec<String> {
                 Divergence::Values(v) => v.iter().map(|(k, x, y)| (k.as_str(), (x, y))).collect(),
                 _ => HashMap::new(),
             };
-            let mut out: Vec<String> = Vec::new();
-            for (k, x, y) in &values {
-                if before.get(k.as_str()) == Some(&(x, y)) {
+            let mut out: Vec<Differs> = Vec::new();
+            for (k, x, y) in values {
+                if before.get(k.as_str()) == Some(&(&x, &y)) {
                     continue;
                 }
-                let path = k.split('.').take(3).collect::<Vec<_>>().join(".");
-                if !out.contains(&path) {
-                    out.push(path);
+                let object = k.split('.').take(3).collect::<Vec<_>>().join(".");
+                if !out.iter().any(|d| d.object == object) {
+                    out.push(Differs { object, how: How::Value { leaf: k, ours: x, theirs: y } });
                 }
             }
             out
@@ -246,6 +315,26 @@ mod tests {
                 (f.primary.path, help.lines().next().unwrap_or_default().to_string())
             })
             .collect()
+    }
+
+    /// The message says what differs, with each engine's value (the compact line is all
+    /// a committer sees), and the help which file only one engine reads.
+    #[test]
+    fn the_message_says_what_differs() {
+        let ami = "resource \"aws_instance\" \"web\" {\n  ami = \"ami-2\"\n}\n";
+        let files = [("main.tf", WEB), ("main.tofu", WEB_LARGE), ("override.tofu", ami)];
+        let m = load_texts("", &files, None);
+        let other = load_texts("", &files, Some(Engine::Terraform));
+        let policy = Policy::builtin();
+        let cx = Context::new(&m, Some(&other), &policy.options, &Default::default(), &[]);
+        let mut out = Vec::new();
+        check(&cx, &mut out);
+        assert_eq!(
+            out[0].message,
+            "OpenTofu and Terraform compute different configurations for this module: resource.aws_instance.web.ami is \"ami-2\" under OpenTofu, \"ami-1\" under Terraform"
+        );
+        let help = out[0].help.as_deref().unwrap_or_default();
+        assert!(help.contains("override.tofu is read by OpenTofu only"), "{help}");
     }
 
     #[test]

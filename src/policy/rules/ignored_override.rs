@@ -35,6 +35,7 @@ Example
 ",
     options: &[],
     check: Some(check),
+    inline: true,
 };
 
 fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {

@@ -38,6 +38,7 @@ Example
 ",
     options: &[],
     check: Some(check),
+    inline: true,
 };
 
 /// The rules whose verdict on a local override file is worth repeating in its finding.

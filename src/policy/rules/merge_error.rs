@@ -21,7 +21,14 @@ What it checks
   The texts are the engine's own, so they can be searched for. Engine warnings are
   reported at `warn` at most. A binary file saved under a configuration file's name
   (not UTF-8, with NUL bytes or other control characters) is one finding, the engine's
-  first error, where the engine reports one for nearly every byte.
+  first error, where the engine reports one for nearly every byte, and says what the
+  file most likely is: one git-crypt encrypted (it starts with git-crypt's header; git
+  stores it so, and a checkout holds it so until `git-crypt unlock`), or another binary
+  file.
+  A load failure is no matter of style: an inline suppression cannot silence it (nor can
+  `ignore[all]`), and one that names `merge-error` is a `bad-suppression`. Only an
+  `[[exceptions]]` entry excuses it, and it must name the module in `paths` and give an
+  `expires` date: the module is accepted as broken for a time, not for good.
 
 Why
   A module the engine rejects cannot be planned; finding it at commit time is cheaper
@@ -36,6 +43,7 @@ Example
 ",
     options: &[],
     check: Some(check),
+    inline: false,
 };
 
 fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {

@@ -26,6 +26,7 @@ Example
 ",
     options: &[],
     check: None,
+    inline: true,
 };
 
 pub(super) static UNUSED_EXCEPTION: Rule = Rule {
@@ -49,6 +50,7 @@ Example
 ",
     options: &[],
     check: None,
+    inline: true,
 };
 
 pub(super) static BAD_SUPPRESSION: Rule = Rule {
@@ -64,7 +66,9 @@ What it checks
   every rule. A suppression without a reason still applies; one with an unknown rule id,
   or one written almost right, suppresses nothing, and the finding shows the comment it
   should be. Prose that mentions override-guard, and text in strings and heredocs, is not
-  a suppression.
+  a suppression. A suppression naming `merge-error` is reported too: a module the engine
+  refuses is not silenced by a comment (an expiring `[[exceptions]]` entry naming the
+  module is the way), and `all` does not cover it.
 
 Why
   A suppression is a decision; the reason is what makes it reviewable. A misspelt rule id
@@ -76,6 +80,7 @@ Example
 ",
     options: &[],
     check: None,
+    inline: true,
 };
 
 pub(super) static UNUSED_SUPPRESSION: Rule = Rule {
@@ -100,6 +105,7 @@ Example
 ",
     options: &[],
     check: None,
+    inline: true,
 };
 
 pub(super) static POLICY_ERROR: Rule = Rule {
@@ -125,4 +131,5 @@ Example
 ",
     options: &[],
     check: None,
+    inline: true,
 };

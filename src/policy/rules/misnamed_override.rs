@@ -30,7 +30,13 @@ What it checks
   - a test file, which only `terraform test` reads: `override.tftest.hcl`;
   - a variables file, read only when `-var-file` names it: `x_override.tfvars` (the
     finding suggests `x_override.auto.tfvars`, which is loaded by itself).
-  The finding says what the engine does with the file and names the file that works.
+  The finding says what the engine does with the file and names the file that works,
+  but a file read as an ordinary one is advised a new name only where it would merge:
+  each of its blocks has an original to override (the module is merged again with the
+  file renamed). Otherwise the finding says the file is read as an ordinary file and what
+  the engine would say as an override file, without advice: `provider-dev-override.tf`
+  alone in a module (the CLI's `dev_overrides`), renamed `provider-dev_override.tf`,
+  would be rejected (\"Missing data resource to override\").
   Not reported: names that are override files for the engine in force; under Terraform,
   any `.tofu` name (Terraform reads none, whatever its name: audit with OpenTofu, the
   default for a module with `.tofu` files); `override_x.tf` that repeats no other
@@ -55,6 +61,7 @@ Example
 ",
     options: &[],
     check: Some(check),
+    inline: true,
 };
 
 fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
@@ -99,16 +106,66 @@ fn duplicates(m: &Module, id: FileId) -> Vec<&Diagnostic> {
         .collect()
 }
 
+/// Is a file of the fix's name already in the module?
+fn taken(m: &Module, miss: &Misnamed) -> bool {
+    m.files.files.iter().any(|f| f.name() == miss.fix)
+        || m.skipped.iter().any(|(n, _)| *n == miss.fix)
+}
+
 /// What a fix says: the name to use, or the file to move the content into when one of
 /// that name is already there.
 fn rename(m: &Module, miss: &Misnamed) -> String {
-    let taken = m.files.files.iter().any(|f| f.name() == miss.fix)
-        || m.skipped.iter().any(|(n, _)| *n == miss.fix);
-    if taken {
+    if taken(m, miss) {
         format!("move its content into {}, which is an override file", miss.fix)
     } else {
         format!("name it {}", miss.fix)
     }
+}
+
+/// The first error the engine would give for the file `id` were it the override file
+/// `miss.fix` names (the module merged again, that file renamed), that it does not give
+/// now: `None` when the rename merges cleanly. A file named `provider-dev-override.tf`
+/// (the CLI's `dev_overrides`, in Terraform's and OpenTofu's own tests) that declares a
+/// data source no other file has would be rejected as an override ("Missing data resource
+/// to override"): renaming it is no fix.
+fn rename_breaks(m: &Module, id: FileId, miss: &Misnamed) -> Option<Diagnostic> {
+    // With the name taken, the content would join that file: a name beside it that sorts
+    // before it stands for that (the order of two override files matters only where
+    // both set the same thing).
+    let name = if taken(m, miss) { format!("0_{}", miss.fix) } else { miss.fix.clone() };
+    let files: Vec<(&str, &str)> = m
+        .files
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (if i == id { name.as_str() } else { f.name() }, &*f.text))
+        .collect();
+    let renamed = crate::merge::load_texts(&m.dir, &files, Some(m.engine));
+    let path = crate::path::join(&m.dir, &name);
+    let at = renamed.files.files.iter().position(|f| f.path == path)?;
+    // What the engine says about this file now, duplicate declarations aside (the rename
+    // is what ends them).
+    let mut now: Vec<(&str, &str)> = m
+        .diagnostics
+        .iter()
+        .filter(|d| d.is_error() && !d.summary.starts_with("Duplicate "))
+        .filter(|d| names(d, id))
+        .map(|d| (d.summary.as_str(), d.detail.as_str()))
+        .collect();
+    for d in renamed.diagnostics.iter().filter(|d| d.is_error() && names(d, at)) {
+        match now.iter().position(|&(s, t)| s == d.summary && t == d.detail) {
+            Some(i) => {
+                now.swap_remove(i);
+            }
+            None => return Some(d.clone()),
+        }
+    }
+    None
+}
+
+/// Does a diagnostic point into file `id` (as its subject or beside it)?
+fn names(d: &Diagnostic, id: FileId) -> bool {
+    d.subject.is_some_and(|s| s.file == id) || d.related.iter().any(|(s, _)| s.file == id)
 }
 
 /// The rule an override file's name follows, for the engine in force.
@@ -147,8 +204,27 @@ fn read_as_primary(cx: &Context<'_>, id: FileId, miss: &Misnamed, dups: &[&Diagn
         None => (None, None),
     };
     let span = here.unwrap_or_else(|| super::override_file::first_line(cx, id));
-    let mut f = Finding::new(RULE.id, message, cx.site(span, "read as an ordinary file"))
-        .help(format!("{}: {}", rename(m, miss), naming_rule(m.engine)));
+    // Advice only where it works: each block of the file has an original to override.
+    let help = match rename_breaks(m, id, miss) {
+        None => format!("{}: {}", rename(m, miss), naming_rule(m.engine)),
+        Some(d) => {
+            let as_override = if taken(m, miss) {
+                format!("moved into {}, an override file,", miss.fix)
+            } else {
+                format!("named {}, an override file,", miss.fix)
+            };
+            let detail = d.explained();
+            let detail = if detail.is_empty() { String::new() } else { format!(" {detail}") };
+            let now = if dups.is_empty() {
+                format!("{engine} loads it as an ordinary file; {as_override} it would not")
+            } else {
+                format!("{as_override} it would not load either")
+            };
+            format!("{now}: {}.{detail}", d.summary)
+        }
+    };
+    let mut f =
+        Finding::new(RULE.id, message, cx.site(span, "read as an ordinary file")).help(help);
     if let Some(there) = there {
         f = f.related(cx.site(there, "declared here too"));
     }
@@ -341,8 +417,9 @@ mod tests {
 
     #[test]
     fn a_taken_name_means_moving_the_content() {
+        let ami = "resource \"aws_instance\" \"web\" {\n  ami = \"ami-1\"\n}\n";
         let got = findings(
-            &[("main.tf", BASE), ("override.tf", OVER), ("Override.tf", "locals {\n  a = 1\n}\n")],
+            &[("main.tf", BASE), ("override.tf", OVER), ("Override.tf", ami)],
             Engine::Terraform,
         );
         assert_eq!(got.len(), 1);
@@ -350,8 +427,51 @@ mod tests {
             got[0]
                 .help
                 .as_deref()
-                .is_some_and(|h| h.starts_with("move its content into override.tf"))
+                .is_some_and(|h| h.starts_with("move its content into override.tf")),
+            "{:?}",
+            got[0].help
         );
+        // A local value no original declares would not merge there either: no advice.
+        let got = findings(
+            &[("main.tf", BASE), ("override.tf", OVER), ("Override.tf", "locals {\n  a = 1\n}\n")],
+            Engine::Terraform,
+        );
+        assert_eq!(got.len(), 1);
+        let help = got[0].help.as_deref().unwrap_or_default();
+        assert!(!help.contains("move its content"), "{help}");
+        assert!(help.contains("Missing base local value definition to override"), "{help}");
+    }
+
+    /// `provider-dev-override.tf` alone in its module (the CLI's `dev_overrides`, as in
+    /// Terraform's and OpenTofu's own tests): renamed `provider-dev_override.tf`, its
+    /// data source would have no original, which Terraform rejects. Both confirmed on
+    /// Terraform 1.15.5: the module loads as it is, and renamed it fails with "Missing data
+    /// resource to override". The rename is not advised; where every block has an
+    /// original (`web-override.tf` repeating main.tf's resource), it is.
+    #[test]
+    fn a_rename_is_advised_only_where_the_file_would_merge() {
+        let dev = "terraform {\n  required_providers {\n    probe = {\n      source = \"registry.acme.example/platform/probe\"\n    }\n  }\n}\n\ndata \"probe_endpoint\" \"health\" {\n}\n";
+        let got = findings(&[("provider-dev-override.tf", dev)], Engine::Terraform);
+        assert_eq!(got.len(), 1);
+        assert!(got[0].message.contains("reads it as an ordinary file"), "{}", got[0].message);
+        let help = got[0].help.as_deref().unwrap_or_default();
+        assert!(!help.contains("name it"), "{help}");
+        assert!(
+            help.starts_with(
+                "Terraform loads it as an ordinary file; named provider-dev_override.tf, an override file, it would not: Missing data resource to override."
+            ),
+            "{help}"
+        );
+        for engine in [Engine::Terraform, Engine::OpenTofu] {
+            let got = findings(&[("main.tf", BASE), ("web-override.tf", OVER)], engine);
+            let help = got[0].help.as_deref().unwrap_or_default();
+            assert!(help.starts_with("name it web_override.tf:"), "{help}");
+        }
+        // Part of it merging is not enough: the rest would be rejected.
+        let mixed = format!("{OVER}\ndata \"probe_endpoint\" \"health\" {{\n}}\n");
+        let got = findings(&[("main.tf", BASE), ("web-override.tf", &mixed)], Engine::Terraform);
+        let help = got[0].help.as_deref().unwrap_or_default();
+        assert!(help.contains("it would not load either: Missing data resource"), "{help}");
     }
 
     #[test]

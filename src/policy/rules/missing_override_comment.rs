@@ -51,6 +51,7 @@ Example
         help: "regex the warning comment must match; {override} is the file name",
     }],
     check: Some(check),
+    inline: true,
 };
 
 /// Reads `pattern`, compiled here once with a sample file name in place of `{override}`

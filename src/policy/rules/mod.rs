@@ -29,5 +29,5 @@ pub use crate::finding::RuleId;
 pub use options::{
     CommentMatcher, CommentOptions, Configure, Options, OverrideFileOptions, ProtectedOptions,
 };
-pub use registry::{RULES, configure, doc_url, find, markdown, suggestion};
+pub use registry::{RULES, configure, doc_url, find, inline, markdown, suggestion};
 pub use rule::{Check, Rule};

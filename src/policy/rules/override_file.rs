@@ -55,6 +55,7 @@ Example
         },
     ],
     check: Some(check),
+    inline: true,
 };
 
 /// Reads `allow-paths`, `only-json` and `max-per-module`.

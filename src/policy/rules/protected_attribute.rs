@@ -36,6 +36,7 @@ Example
         help: "dotted attribute paths (globs) that overrides must not set",
     }],
     check: Some(check),
+    inline: true,
 };
 
 /// Reads `attributes`: dotted paths become `/`-separated globs, so `*` matches one

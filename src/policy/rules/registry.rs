@@ -52,6 +52,11 @@ pub fn find(id: &str) -> Option<&'static Rule> {
     RULES.iter().copied().find(|r| r.id.as_str() == id)
 }
 
+/// May an inline suppression silence this rule's findings (see [`Rule::inline`])?
+pub fn inline(id: RuleId) -> bool {
+    RULES.iter().find(|r| r.id == id).is_none_or(|r| r.inline)
+}
+
 /// Where a rule is documented on the web: its section of `docs/rules.md` in the
 /// repository named in `Cargo.toml` (SARIF's `helpUri`, for code scanning's rule help).
 pub fn doc_url(id: &str) -> String {

@@ -24,4 +24,9 @@ pub struct Rule {
     pub options: &'static [Field],
     /// `None` for rules about the policy itself (exceptions and suppressions).
     pub check: Option<Check>,
+    /// Whether an inline `override-guard:ignore[…]` comment may silence its findings.
+    /// Not for a module the engine refuses to load: that is no matter of style a comment
+    /// in the module can settle, and only an expiring `[[exceptions]]` entry naming the
+    /// module excuses it.
+    pub inline: bool,
 }

@@ -30,6 +30,7 @@ Example
 ",
     options: &[],
     check: Some(shadowed),
+    inline: true,
 };
 
 pub(super) static UNDECLARED: Rule = Rule {
@@ -51,6 +52,7 @@ Example
 ",
     options: &[],
     check: Some(undeclared),
+    inline: true,
 };
 
 fn site(files: &Files, span: Span, label: &str) -> Site {
