@@ -407,14 +407,23 @@ fn merge_lifecycle(m: &mut Module, base: &mut Block, o: &Block) {
                 "create_before_destroy" | "prevent_destroy" => set_attr(&mut lc, a),
                 "destroy" if tofu => set_attr(&mut lc, a),
                 "ignore_changes" => {
-                    let base_all =
-                        lc.attr("ignore_changes").and_then(|b| b.expr.as_keyword()) == Some("all");
+                    let all = lc
+                        .attr("ignore_changes")
+                        .filter(|b| b.expr.as_keyword() == Some("all"))
+                        .map(|b| b.span);
                     let is_all = a.expr.as_keyword() == Some("all");
                     let empty = a.expr.as_tuple().is_some_and(<[_]>::is_empty);
                     if empty {
                         ignore(m, a.span, "an empty ignore_changes in an override changes nothing");
-                    } else if base_all && !is_all {
-                        ignore(m, a.span, "ignore_changes = all in the original stays in force");
+                    } else if let Some(at) = all.filter(|_| !is_all) {
+                        // Set by the original, or by an earlier override file.
+                        let what = if m.from_override(at) {
+                            let by = m.files.get(at.file).name();
+                            format!("ignore_changes = all set by {by} stays in force")
+                        } else {
+                            "ignore_changes = all in the original stays in force".to_string()
+                        };
+                        ignore(m, a.span, &what);
                     } else {
                         set_attr(&mut lc, a);
                     }

@@ -75,6 +75,8 @@ pub struct Context<'a> {
     /// Turns a module path into a path relative to the policy file (for globs).
     pub base: GlobBase,
     pub changes: Vec<Change<'a>>,
+    /// What the primary files say, to judge the effective configuration against.
+    pub originals: Originals<'a>,
     /// What the variables files in the module's directory set (none: no such file).
     pub vars: Option<crate::vars::Report>,
 }
@@ -92,7 +94,9 @@ impl<'a> Context<'a> {
             let inputs = crate::vars::Inputs { auto: tfvars.to_vec(), ..Default::default() };
             crate::vars::collect(m, &inputs)
         });
-        Context { m, other, options, base: base.clone(), changes: changes(m), vars }
+        let originals = Originals::of(m);
+        let changes = pairs(m, &originals);
+        Context { m, other, options, base: base.clone(), changes, originals, vars }
     }
 
     pub fn site(&self, span: Span, label: impl Into<String>) -> Site {
@@ -105,49 +109,76 @@ impl<'a> Context<'a> {
     }
 }
 
-/// Pairs every item of every override file with the primary item of the same address.
-pub fn changes(m: &Module) -> Vec<Change<'_>> {
-    if m.override_files().next().is_none() {
-        return Vec::new();
-    }
-    let mut objects: HashMap<String, &Block> = HashMap::new();
-    let mut locals: HashMap<&str, &Attr> = HashMap::new();
-    let mut providers: HashMap<&str, &Attr> = HashMap::new();
-    let mut version: Option<&Attr> = None;
-    let mut state: Option<&Block> = None;
-    let mut encryption: Option<&Block> = None;
-    let primaries = m.parsed.iter().filter(|f| m.files.get(f.file).class == FileClass::Primary);
-    for f in primaries {
-        for b in f.body.blocks() {
-            match b.kind.as_str() {
-                "locals" => {
-                    for a in b.body.attrs() {
-                        locals.entry(&a.name).or_insert(a);
-                    }
-                }
-                "terraform" => {
-                    version = version.or(b.attr("required_version"));
-                    for t in b.body.blocks() {
-                        match t.kind.as_str() {
-                            "backend" | "cloud" => state = state.or(Some(t)),
-                            "encryption" => encryption = encryption.or(Some(t)),
-                            "required_providers" => {
-                                for a in t.body.attrs() {
-                                    providers.entry(&a.name).or_insert(a);
-                                }
-                            }
-                            _ => {}
+/// What the primary files say, by address: the originals that override files change, and
+/// that the rules judge an effective value against.
+#[derive(Default)]
+pub struct Originals<'a> {
+    objects: HashMap<String, &'a Block>,
+    locals: HashMap<&'a str, &'a Attr>,
+    providers: HashMap<&'a str, &'a Attr>,
+    /// Every primary file's `required_version`, in merge order: all of them must hold.
+    pub versions: Vec<&'a Attr>,
+    /// The first `backend` or `cloud` block (a second is Terraform's error).
+    pub state: Option<&'a Block>,
+    /// OpenTofu's `encryption` block.
+    pub encryption: Option<&'a Block>,
+}
+
+impl<'a> Originals<'a> {
+    /// The primaries of `m`; nothing for a module without override files, where nothing
+    /// is changed.
+    pub fn of(m: &'a Module) -> Originals<'a> {
+        let mut o = Originals::default();
+        if m.override_files().next().is_none() {
+            return o;
+        }
+        let primaries = m.parsed.iter().filter(|f| m.files.get(f.file).class == FileClass::Primary);
+        for f in primaries {
+            for b in f.body.blocks() {
+                match b.kind.as_str() {
+                    "locals" => {
+                        for a in b.body.attrs() {
+                            o.locals.entry(&a.name).or_insert(a);
                         }
                     }
-                }
-                _ => {
-                    if let Some(addr) = b.address() {
-                        objects.entry(addr).or_insert(b);
+                    "terraform" => {
+                        o.versions.extend(b.attr("required_version"));
+                        for t in b.body.blocks() {
+                            match t.kind.as_str() {
+                                "backend" | "cloud" => o.state = o.state.or(Some(t)),
+                                "encryption" => o.encryption = o.encryption.or(Some(t)),
+                                "required_providers" => {
+                                    for a in t.body.attrs() {
+                                        o.providers.entry(&a.name).or_insert(a);
+                                    }
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                    _ => {
+                        if let Some(addr) = b.address() {
+                            o.objects.entry(addr).or_insert(b);
+                        }
                     }
                 }
             }
         }
+        o
     }
+
+    /// The primary block of a top-level object (`resource.aws_instance.web`).
+    pub fn object(&self, address: &str) -> Option<&'a Block> {
+        self.objects.get(address).copied()
+    }
+}
+
+/// Pairs every item of every override file with the primary item of the same address.
+pub fn changes(m: &Module) -> Vec<Change<'_>> {
+    pairs(m, &Originals::of(m))
+}
+
+fn pairs<'a>(m: &'a Module, o: &Originals<'a>) -> Vec<Change<'a>> {
     let mut out = Vec::new();
     let overrides = m.parsed.iter().filter(|f| m.files.get(f.file).class == FileClass::Override);
     for f in overrides {
@@ -156,22 +187,23 @@ pub fn changes(m: &Module) -> Vec<Change<'_>> {
                 "locals" => out.extend(b.body.attrs().map(|a| Change {
                     address: format!("local.{}", a.name),
                     over: Node::Attr(a),
-                    base: locals.get(a.name.as_str()).map(|a| Node::Attr(a)),
+                    base: o.locals.get(a.name.as_str()).map(|a| Node::Attr(a)),
                 })),
                 "terraform" => {
                     if let Some(a) = b.attr("required_version") {
-                        out.push(Change {
+                        let change = |base| Change {
                             address: "terraform.required_version".into(),
                             over: Node::Attr(a),
-                            base: version.map(Node::Attr),
-                        });
+                            base,
+                        };
+                        out.push(change(o.versions.first().map(|v| Node::Attr(v))));
                     }
                     for t in b.body.blocks() {
                         match t.kind.as_str() {
                             "backend" | "cloud" => out.push(Change {
                                 address: format!("terraform.{}", t.kind),
                                 over: Node::Block(t),
-                                base: state.map(Node::Block),
+                                base: o.state.map(Node::Block),
                             }),
                             "encryption"
                                 if m.engine == crate::terraform::discover::Engine::OpenTofu =>
@@ -179,13 +211,13 @@ pub fn changes(m: &Module) -> Vec<Change<'_>> {
                                 out.push(Change {
                                     address: "terraform.encryption".into(),
                                     over: Node::Block(t),
-                                    base: encryption.map(Node::Block),
+                                    base: o.encryption.map(Node::Block),
                                 })
                             }
                             "required_providers" => out.extend(t.body.attrs().map(|a| Change {
                                 address: format!("terraform.required_providers.{}", a.name),
                                 over: Node::Attr(a),
-                                base: providers.get(a.name.as_str()).map(|a| Node::Attr(a)),
+                                base: o.providers.get(a.name.as_str()).map(|a| Node::Attr(a)),
                             })),
                             _ => {}
                         }
@@ -196,7 +228,7 @@ pub fn changes(m: &Module) -> Vec<Change<'_>> {
                 _ if m.unchanging.contains(&b.def_span) => {}
                 _ => {
                     if let Some(addr) = b.address() {
-                        let base = objects.get(&addr).map(|b| Node::Block(b));
+                        let base = o.object(&addr).map(Node::Block);
                         out.push(Change { address: addr, over: Node::Block(b), base });
                     }
                 }
