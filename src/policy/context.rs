@@ -49,7 +49,9 @@ impl<'a> Node<'a> {
     }
 }
 
-/// One thing an override file says, and the original it changes (if any).
+/// One thing an override file says, and the original it changes (if any). An override's
+/// `required_version` replaces every primary file's (Terraform requires them all): it is
+/// one change per original, so that each original is named.
 #[derive(Clone, Debug)]
 pub struct Change<'a> {
     /// `resource.aws_s3_bucket.logs`, `local.name`, `terraform.backend`,
@@ -196,7 +198,10 @@ fn pairs<'a>(m: &'a Module, o: &Originals<'a>) -> Vec<Change<'a>> {
                             over: Node::Attr(a),
                             base,
                         };
-                        out.push(change(o.versions.first().map(|v| Node::Attr(v))));
+                        match o.versions.as_slice() {
+                            [] => out.push(change(None)),
+                            all => out.extend(all.iter().map(|v| change(Some(Node::Attr(v))))),
+                        }
                     }
                     for t in b.body.blocks() {
                         match t.kind.as_str() {
@@ -392,6 +397,21 @@ mod tests {
         assert!(lines_above(text, text.find("y =").unwrap()).is_empty());
         let block = "/* a\n * b\n */\nz = 1\n";
         assert_eq!(lines_above(block, block.find("z =").unwrap()).len(), 3);
+    }
+
+    /// Terraform requires every primary file's `required_version`, and an override file's
+    /// replaces them all: it pairs with each.
+    #[test]
+    fn a_required_version_pairs_with_every_primary_files() {
+        let version = |v: &str| format!("terraform {{\n  required_version = \"{v}\"\n}}\n");
+        let (a, b, o) = (version(">= 0.9.3"), version(">= 1.0"), version(">= 0.12"));
+        let m = load_texts("", &[("a.tf", &a), ("versions.tf", &b), ("override.tf", &o)], None);
+        let got: Vec<(String, Option<String>)> = changes(&m)
+            .iter()
+            .map(|c| (c.address.clone(), c.base.map(|b| m.files.get(b.span().file).name().into())))
+            .collect();
+        let want = |f: &str| ("terraform.required_version".to_string(), Some(f.to_string()));
+        assert_eq!(got, [want("a.tf"), want("versions.tf")]);
     }
 
     #[test]

@@ -22,7 +22,8 @@ What it checks
   must have a comment directly above it (or above a block that encloses it) that names the
   override file; in JSON files, a `\"//\"` property in the block's object. `pattern` is a
   regex the comment must match instead; `{override}` in it stands for the override file's
-  name. The finding shows both places.
+  name. The finding shows both places. An override's `required_version` replaces the
+  constraint of every primary file: each wants its comment.
 
   An override block that changes nothing is no change: one that is empty (its arguments
   commented out), or holds only what Terraform ignores in an override file (which

@@ -67,7 +67,13 @@ fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     if p.attributes.is_none() {
         return;
     }
+    // An override's `required_version` is one change per original it replaces: one
+    // finding for what it sets.
+    let mut seen = std::collections::HashSet::new();
     for c in &cx.changes {
+        if !seen.insert(c.over.span()) {
+            continue;
+        }
         let mut paths = vec![(c.address.clone(), c.over.head())];
         if let Node::Block(b) = c.over {
             collect(&c.address, b, &mut paths);
@@ -111,5 +117,34 @@ fn collect(prefix: &str, b: &Block, out: &mut Vec<(String, crate::terraform::Spa
         if let Item::Block(n) = i {
             collect(&path, n, out);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::merge::load_texts;
+    use crate::policy::Policy;
+    use crate::policy::context::Context;
+
+    /// An override's `required_version` replaces every primary file's: one finding for
+    /// what it sets, however many originals it replaces.
+    #[test]
+    fn one_finding_for_a_required_version_that_replaces_several() {
+        let version = |v: &str| format!("terraform {{\n  required_version = \"{v}\"\n}}\n");
+        let (a, b, o) = (version(">= 0.9.3"), version(">= 1.0"), version(">= 0.12"));
+        let m = load_texts("", &[("a.tf", &a), ("versions.tf", &b), ("override.tf", &o)], None);
+        let text = "[rules.protected-attribute]\nattributes = [\"terraform.required_version\"]\n";
+        let policy = Policy::parse("policy.toml", text).unwrap();
+        let cx = Context::new(&m, None, &policy.options, &Default::default(), &[]);
+        assert_eq!(cx.changes.len(), 2);
+        let mut out = Vec::new();
+        super::check(&cx, &mut out);
+        let got: Vec<(String, String)> =
+            out.into_iter().map(|f| (f.primary.path.clone(), f.message)).collect();
+        let want = [(
+            "override.tf".to_string(),
+            "override.tf overrides protected `terraform.required_version`".to_string(),
+        )];
+        assert_eq!(got, want);
     }
 }
