@@ -28,3 +28,4 @@ pub use load::{
     without_overrides,
 };
 pub use module::{Ignored, Module, Settings};
+pub(crate) use overrides::applied_state;

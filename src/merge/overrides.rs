@@ -137,11 +137,8 @@ fn merge_terraform(m: &mut Module, f: &ParsedFile) {
                 .collect();
         }
     }
-    // Without experiments (never on in a release build) Terraform has no state_store block.
-    let kinds: &[&str] = &["backend", "cloud"];
-    for kind in kinds {
-        let found: Vec<&Block> = tblocks.iter().flat_map(|t| t.body.blocks_of(kind)).collect();
-        match found.as_slice() {
+    for kind in STATE_KINDS {
+        match state_blocks(&tblocks, kind).as_slice() {
             [] => {}
             [one] => {
                 let s = &mut m.settings;
@@ -151,7 +148,7 @@ fn merge_terraform(m: &mut Module, f: &ParsedFile) {
                     .flatten()
                     .map(|b| b.span)
                     .collect();
-                match *kind {
+                match kind {
                     "backend" => s.backend = Some(new),
                     "cloud" => s.cloud = Some(new),
                     _ => s.state_store = Some(new),
@@ -159,7 +156,7 @@ fn merge_terraform(m: &mut Module, f: &ParsedFile) {
             }
             [first, second, ..] => {
                 let at = m.files.range_string(first.decl_span(&m.files));
-                let (summary, detail) = match (*kind, tofu) {
+                let (summary, detail) = match (kind, tofu) {
                     ("backend", _) => (
                         "Duplicate backend configuration".to_string(),
                         format!(
@@ -212,6 +209,29 @@ fn merge_terraform(m: &mut Module, f: &ParsedFile) {
             }
         }
     }
+}
+
+/// The kinds of state storage an override file may set, in the order Terraform's
+/// `mergeFile` applies them. Without experiments (never on in a release build) Terraform
+/// has no `state_store` block.
+const STATE_KINDS: [&str; 2] = ["backend", "cloud"];
+
+/// The blocks of one kind in an override file's `terraform` blocks: exactly one replaces
+/// the module's state storage; two or more are an error, and none of them applies
+/// (spec §5.11).
+fn state_blocks<'a>(tblocks: &[&'a Block], kind: &'static str) -> Vec<&'a Block> {
+    tblocks.iter().flat_map(|t| t.body.blocks_of(kind)).collect()
+}
+
+/// The state storage block of an override file that Terraform applies, if any: of the
+/// kinds written exactly once, the last applied (a `cloud` after a `backend` of the same
+/// file replaces it). A block this does not return changes nothing.
+pub(crate) fn applied_state(f: &ParsedFile) -> Option<&Block> {
+    let tblocks: Vec<&Block> = f.body.blocks_of("terraform").collect();
+    STATE_KINDS.iter().rev().find_map(|kind| match state_blocks(&tblocks, kind).as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    })
 }
 
 fn merge_locals(m: &mut Module, st: &mut State, o: &Block) {

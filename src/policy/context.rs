@@ -184,6 +184,9 @@ fn pairs<'a>(m: &'a Module, o: &Originals<'a>) -> Vec<Change<'a>> {
     let mut out = Vec::new();
     let overrides = m.parsed.iter().filter(|f| m.files.get(f.file).class == FileClass::Override);
     for f in overrides {
+        // Of a file's backend and cloud blocks, only the one Terraform applies changes
+        // anything (two of a kind are an error, and a cloud replaces a backend).
+        let state = crate::merge::applied_state(f);
         for b in f.body.blocks() {
             match b.kind.as_str() {
                 "locals" => out.extend(b.body.attrs().map(|a| Change {
@@ -205,11 +208,12 @@ fn pairs<'a>(m: &'a Module, o: &Originals<'a>) -> Vec<Change<'a>> {
                     }
                     for t in b.body.blocks() {
                         match t.kind.as_str() {
-                            "backend" | "cloud" => out.push(Change {
-                                address: format!("terraform.{}", t.kind),
-                                over: Node::Block(t),
-                                base: o.state.map(Node::Block),
-                            }),
+                            "backend" | "cloud" if state.is_some_and(|s| std::ptr::eq(s, t)) => out
+                                .push(Change {
+                                    address: format!("terraform.{}", t.kind),
+                                    over: Node::Block(t),
+                                    base: o.state.map(Node::Block),
+                                }),
                             "encryption"
                                 if m.engine == crate::terraform::discover::Engine::OpenTofu =>
                             {

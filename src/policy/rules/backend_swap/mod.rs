@@ -13,15 +13,19 @@ pub(super) static RULE: Rule = Rule {
     summary: "an override file replaces the backend or cloud block",
     doc: "\
 What it checks
-  An override file's `backend` or `cloud` block in a `terraform` block. Terraform replaces
-  the whole state configuration with it, so this flags a different backend type, a
-  `backend` <-> `cloud` swap, a backend where the originals keep state locally, and the
-  same type with arguments silently dropped, set to other values, or added where they
-  move or re-authorise the state: another bucket or key is another state, an `endpoint`
-  another server (`endpoint = \"http://localhost:4566\"` is LocalStack), a `profile`,
-  `role_arn` or `access_key` other credentials. Those arguments are listed per backend
-  Terraform 1.15 has (s3, azurerm, gcs, local's `path` and `workspace_dir`, consul, cos,
-  http, kubernetes, oci, oss, pg, remote) and for `cloud` (`organization`, `workspaces`,
+  The state configuration Terraform applies, where an override file's `backend` or
+  `cloud` block set it: the last in Terraform's order of the files, and of one file's
+  blocks the one Terraform applies (a `cloud` after a `backend`; two of a kind are a
+  `merge-error`, and none of them applies). A later override file that restores the
+  original's leaves nothing to report. Terraform replaces the whole state configuration
+  with the override's, so this flags a different backend type, a `backend` <-> `cloud`
+  swap, a backend where the originals keep state locally, and the same type with
+  arguments silently dropped, set to other values, or added where they move or
+  re-authorise the state: another bucket or key is another state, an `endpoint` another
+  server (`endpoint = \"http://localhost:4566\"` is LocalStack), a `profile`, `role_arn`
+  or `access_key` other credentials. Those arguments are listed per backend Terraform
+  1.15 has (s3, azurerm, gcs, local's `path` and `workspace_dir`, consul, cos, http,
+  kubernetes, oci, oss, pg, remote) and for `cloud` (`organization`, `workspaces`,
   `hostname`, `token`); one added that leaves the state where it is
   (`skip_credentials_validation`) is not a swap. The finding names the arguments, says
   what they decide, and shows the state configuration before and after.
@@ -49,57 +53,59 @@ Example
     inline: true,
 };
 
+/// Judges the state configuration Terraform applies, against the original's: a backend
+/// block Terraform does not apply (one of two in an override file, or replaced by a later
+/// `cloud` or a later override file) moves nothing, and a later override file that
+/// restores the original leaves the state where it was.
 fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
-    for c in &cx.changes {
-        if c.address != "terraform.backend" && c.address != "terraform.cloud" {
-            continue;
-        }
-        let Some(over) = c.over.block() else { continue };
-        let base = c.base.and_then(|b| b.block());
-        let file = cx.name(c.file());
-        let (message, named) = match base {
-            // `backend "local" {}` where no backend is: the default, said out loud. The
-            // state stays in ./terraform.tfstate (confirmed on Terraform 1.15.5 with
-            // `init` and `apply`); only `init` notices, and records the explicit backend.
-            None if stays_local(over) => continue,
-            // The local backend is the default's own type: what differs is its arguments.
-            None if backend(over) == "local" && over.kind == "backend" => {
-                let set = Diff { added: listed(over), dropped: vec![], changed: vec![] };
-                let list: Vec<String> = set.added.iter().map(|n| format!("`{n}`")).collect();
-                let message = format!(
-                    "{file} moves state from the local default (./terraform.tfstate) to {}: {} {}",
-                    name(over),
-                    list.join(", "),
-                    if list.len() == 1 { "is set" } else { "are set" }
-                );
-                (message, set.named(over))
-            }
-            None => {
-                (format!("{file} moves state from the local default to {}", name(over)), vec![])
-            }
-            Some(b) if b.kind != over.kind || b.labels != over.labels => {
-                (format!("{file} replaces {} with {}", name(b), name(over)), vec![])
-            }
-            Some(b) => {
-                let diff = Diff::of(b, over);
-                if diff.is_empty() {
-                    continue;
-                }
-                (diff.message(file, b), diff.named(over))
-            }
-        };
-        let was = base.map_or("local state (no backend)".to_string(), |b| describe(cx, b));
-        let mut help = roles(&named);
-        help.push_str(&format!("was:     {was}\nbecomes: {}", describe(cx, over)));
-        let mut f =
-            Finding::new(RULE.id, message, cx.site(over.def_span, "new state configuration"))
-                .address(c.address.clone())
-                .help(help);
-        if let Some(b) = base {
-            f = f.related(cx.site(b.def_span, "original state configuration"));
-        }
-        out.push(f);
+    let s = &cx.m.settings;
+    let Some(over) = s.backend.as_ref().or(s.cloud.as_ref()).or(s.state_store.as_ref()) else {
+        return;
+    };
+    if !cx.m.from_override(over.span) {
+        return;
     }
+    let base = cx.originals.state;
+    let file = cx.name(over.span.file);
+    let (message, named) = match base {
+        // `backend "local" {}` where no backend is: the default, said out loud. The
+        // state stays in ./terraform.tfstate (confirmed on Terraform 1.15.5 with
+        // `init` and `apply`); only `init` notices, and records the explicit backend.
+        None if stays_local(over) => return,
+        // The local backend is the default's own type: what differs is its arguments.
+        None if backend(over) == "local" && over.kind == "backend" => {
+            let set = Diff { added: listed(over), dropped: vec![], changed: vec![] };
+            let list: Vec<String> = set.added.iter().map(|n| format!("`{n}`")).collect();
+            let message = format!(
+                "{file} moves state from the local default (./terraform.tfstate) to {}: {} {}",
+                name(over),
+                list.join(", "),
+                if list.len() == 1 { "is set" } else { "are set" }
+            );
+            (message, set.named(over))
+        }
+        None => (format!("{file} moves state from the local default to {}", name(over)), vec![]),
+        Some(b) if b.kind != over.kind || b.labels != over.labels => {
+            (format!("{file} replaces {} with {}", name(b), name(over)), vec![])
+        }
+        Some(b) => {
+            let diff = Diff::of(b, over);
+            if diff.is_empty() {
+                return;
+            }
+            (diff.message(file, b), diff.named(over))
+        }
+    };
+    let was = base.map_or("local state (no backend)".to_string(), |b| describe(cx, b));
+    let mut help = roles(&named);
+    help.push_str(&format!("was:     {was}\nbecomes: {}", describe(cx, over)));
+    let mut f = Finding::new(RULE.id, message, cx.site(over.def_span, "new state configuration"))
+        .address(format!("terraform.{}", over.kind))
+        .help(help);
+    if let Some(b) = base {
+        f = f.related(cx.site(b.def_span, "original state configuration"));
+    }
+    out.push(f);
 }
 
 /// The backend a state configuration block is of, as [`settings`] names it.
@@ -274,6 +280,22 @@ mod tests {
         let mut out = Vec::new();
         check(&cx, &mut out);
         out.into_iter().map(|f| f.message).collect()
+    }
+
+    /// Terraform applies an override file's backend, then its cloud, which replaces it:
+    /// the backend moves nothing, and a later file that restores the original's leaves
+    /// nothing to say.
+    #[test]
+    fn only_the_state_configuration_terraform_applies_is_judged() {
+        let both = "terraform {\n  backend \"gcs\" {\n    bucket = \"dev\"\n  }\n  cloud {\n    organization = \"acme\"\n  }\n}\n";
+        assert_eq!(
+            messages(&[("main.tf", MAIN), ("override.tf", both)]),
+            ["override.tf replaces backend \"s3\" with cloud"]
+        );
+        assert!(
+            messages(&[("main.tf", MAIN), ("a_override.tf", both), ("b_override.tf", MAIN)])
+                .is_empty()
+        );
     }
 
     #[test]
