@@ -5,7 +5,7 @@
 use super::body::{merge_body, replaced_attr};
 use super::module::tofu_file;
 use super::primaries::State;
-use super::{Ignored, Module, variables};
+use super::{Ignored, Module, decode, variables};
 use crate::diag::Diagnostic;
 use crate::terraform::discover::Engine;
 use crate::terraform::{Attr, Block, Item, JsonValue, ParsedFile};
@@ -34,7 +34,7 @@ pub(super) fn merge_file(m: &mut Module, st: &mut State, f: &ParsedFile) {
     for kind in TF_ORDER {
         for item in f.body.items.iter() {
             let Item::Block(o) = item else { continue };
-            if o.kind != kind {
+            if o.kind != kind || !decode::kept(m.engine, o) {
                 continue;
             }
             match kind {
@@ -111,7 +111,8 @@ fn rejected_variables(st: &mut State, f: &ParsedFile) {
 /// `terraform` blocks of an override file (spec §5.11).
 fn merge_terraform(m: &mut Module, f: &ParsedFile) {
     let tofu = m.engine == Engine::OpenTofu;
-    let tblocks: Vec<&Block> = f.body.blocks_of("terraform").collect();
+    let tblocks: Vec<&Block> =
+        f.body.blocks_of("terraform").filter(|t| decode::kept(m.engine, t)).collect();
     if tblocks.is_empty() {
         return;
     }
@@ -140,7 +141,11 @@ fn merge_terraform(m: &mut Module, f: &ParsedFile) {
     // Without experiments (never on in a release build) Terraform has no state_store block.
     let kinds: &[&str] = &["backend", "cloud"];
     for kind in kinds {
-        let found: Vec<&Block> = tblocks.iter().flat_map(|t| t.body.blocks_of(kind)).collect();
+        let found: Vec<&Block> = tblocks
+            .iter()
+            .flat_map(|t| t.body.blocks_of(kind))
+            .filter(|b| decode::kept_in_terraform(m.engine, b))
+            .collect();
         match found.as_slice() {
             [] => {}
             [one] => {
@@ -231,9 +236,6 @@ fn merge_locals(m: &mut Module, st: &mut State, o: &Block) {
 }
 
 fn merge_provider(m: &mut Module, st: &mut State, o: &Block) {
-    if !super::decode::provider_block_kept(o) {
-        return;
-    }
     let Some(addr) = o.address() else { return };
     match st.index.get(&addr) {
         Some(&i) => {

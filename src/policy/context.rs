@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use super::rules::Options;
 use super::scope::GlobBase;
 use crate::finding::Site;
-use crate::merge::Module;
+use crate::merge::{Module, decode};
 use crate::terraform::{Attr, Block, Body, FileClass, FileId, Item, ParsedFile, Span, Syntax};
 
 /// A block or an attribute of a parsed file.
@@ -106,6 +106,9 @@ impl<'a> Context<'a> {
 }
 
 /// Pairs every item of every override file with the primary item of the same address.
+/// Only what the engine decodes counts, on either side (see [`decode::kept`]): a block it
+/// drops (an `action` under OpenTofu, a `required_providers` that a syntax error left
+/// holding a block) changes nothing, whatever it says.
 pub fn changes(m: &Module) -> Vec<Change<'_>> {
     if m.override_files().next().is_none() {
         return Vec::new();
@@ -117,8 +120,10 @@ pub fn changes(m: &Module) -> Vec<Change<'_>> {
     let mut state: Option<&Block> = None;
     let mut encryption: Option<&Block> = None;
     let primaries = m.parsed.iter().filter(|f| m.files.get(f.file).class == FileClass::Primary);
+    let kept = |b: &Block| decode::kept(m.engine, b);
+    let kept_in_terraform = |b: &&Block| decode::kept_in_terraform(m.engine, b);
     for f in primaries {
-        for b in f.body.blocks() {
+        for b in f.body.blocks().filter(|b| kept(b)) {
             match b.kind.as_str() {
                 "locals" => {
                     for a in b.body.attrs() {
@@ -127,7 +132,7 @@ pub fn changes(m: &Module) -> Vec<Change<'_>> {
                 }
                 "terraform" => {
                     version = version.or(b.attr("required_version"));
-                    for t in b.body.blocks() {
+                    for t in b.body.blocks().filter(kept_in_terraform) {
                         match t.kind.as_str() {
                             "backend" | "cloud" => state = state.or(Some(t)),
                             "encryption" => encryption = encryption.or(Some(t)),
@@ -151,7 +156,7 @@ pub fn changes(m: &Module) -> Vec<Change<'_>> {
     let mut out = Vec::new();
     let overrides = m.parsed.iter().filter(|f| m.files.get(f.file).class == FileClass::Override);
     for f in overrides {
-        for b in f.body.blocks() {
+        for b in f.body.blocks().filter(|b| kept(b)) {
             match b.kind.as_str() {
                 "locals" => out.extend(b.body.attrs().map(|a| Change {
                     address: format!("local.{}", a.name),
@@ -166,7 +171,7 @@ pub fn changes(m: &Module) -> Vec<Change<'_>> {
                             base: version.map(Node::Attr),
                         });
                     }
-                    for t in b.body.blocks() {
+                    for t in b.body.blocks().filter(kept_in_terraform) {
                         match t.kind.as_str() {
                             "backend" | "cloud" => out.push(Change {
                                 address: format!("terraform.{}", t.kind),
@@ -350,6 +355,7 @@ mod tests {
     use super::*;
     use crate::merge::load_texts;
     use crate::policy::Policy;
+    use crate::terraform::discover::Engine;
 
     #[test]
     fn comment_runs_stop_at_blank_lines_and_code() {
@@ -390,5 +396,20 @@ mod tests {
                 ("terraform.backend".to_string(), true)
             ]
         );
+    }
+
+    /// What the engine never decodes changes nothing: an action under OpenTofu, a
+    /// `required_providers` block holding a block, a `locals` block with a label, a
+    /// label-less `backend`.
+    #[test]
+    fn what_the_engine_drops_is_no_change() {
+        let main = "action \"a\" \"b\" {}\nlocals {\n  l = 1\n}\nterraform {\n  required_providers {\n    aws = { source = \"hashicorp/aws\" }\n  }\n  backend \"s3\" {}\n}\n";
+        let over = "action \"a\" \"b\" {\n  count = 1\n}\nlocals \"x\" {\n  l = 2\n}\nterraform {\n  required_providers {\n    aws = { source = \"acme/aws\" }\n    nested {}\n  }\n  backend {}\n}\n";
+        let changed = |engine| {
+            let m = load_texts("", &[("main.tf", main), ("override.tf", over)], Some(engine));
+            changes(&m).iter().map(|c| c.address.clone()).collect::<Vec<_>>()
+        };
+        assert_eq!(changed(Engine::Terraform), ["action.a.b"]);
+        assert_eq!(changed(Engine::OpenTofu), Vec::<String>::new());
     }
 }

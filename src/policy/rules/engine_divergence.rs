@@ -29,7 +29,10 @@ What it checks
   engine knows.
   A module without override files is not reported: `.tf`/`.tofu` twins of primary files
   are a deliberate way to give each engine its own configuration. Nor is one whose
-  override files change the same thing for both engines, or something else.
+  override files change the same thing for both engines, or something else. Where the
+  primary files alone make one engine reject the module (an `action` block, which
+  OpenTofu does not know), only an error of another kind that the override files add is
+  reported, and the message names it.
 
 Why
   A repository that is run by both engines (or that is migrating) must mean one thing.
@@ -193,21 +196,19 @@ fn introduced(full: Divergence, base: &Divergence) -> Vec<Differs> {
     match full {
         Divergence::Same => Vec::new(),
         Divergence::Rejects { by, not_by, errors } => {
-            let known = match base {
-                Divergence::Rejects { by: b, errors: e, .. } => {
-                    *b == by && errors.iter().all(|x| e.contains(x))
-                }
-                _ => false,
+            // Where the primary files alone make the same engine reject the module, only
+            // an error of another kind is the overrides' doing, and it is the one named.
+            let known: &[(String, String)] = match base {
+                Divergence::Rejects { by: b, errors: e, .. } if *b == by => e,
+                _ => &[],
             };
-            if known {
-                Vec::new()
-            } else {
-                let error = errors.first().map(|(s, _)| s.clone()).unwrap_or_default();
-                vec![Differs {
-                    object: format!("{by} rejects the module, {not_by} accepts it"),
-                    how: How::Rejects { by, not_by, error },
-                }]
-            }
+            let Some((error, _)) = errors.iter().find(|x| !known.contains(x)) else {
+                return Vec::new();
+            };
+            vec![Differs {
+                object: format!("{by} rejects the module, {not_by} accepts it"),
+                how: How::Rejects { by, not_by, error: error.clone() },
+            }]
         }
         Divergence::Values(values) => {
             let before: HashMap<&str, (&Option<Value>, &Option<Value>)> = match base {
@@ -403,6 +404,34 @@ mod tests {
             ]),
             []
         );
+    }
+
+    /// An action block in main.tf already makes OpenTofu reject the module (its file
+    /// schema has no action): an override of it adds nothing to the difference, and an
+    /// override OpenTofu rejects for another reason is named by that reason.
+    #[test]
+    fn a_rejection_the_primary_files_cause_is_not_the_overrides_doing() {
+        let action = |command: &str| {
+            format!(
+                "action \"local_command\" \"hello\" {{\n  config {{\n    command = \"{command}\"\n  }}\n}}\n"
+            )
+        };
+        let main = format!("{}{WEB}", action("echo"));
+        assert_eq!(run(&[("main.tf", &main), ("override.tf", &action("ls"))]), []);
+        let removed = "removed {\n  from = aws_instance.old\n}\n";
+        let files = [("main.tf", main.as_str()), ("override.tf", removed)];
+        let m = load_texts("", &files, None);
+        let other = merge::reassemble(&m, Engine::OpenTofu);
+        let policy = Policy::builtin();
+        let cx = Context::new(&m, Some(&other), &policy.options, &Default::default(), &[]);
+        let mut out = Vec::new();
+        check(&cx, &mut out);
+        let [f] = &out[..] else { panic!("{out:?}") };
+        assert_eq!(
+            f.message,
+            "Terraform and OpenTofu compute different configurations for this module: OpenTofu rejects the module (Cannot override 'Removed' blocks), Terraform accepts it"
+        );
+        assert_eq!(f.primary.path, "override.tf");
     }
 
     #[test]
