@@ -77,6 +77,8 @@ pub struct Context<'a> {
     pub changes: Vec<Change<'a>>,
     /// What the variables files in the module's directory set (none: no such file).
     pub vars: Option<crate::vars::Report>,
+    /// The variables the module's query and test files declare or refer to.
+    pub var_uses: &'a [crate::vars::uses::Use],
 }
 
 impl<'a> Context<'a> {
@@ -92,7 +94,12 @@ impl<'a> Context<'a> {
             let inputs = crate::vars::Inputs { auto: tfvars.to_vec(), ..Default::default() };
             crate::vars::collect(m, &inputs)
         });
-        Context { m, other, options, base: base.clone(), changes: changes(m), vars }
+        Context { m, other, options, base: base.clone(), changes: changes(m), vars, var_uses: &[] }
+    }
+
+    /// The same context, knowing what the module's query and test files declare or refer to.
+    pub fn with_var_uses(self, var_uses: &'a [crate::vars::uses::Use]) -> Context<'a> {
+        Context { var_uses, ..self }
     }
 
     pub fn site(&self, span: Span, label: impl Into<String>) -> Site {
