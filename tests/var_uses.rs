@@ -49,4 +49,9 @@ fn values_query_and_test_files_use_are_no_finding_from_any_source() {
     assert_eq!(found.len(), 2, "{got}");
     assert!(found.contains(&TYPO), "{got}");
     assert!(found.iter().any(|l| l.contains("\"extra\" is set here")), "{got}");
+    // HEAD's side of the change reads the unchanged test directory too: nothing resolved.
+    let got = s.run(&["diff", "--format", "json"]).out();
+    let v: serde_json::Value = serde_json::from_str(&got).expect("json");
+    let findings = |side: &str| v["modules"][0][side].as_array().map_or(0, Vec::len);
+    assert_eq!((findings("introduced"), findings("resolved")), (1, 0), "{got}");
 }

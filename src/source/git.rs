@@ -473,10 +473,14 @@ impl Staged {
     /// HEAD as a source that is complete for `dirs`: where the walk skipped a directory
     /// because the index equals HEAD there, the index's blob ids stand in.
     pub fn head_for(&mut self, dirs: &BTreeSet<String>) -> &mut GitSource {
-        for dir in dirs {
+        // A module's test directory too, for its test files.
+        let tests = dirs.iter().map(|d| (super::join(d, discover::TEST_DIR), true));
+        for (dir, test_files) in dirs.iter().map(|d| (d.clone(), false)).chain(tests) {
+            let dir = dir.as_str();
             let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
             for (path, e) in self.index.list_for(dir).starting_with(&prefix) {
-                if e.dir(path) == dir && is_under(&self.pruned, path) {
+                let wanted = !test_files || discover::is_test_file(split(path).1);
+                if e.dir(path) == dir && wanted && is_under(&self.pruned, path) {
                     self.head.files.insert_missing(path, e.id);
                     if let Some(why) = self.index.broken.get(path) {
                         self.head.broken.entry(path.to_string()).or_insert(why);
