@@ -7,6 +7,8 @@
 //!
 //! Pure: the app reads the files and the environment and hands them in.
 
+pub mod uses;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 

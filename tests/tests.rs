@@ -31,4 +31,5 @@ mod structure;
 mod texts;
 mod untrusted;
 mod util;
+mod var_uses;
 mod vars_cli;

@@ -233,7 +233,7 @@ fn firing(
     today: Date,
 ) -> HashSet<(usize, FileId, FileId)> {
     let mut out = HashSet::new();
-    let subject = Subject { module: m, other: None, tfvars: &[] };
+    let subject = Subject { module: m, other: None, tfvars: &[], var_uses: &[] };
     let file_of = |path: &str| m.files.files.iter().position(|f| f.path == path);
     for f in crate::policy::findings_of(policy, &subject, base, today, RULE.id) {
         let (Some(p), Some(o)) =

@@ -5,7 +5,7 @@
 use super::body::{merge_body, replaced_attr};
 use super::module::tofu_file;
 use super::primaries::State;
-use super::{Ignored, Module, variables};
+use super::{Ignored, Module, decode, variables};
 use crate::diag::Diagnostic;
 use crate::terraform::discover::Engine;
 use crate::terraform::{Attr, Block, Item, JsonValue, ParsedFile};
@@ -34,7 +34,7 @@ pub(super) fn merge_file(m: &mut Module, st: &mut State, f: &ParsedFile) {
     for kind in TF_ORDER {
         for item in f.body.items.iter() {
             let Item::Block(o) = item else { continue };
-            if o.kind != kind {
+            if o.kind != kind || !decode::kept(m.engine, o) {
                 continue;
             }
             match kind {
@@ -111,7 +111,8 @@ fn rejected_variables(st: &mut State, f: &ParsedFile) {
 /// `terraform` blocks of an override file (spec §5.11).
 fn merge_terraform(m: &mut Module, f: &ParsedFile) {
     let tofu = m.engine == Engine::OpenTofu;
-    let tblocks: Vec<&Block> = f.body.blocks_of("terraform").collect();
+    let tblocks: Vec<&Block> =
+        f.body.blocks_of("terraform").filter(|t| decode::kept(m.engine, t)).collect();
     if tblocks.is_empty() {
         return;
     }
@@ -138,7 +139,7 @@ fn merge_terraform(m: &mut Module, f: &ParsedFile) {
         }
     }
     for kind in STATE_KINDS {
-        match state_blocks(&tblocks, kind).as_slice() {
+        match state_blocks(&tblocks, kind, m.engine).as_slice() {
             [] => {}
             [one] => {
                 let s = &mut m.settings;
@@ -214,23 +215,32 @@ fn merge_terraform(m: &mut Module, f: &ParsedFile) {
 /// The kinds of state storage an override file may set, in the order Terraform's
 /// `mergeFile` applies them. Without experiments (never on in a release build) Terraform
 /// has no `state_store` block.
+/// The kinds of state storage an override file may set. Without experiments (never on in a
+/// release build) Terraform has no `state_store` block.
 const STATE_KINDS: [&str; 2] = ["backend", "cloud"];
 
 /// The blocks of one kind in an override file's `terraform` blocks: exactly one replaces
 /// the module's state storage; two or more are an error, and none of them applies
 /// (spec §5.11).
-fn state_blocks<'a>(tblocks: &[&'a Block], kind: &'static str) -> Vec<&'a Block> {
-    tblocks.iter().flat_map(|t| t.body.blocks_of(kind)).collect()
+/// Only blocks the engine keeps once decoded count (a label-less `backend` is dropped).
+fn state_blocks<'a>(tblocks: &[&'a Block], kind: &'static str, engine: Engine) -> Vec<&'a Block> {
+    tblocks
+        .iter()
+        .flat_map(|t| t.body.blocks_of(kind))
+        .filter(|b| decode::kept_in_terraform(engine, b))
+        .collect()
 }
 
 /// The state storage block of an override file that Terraform applies, if any: of the
 /// kinds written exactly once, the last applied (a `cloud` after a `backend` of the same
 /// file replaces it). A block this does not return changes nothing.
-pub(crate) fn applied_state(f: &ParsedFile) -> Option<&Block> {
+pub(crate) fn applied_state(f: &ParsedFile, engine: Engine) -> Option<&Block> {
     let tblocks: Vec<&Block> = f.body.blocks_of("terraform").collect();
-    STATE_KINDS.iter().rev().find_map(|kind| match state_blocks(&tblocks, kind).as_slice() {
-        [one] => Some(*one),
-        _ => None,
+    STATE_KINDS.iter().rev().find_map(|kind| {
+        match state_blocks(&tblocks, kind, engine).as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
     })
 }
 
@@ -251,9 +261,6 @@ fn merge_locals(m: &mut Module, st: &mut State, o: &Block) {
 }
 
 fn merge_provider(m: &mut Module, st: &mut State, o: &Block) {
-    if !super::decode::provider_block_kept(o) {
-        return;
-    }
     let Some(addr) = o.address() else { return };
     match st.index.get(&addr) {
         Some(&i) => {

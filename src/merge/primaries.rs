@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::Module;
+use super::{Module, decode};
 use crate::diag::Diagnostic;
 use crate::terraform::discover::Engine;
 use crate::terraform::{Block, Item, ParsedFile, Span};
@@ -31,7 +31,7 @@ pub(super) fn required_providers(
     overrides: &[&ParsedFile],
 ) {
     for f in primaries {
-        for rp in required_providers_blocks(f) {
+        for rp in required_providers_blocks(f, m.engine) {
             match m.settings.required_providers_span {
                 None => {
                     m.settings.required_providers_span = Some(rp.def_span);
@@ -55,7 +55,7 @@ pub(super) fn required_providers(
         }
     }
     for f in overrides {
-        for rp in required_providers_blocks(f) {
+        for rp in required_providers_blocks(f, m.engine) {
             for entry in rp.body.attrs() {
                 let list = &mut m.settings.required_providers;
                 match list.iter_mut().find(|a| a.name == entry.name) {
@@ -67,19 +67,14 @@ pub(super) fn required_providers(
     }
 }
 
-fn terraform_children<'a>(
-    f: &'a ParsedFile,
-    kind: &'a str,
-) -> impl Iterator<Item = &'a Block> + 'a {
-    f.body.blocks_of("terraform").flat_map(move |t| t.body.blocks_of(kind))
-}
-
-/// The `required_providers` blocks of a file that Terraform keeps: one holding a block
-/// fails `JustAttributes`, which `decodeRequiredProvidersBlock` reports
-/// (`decode/terraform.rs`), and then the whole block is dropped (it neither counts as a
-/// duplicate nor overrides).
-fn required_providers_blocks(f: &ParsedFile) -> impl Iterator<Item = &Block> {
-    terraform_children(f, "required_providers").filter(|rp| rp.body.blocks().next().is_none())
+/// The `required_providers` blocks of a file that the engine keeps (see
+/// [`decode::kept_in_terraform`]): one it drops neither counts as a duplicate nor overrides.
+fn required_providers_blocks(f: &ParsedFile, engine: Engine) -> impl Iterator<Item = &Block> {
+    f.body
+        .blocks()
+        .filter(move |t| t.kind == "terraform" && decode::kept(engine, t))
+        .flat_map(|t| t.body.blocks_of("required_providers"))
+        .filter(move |rp| decode::kept_in_terraform(engine, rp))
 }
 
 /// Appends one primary file (spec §3).
@@ -93,6 +88,9 @@ pub(super) fn append_file(m: &mut Module, st: &mut State, f: &ParsedFile) {
 
 fn append_block(m: &mut Module, st: &mut State, b: &Block) {
     let tofu = m.engine == Engine::OpenTofu;
+    if !decode::kept(m.engine, b) {
+        return;
+    }
     match b.kind.as_str() {
         "terraform" => append_terraform(m, st, b),
         "locals" => {
@@ -111,8 +109,6 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
                 }
             }
         }
-        "action" if tofu => {}
-        "provider" if !super::decode::provider_block_kept(b) => {}
         "resource" | "data" | "ephemeral" | "action" | "variable" | "output" | "module"
         | "provider" | "check" => {
             let Some(addr) = b.address() else { return };
@@ -124,7 +120,7 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
                     if let Item::Block(d) = inner
                         && d.kind == "data"
                         && d.labels.len() == 2
-                        && super::decode::nested_data_decodes(&m.files, m.engine, d)
+                        && decode::nested_data_decodes(&m.files, m.engine, d)
                     {
                         let key = format!("data.{}.{}", d.labels[0], d.labels[1]);
                         if let Some(prev) = data_span(m, st, &key) {
@@ -297,6 +293,10 @@ fn append_terraform(m: &mut Module, st: &mut State, t: &Block) {
             }
             Item::Block(b) if b.kind == "required_providers" => {}
             Item::Block(b) if b.kind == "state_store" => {}
+            // Label-less `backend`, labelled `cloud`: Terraform reports and drops them.
+            Item::Block(b)
+                if matches!(b.kind.as_str(), "backend" | "cloud")
+                    && !decode::kept_in_terraform(m.engine, b) => {}
             Item::Block(b) if b.kind == "encryption" && tofu => match &m.settings.encryption {
                 None => m.settings.encryption = Some(b.clone()),
                 Some(prev) => {

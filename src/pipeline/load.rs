@@ -26,11 +26,18 @@ pub struct LoadedModule {
     pub other: Option<Module>,
     /// The variables files Terraform would load by itself, in its order.
     pub tfvars: Vec<crate::vars::VarFile>,
+    /// The variables the module's query and test files declare or refer to.
+    pub var_uses: Vec<crate::vars::uses::Use>,
 }
 
 impl LoadedModule {
     pub fn subject(&self) -> Subject<'_> {
-        Subject { module: &self.module, other: self.other.as_ref(), tfvars: &self.tfvars }
+        Subject {
+            module: &self.module,
+            other: self.other.as_ref(),
+            tfvars: &self.tfvars,
+            var_uses: &self.var_uses,
+        }
     }
 }
 
@@ -69,8 +76,40 @@ pub(crate) fn load_module(
         None
     };
     let tfvars = var_files(src, dir, names)?;
+    // Only a module with variables files can set a value these files use.
+    let var_uses =
+        if tfvars.is_empty() { Vec::new() } else { var_uses(src, dir, names, module.engine)? };
     progress.tick();
-    Ok(LoadedModule { module, other, tfvars })
+    Ok(LoadedModule { module, other, tfvars, var_uses })
+}
+
+/// What the query and test files of the module in `dir` declare or refer to (see
+/// [`crate::vars::uses`]): those among its `names` and those of its test directory. One
+/// that cannot be read counts for nothing (the command that reads it says why); only a
+/// failure that is not the file's own (see [`merge::ReadError`]) stops the run.
+pub(crate) fn var_uses(
+    src: &dyn Source,
+    dir: &str,
+    names: &[String],
+    engine: Engine,
+) -> Result<Vec<crate::vars::uses::Use>, error::Error> {
+    use crate::merge::ReadError;
+    use crate::vars::uses;
+    let mut files: Vec<String> = names
+        .iter()
+        .filter(|n| uses::command_of(n, engine).is_some())
+        .map(|n| join(dir, n))
+        .collect();
+    files.extend(src.test_dir_files(dir)?.iter().map(|n| join(dir, n)));
+    let mut out = Vec::new();
+    for path in files {
+        match src.read(&path) {
+            Ok(bytes) => out.extend(uses::uses(&path, &bytes, engine)),
+            Err(e) if e.unreadable().is_some() => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(out)
 }
 
 /// The variables files Terraform reads by itself in a module, in its order. One that

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use super::rules::Options;
 use super::scope::GlobBase;
 use crate::finding::Site;
-use crate::merge::Module;
+use crate::merge::{Module, decode};
 use crate::terraform::{Attr, Block, Body, FileClass, FileId, Item, ParsedFile, Span, Syntax};
 
 /// A block or an attribute of a parsed file.
@@ -81,6 +81,8 @@ pub struct Context<'a> {
     pub originals: Originals<'a>,
     /// What the variables files in the module's directory set (none: no such file).
     pub vars: Option<crate::vars::Report>,
+    /// The variables the module's query and test files declare or refer to.
+    pub var_uses: &'a [crate::vars::uses::Use],
 }
 
 impl<'a> Context<'a> {
@@ -98,7 +100,12 @@ impl<'a> Context<'a> {
         });
         let originals = Originals::of(m);
         let changes = pairs(m, &originals);
-        Context { m, other, options, base: base.clone(), changes, originals, vars }
+        Context { m, other, options, base: base.clone(), changes, originals, vars, var_uses: &[] }
+    }
+
+    /// The same context, knowing what the module's query and test files declare or refer to.
+    pub fn with_var_uses(self, var_uses: &'a [crate::vars::uses::Use]) -> Context<'a> {
+        Context { var_uses, ..self }
     }
 
     pub fn site(&self, span: Span, label: impl Into<String>) -> Site {
@@ -136,7 +143,7 @@ impl<'a> Originals<'a> {
         }
         let primaries = m.parsed.iter().filter(|f| m.files.get(f.file).class == FileClass::Primary);
         for f in primaries {
-            for b in f.body.blocks() {
+            for b in f.body.blocks().filter(|b| decode::kept(m.engine, b)) {
                 match b.kind.as_str() {
                     "locals" => {
                         for a in b.body.attrs() {
@@ -145,7 +152,8 @@ impl<'a> Originals<'a> {
                     }
                     "terraform" => {
                         o.versions.extend(b.attr("required_version"));
-                        for t in b.body.blocks() {
+                        for t in b.body.blocks().filter(|t| decode::kept_in_terraform(m.engine, t))
+                        {
                             match t.kind.as_str() {
                                 "backend" | "cloud" => o.state = o.state.or(Some(t)),
                                 "encryption" => o.encryption = o.encryption.or(Some(t)),
@@ -176,6 +184,9 @@ impl<'a> Originals<'a> {
 }
 
 /// Pairs every item of every override file with the primary item of the same address.
+/// Only what the engine decodes counts, on either side (see [`decode::kept`]): a block it
+/// drops (an `action` under OpenTofu, a `required_providers` that a syntax error left
+/// holding a block) changes nothing, whatever it says.
 pub fn changes(m: &Module) -> Vec<Change<'_>> {
     pairs(m, &Originals::of(m))
 }
@@ -186,8 +197,9 @@ fn pairs<'a>(m: &'a Module, o: &Originals<'a>) -> Vec<Change<'a>> {
     for f in overrides {
         // Of a file's backend and cloud blocks, only the one Terraform applies changes
         // anything (two of a kind are an error, and a cloud replaces a backend).
-        let state = crate::merge::applied_state(f);
-        for b in f.body.blocks() {
+        let state = crate::merge::applied_state(f, m.engine);
+        let kept_in_terraform = |t: &&Block| decode::kept_in_terraform(m.engine, t);
+        for b in f.body.blocks().filter(|b| decode::kept(m.engine, b)) {
             match b.kind.as_str() {
                 "locals" => out.extend(b.body.attrs().map(|a| Change {
                     address: format!("local.{}", a.name),
@@ -206,7 +218,7 @@ fn pairs<'a>(m: &'a Module, o: &Originals<'a>) -> Vec<Change<'a>> {
                             all => out.extend(all.iter().map(|v| change(Some(Node::Attr(v))))),
                         }
                     }
-                    for t in b.body.blocks() {
+                    for t in b.body.blocks().filter(kept_in_terraform) {
                         match t.kind.as_str() {
                             "backend" | "cloud" if state.is_some_and(|s| std::ptr::eq(s, t)) => out
                                 .push(Change {
@@ -391,6 +403,7 @@ mod tests {
     use super::*;
     use crate::merge::load_texts;
     use crate::policy::Policy;
+    use crate::terraform::discover::Engine;
 
     #[test]
     fn comment_runs_stop_at_blank_lines_and_code() {
@@ -446,5 +459,20 @@ mod tests {
                 ("terraform.backend".to_string(), true)
             ]
         );
+    }
+
+    /// What the engine never decodes changes nothing: an action under OpenTofu, a
+    /// `required_providers` block holding a block, a `locals` block with a label, a
+    /// label-less `backend`.
+    #[test]
+    fn what_the_engine_drops_is_no_change() {
+        let main = "action \"a\" \"b\" {}\nlocals {\n  l = 1\n}\nterraform {\n  required_providers {\n    aws = { source = \"hashicorp/aws\" }\n  }\n  backend \"s3\" {}\n}\n";
+        let over = "action \"a\" \"b\" {\n  count = 1\n}\nlocals \"x\" {\n  l = 2\n}\nterraform {\n  required_providers {\n    aws = { source = \"acme/aws\" }\n    nested {}\n  }\n  backend {}\n}\n";
+        let changed = |engine| {
+            let m = load_texts("", &[("main.tf", main), ("override.tf", over)], Some(engine));
+            changes(&m).iter().map(|c| c.address.clone()).collect::<Vec<_>>()
+        };
+        assert_eq!(changed(Engine::Terraform), ["action.a.b"]);
+        assert_eq!(changed(Engine::OpenTofu), Vec::<String>::new());
     }
 }

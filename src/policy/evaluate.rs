@@ -19,6 +19,8 @@ pub struct Subject<'a> {
     pub other: Option<&'a Module>,
     /// The variables files the module's directory holds (for the tfvars rules).
     pub tfvars: &'a [crate::vars::VarFile],
+    /// The variables its query and test files declare or refer to (their values are used).
+    pub var_uses: &'a [crate::vars::uses::Use],
 }
 
 /// Evaluates the policy on modules (in parallel). Findings come back in module order,
@@ -147,7 +149,8 @@ fn evaluate_one(
     ledger: &mut suppress::Ledger,
     only: Option<RuleId>,
 ) -> Vec<Finding> {
-    let cx = Context::new(s.module, s.other, &policy.options, base, s.tfvars);
+    let cx =
+        Context::new(s.module, s.other, &policy.options, base, s.tfvars).with_var_uses(s.var_uses);
     let mut found = Vec::new();
     for rule in RULES {
         if let Some(check) = rule.check

@@ -113,6 +113,10 @@ impl Source for Cached<'_> {
         self.inner.modules_in(dirs)
     }
 
+    fn test_dir_files(&self, dir: &str) -> Result<Vec<String>, Error> {
+        self.inner.test_dir_files(dir)
+    }
+
     fn read(&self, path: &str) -> Result<Vec<u8>, Error> {
         let full = self.inner.root().join(path);
         let Some(stamp) = Stamp::of(&full) else {

@@ -35,6 +35,18 @@ impl Source for MemorySource {
         Ok(super::only_modules(out))
     }
 
+    fn test_dir_files(&self, dir: &str) -> Result<Vec<String>, Error> {
+        let mut all: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let tests = join(dir, discover::TEST_DIR);
+        for path in self.files.keys() {
+            let (d, name) = split(path);
+            if d == tests {
+                all.entry(d.to_string()).or_default().push(name.to_string());
+            }
+        }
+        Ok(super::test_dir_files(&all, dir))
+    }
+
     fn read(&self, path: &str) -> Result<Vec<u8>, Error> {
         self.files.get(path).cloned().ok_or_else(|| Error::NoSuchFile { path: path.to_string() })
     }

@@ -5,6 +5,7 @@ pub(crate) mod cached;
 pub(crate) mod disk;
 mod file_list;
 pub(crate) mod git;
+mod git_entries;
 mod index_file;
 pub(crate) mod memory;
 pub(crate) mod overlay;
@@ -55,6 +56,14 @@ pub trait Source: Sync {
         Ok(all)
     }
 
+    /// The test files of the module in `dir` that its test directory holds (`tests/`,
+    /// where `terraform test` looks besides the module's own directory), as paths relative
+    /// to `dir` (`tests/a.tftest.hcl`). That directory is no module of its own, so
+    /// [`Source::modules`] leaves it out. None for a source that cannot tell.
+    fn test_dir_files(&self, _dir: &str) -> Result<Vec<String>, Error> {
+        Ok(Vec::new())
+    }
+
     /// The bytes of one file.
     fn read(&self, path: &str) -> Result<Vec<u8>, Error>;
 
@@ -94,6 +103,19 @@ pub trait Source: Sync {
     }
 }
 
+/// The test files a listing (before [`only_modules`]) holds in the test directory of the
+/// module in `dir`, as paths relative to `dir`.
+pub(crate) fn test_dir_files(all: &BTreeMap<String, Vec<String>>, dir: &str) -> Vec<String> {
+    use crate::terraform::discover;
+    let tests = join(dir, discover::TEST_DIR);
+    let names = all.get(&tests).into_iter().flatten();
+    let mut out: Vec<String> =
+        names.filter(|n| discover::is_test_file(n)).map(|n| join(discover::TEST_DIR, n)).collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// A listing of module files with the directories that hold no configuration file (only
 /// variables files) left out: they are no module.
 pub(crate) fn only_modules(
@@ -116,6 +138,10 @@ pub struct Scoped<'a> {
 impl Source for Scoped<'_> {
     fn modules(&self) -> Result<BTreeMap<String, Vec<String>>, Error> {
         self.inner.modules_in(self.dirs)
+    }
+
+    fn test_dir_files(&self, dir: &str) -> Result<Vec<String>, Error> {
+        self.inner.test_dir_files(dir)
     }
 
     fn read(&self, path: &str) -> Result<Vec<u8>, Error> {
@@ -214,6 +240,29 @@ mod tests {
         let got = src.modules().unwrap();
         assert_eq!(got.keys().collect::<Vec<_>>(), ["m"]);
         assert_eq!(got["m"], ["main.tf", "main_override.tf.txt", "x_override.tfvars"]);
+    }
+
+    /// Test and query files are listed with their module; a `tests/` directory of test
+    /// files is no module, its files are its parent's (an editor's new buffer too).
+    #[test]
+    fn test_files_belong_to_their_module() {
+        let src = MemorySource::new()
+            .with("m/main.tf", "a")
+            .with("m/q.tfquery.hcl", "b")
+            .with("m/tests/a.tftest.hcl", "c")
+            .with("m/tests/notes.md", "d")
+            .with("tests/root.tftest.hcl", "e")
+            .with("main.tf", "f");
+        let got = src.modules().unwrap();
+        assert_eq!(got.keys().collect::<Vec<_>>(), ["", "m"]);
+        assert_eq!(got["m"], ["main.tf", "q.tfquery.hcl"]);
+        assert_eq!(src.test_dir_files("m").unwrap(), ["tests/a.tftest.hcl"]);
+        assert_eq!(src.test_dir_files("").unwrap(), ["tests/root.tftest.hcl"]);
+        let buffers: std::collections::HashMap<String, String> =
+            [("m/tests/new.tftest.hcl".to_string(), "g".to_string())].into();
+        let o = Overlay { inner: &src, buffers: &buffers };
+        assert_eq!(o.modules().unwrap().keys().collect::<Vec<_>>(), ["", "m"]);
+        assert_eq!(o.test_dir_files("m").unwrap(), ["tests/a.tftest.hcl", "tests/new.tftest.hcl"]);
     }
 
     #[test]

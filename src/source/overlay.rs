@@ -31,7 +31,8 @@ impl Overlay<'_> {
                 names.sort();
             }
         }
-        listing
+        // A buffer alone (a test file in `tests/`, a variables file) makes no module.
+        super::only_modules(listing)
     }
 }
 
@@ -42,6 +43,19 @@ impl Source for Overlay<'_> {
 
     fn modules_in(&self, dirs: &BTreeSet<String>) -> Result<BTreeMap<String, Vec<String>>, Error> {
         Ok(self.add_buffers(self.inner.modules_in(dirs)?, Some(dirs)))
+    }
+
+    fn test_dir_files(&self, dir: &str) -> Result<Vec<String>, Error> {
+        let mut files = self.inner.test_dir_files(dir)?;
+        let tests = join(dir, crate::terraform::discover::TEST_DIR);
+        let mut buffered: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for (d, name) in self.buffers.keys().map(|p| split(p)).filter(|(d, _)| *d == tests) {
+            buffered.entry(d.to_string()).or_default().push(name.to_string());
+        }
+        files.extend(super::test_dir_files(&buffered, dir));
+        files.sort();
+        files.dedup();
+        Ok(files)
     }
 
     fn read(&self, path: &str) -> Result<Vec<u8>, Error> {

@@ -43,6 +43,9 @@ pub struct WorktreeSource {
 #[derive(Debug, Default)]
 struct Listing {
     modules: BTreeMap<String, Vec<String>>,
+    /// The listed test directories (`tests/`), which are no modules: their files are
+    /// their parent module's (see [`Source::test_dir_files`]).
+    test_dirs: BTreeMap<String, Vec<String>>,
     local: HashMap<String, Local>,
     /// Policy files of the listed directories.
     policies: BTreeSet<String>,
@@ -182,6 +185,9 @@ impl WorktreeSource {
             names.sort();
             names.dedup();
         }
+        let tests = |dir: &str| super::split(dir).1 == discover::TEST_DIR;
+        let listed = out.modules.iter().filter(|(d, _)| tests(d));
+        out.test_dirs.extend(listed.map(|(d, n)| (d.clone(), n.clone())));
         out.modules = super::only_modules(std::mem::take(&mut out.modules));
         Ok(out)
     }
@@ -263,6 +269,15 @@ impl WorktreeSource {
         for part in parts {
             out.absorb(part?);
         }
+        // Without recursion the test directory is listed for its test files only: it is
+        // no module of this listing.
+        let tests = join(&scope.dir, discover::TEST_DIR);
+        if !scope.recursive
+            && let Some(names) = out.modules.remove(&tests)
+        {
+            out.test_dirs
+                .insert(tests, names.into_iter().filter(|n| discover::is_test_file(n)).collect());
+        }
         Ok(())
     }
 
@@ -312,7 +327,9 @@ impl WorktreeSource {
         if entry.file_type().is_some_and(|t| t.is_dir()) {
             // Without recursion, only the directory itself (its children are listed to
             // know which of its files are ignored).
-            (scope.recursive || entry.depth() == 0).then_some(Walked::Dir(rel))
+            // The test directory too, for the module's test files alone (see `list_scope`).
+            let tests = entry.depth() == 1 && entry.file_name() == discover::TEST_DIR;
+            (scope.recursive || entry.depth() == 0 || tests).then_some(Walked::Dir(rel))
         } else if tracked.is_some_and(|t| !t(&rel)) {
             // Only a file git does not track needs telling: ignored, or untracked?
             Some(Walked::Visible(rel))
@@ -491,6 +508,10 @@ impl Source for WorktreeSource {
         Ok(self.listing()?.modules.clone())
     }
 
+    fn test_dir_files(&self, dir: &str) -> Result<Vec<String>, Error> {
+        Ok(super::test_dir_files(&self.listing()?.test_dirs, dir))
+    }
+
     fn read(&self, path: &str) -> Result<Vec<u8>, Error> {
         let full = self.root.join(path);
         // Most files are no link: one open that does not follow one, no lookup before it.
@@ -642,5 +663,41 @@ mod tests {
             None,
         );
         assert_eq!(one.modules().unwrap().keys().collect::<Vec<_>>(), ["app"]);
+    }
+
+    /// The test files of a module's `tests/` directory are its own, with or without
+    /// recursion; that directory is no module, even holding configuration files.
+    #[test]
+    fn a_module_s_test_directory_is_listed_for_its_test_files() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        std::fs::create_dir_all(root.join("app/tests")).unwrap();
+        for f in [
+            "app/main.tf",
+            "app/query.tfquery.hcl",
+            "app/unit.tftest.hcl",
+            "app/tests/a.tftest.hcl",
+            "app/tests/b.tftest.json",
+            "app/tests/setup.tf",
+            "app/tests/notes.md",
+        ] {
+            std::fs::write(root.join(f), "").unwrap();
+        }
+        for recursive in [false, true] {
+            let dir = if recursive { String::new() } else { "app".to_string() };
+            let src = WorktreeSource::scoped(
+                root.to_path_buf(),
+                vec![ListedDir { dir, recursive }],
+                None,
+            );
+            let modules = src.modules().unwrap();
+            let want: &[&str] = if recursive { &["app", "app/tests"] } else { &["app"] };
+            assert_eq!(modules.keys().collect::<Vec<_>>(), want);
+            assert_eq!(modules["app"], ["main.tf", "query.tfquery.hcl", "unit.tftest.hcl"]);
+            assert_eq!(
+                src.test_dir_files("app").unwrap(),
+                ["tests/a.tftest.hcl", "tests/b.tftest.json"]
+            );
+        }
     }
 }

@@ -95,12 +95,29 @@ pub fn is_module_file(name: &str) -> bool {
     config_ext(name, Engine::OpenTofu).is_some() || is_auto_tfvars(name)
 }
 
-/// The names a source lists in a module directory: its module files and the names that
-/// look like override files but are not ([`misnamed`]), which no engine reads but a rule
-/// must see. A failure about any other name (not UTF-8, say) is none of the module's.
+/// The names a source lists in a module directory: its module files, the query and test
+/// files other commands load with the module and its variables files ([`is_query_file`],
+/// [`is_test_file`]), and the names that look like override files but are not
+/// ([`misnamed`]), which no engine reads but a rule must see. A failure about any other
+/// name (not UTF-8, say) is none of the module's.
 pub fn is_listed(name: &str) -> bool {
-    is_module_file(name) || misnamed(name).is_some()
+    is_module_file(name) || is_query_file(name) || is_test_file(name) || misnamed(name).is_some()
 }
+
+/// A query file, which `terraform query` loads with the module (its `variable` blocks
+/// declare variables for that command only). OpenTofu has no such command.
+pub fn is_query_file(name: &str) -> bool {
+    !is_ignored(name) && (name.ends_with(".tfquery.hcl") || name.ends_with(".tfquery.json"))
+}
+
+/// A test file, which `terraform test` (`tofu test`) loads with the module, from the
+/// module's directory and from its test directory ([`TEST_DIR`]).
+pub fn is_test_file(name: &str) -> bool {
+    !is_ignored(name) && TEST_EXTS.iter().any(|e| name.ends_with(e))
+}
+
+/// The test directory both engines read by default (`-test-directory` names another).
+pub const TEST_DIR: &str = "tests";
 
 /// A name that says "override" to a person but not to the engines' rule (spec §1.1 4:
 /// the stem is exactly `override` or ends in `_override`, before a configuration

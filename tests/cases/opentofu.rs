@@ -69,7 +69,8 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
     out
 }
 
-/// Files, diagnostics, encryption blocks, ignored files and origins as `expected.json` says.
+/// Files, diagnostics, encryption blocks, the effective blocks (`resource.T.N`), ignored
+/// files and origins as `expected.json` says.
 fn contract(case: &Path) {
     {
         let want: Value = serde_json::from_str(
@@ -92,6 +93,19 @@ fn contract(case: &Path) {
         assert_eq!(json!(diags), want["diagnostics"], "{name}: diagnostics");
         if let Some(want_blocks) = want.get("encryption_blocks") {
             assert_eq!(&json!(encryption_blocks(&m)), want_blocks, "{name}: encryption blocks");
+        }
+        if let Some(want_blocks) = want.get("blocks") {
+            let got: Vec<String> = m
+                .blocks
+                .iter()
+                .map(|b| {
+                    std::iter::once(b.kind.as_str())
+                        .chain(b.labels.iter().map(String::as_str))
+                        .collect::<Vec<_>>()
+                        .join(".")
+                })
+                .collect();
+            assert_eq!(&json!(got), want_blocks, "{name}: blocks");
         }
         if let Some(want_ignored) = want.get("ignored") {
             let got: Vec<String> = m.ignored.iter().map(|i| m.files.short(i.span)).collect();

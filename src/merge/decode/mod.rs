@@ -29,14 +29,15 @@ mod schema;
 mod terraform;
 mod traversal;
 
-pub(crate) use names::{provider_block_kept, provider_part, provider_source};
+use names::provider_block_kept;
+pub(crate) use names::{provider_part, provider_source};
 pub(crate) use traversal::{depends_on, static_resource_instance};
 
 use crate::diag::Diagnostic;
 use crate::terraform::discover::Engine;
 use crate::terraform::{Block, Body, Files, ParsedFile, Span};
 use decoder::Decoder;
-use schema::{TF_TOP, TOFU_TOP};
+use schema::{TF_TERRAFORM, TF_TOP, TOFU_TERRAFORM, TOFU_TOP};
 
 /// The diagnostics Terraform (or OpenTofu) reports while decoding one file.
 pub(crate) fn decode_file(
@@ -48,6 +49,35 @@ pub(crate) fn decode_file(
     let mut d = Decoder::new(files, f.file, engine, is_override);
     d.file(&f.body);
     d.out
+}
+
+/// Does the engine's `parseConfigFile` keep this top-level block of a file for the merge?
+/// HCL's `Content` drops a block of a type the engine's file schema lacks (`action` under
+/// OpenTofu, `language` under Terraform) or with the wrong number of labels, and
+/// `decodeProviderBlock` returns nothing for a provider whose name the engine refuses. The
+/// merge and the rules ask this one question, so that nothing the engine never decodes is
+/// merged, or reported as a change.
+pub(crate) fn kept(engine: Engine, b: &Block) -> bool {
+    let top = if engine == Engine::OpenTofu { &TOFU_TOP } else { &TF_TOP };
+    let Some((_, labels)) = top.blocks.iter().find(|(t, _)| *t == b.kind) else { return false };
+    b.labels.len() == labels.len() && (b.kind != "provider" || provider_block_kept(b))
+}
+
+/// [`kept`] for a block inside a kept `terraform` block: a type of the engine's
+/// `terraformBlockSchema` with its labels, never `state_store` (a release build has no
+/// experiments, and Terraform reports it and keeps nothing), and a `required_providers`
+/// block only without a nested block: that fails `JustAttributes`, which
+/// `decodeRequiredProvidersBlock` reports, and then the whole block is dropped (even an
+/// entry before the nested block overrides nothing). A syntax error can nest the blocks
+/// that follow it in the file inside `required_providers`, as HCL's recovery reads it.
+pub(crate) fn kept_in_terraform(engine: Engine, b: &Block) -> bool {
+    let schema = if engine == Engine::OpenTofu { &TOFU_TERRAFORM } else { &TF_TERRAFORM };
+    let Some((_, labels)) = schema.blocks.iter().find(|(t, _)| *t == b.kind) else {
+        return false;
+    };
+    b.labels.len() == labels.len()
+        && b.kind != "state_store"
+        && (b.kind != "required_providers" || b.body.blocks().next().is_none())
 }
 
 /// Does a data block nested in a check decode without errors? Terraform keeps only such a

@@ -29,7 +29,7 @@ pub(crate) fn valid_identifier(s: &str) -> bool {
 /// A provider block with a name `checkProviderNameNormalized` refuses is no provider
 /// configuration: Terraform reports the name and keeps nothing of the block (no duplicate,
 /// nothing to override or to be overridden).
-pub(crate) fn provider_block_kept(b: &Block) -> bool {
+pub(super) fn provider_block_kept(b: &Block) -> bool {
     b.labels.first().is_some_and(|name| provider_part(name).is_ok_and(|n| n == *name))
 }
 

@@ -29,7 +29,10 @@ What it checks
   engine knows.
   A module without override files is not reported: `.tf`/`.tofu` twins of primary files
   are a deliberate way to give each engine its own configuration. Nor is one whose
-  override files change the same thing for both engines, or something else.
+  override files change the same thing for both engines, or something else. Where the
+  primary files alone make one engine reject the module (an `action` block, which
+  OpenTofu does not know), only an error of another kind that the override files add is
+  reported: the message names it, and the finding points at the file it is in.
 
 Why
   A repository that is run by both engines (or that is migrating) must mean one thing.
@@ -78,7 +81,14 @@ fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
         return;
     }
     let diff: Vec<String> = found.iter().map(|d| d.object.clone()).collect();
-    let span = anchor(a, b, &diff, cx);
+    // A rejection is the doing of the override file its error is in, if it is one.
+    let blamed = found.iter().find_map(|d| match &d.how {
+        How::Rejects { path: Some(p), .. } => {
+            a.files.files.iter().position(|f| f.path == *p && f.class == FileClass::Override)
+        }
+        _ => None,
+    });
+    let span = blamed.map_or_else(|| anchor(a, b, &diff, cx), |id| Span::new(id, 0, 0));
     let shown: Vec<&str> = diff.iter().take(8).map(String::as_str).collect();
     let more = if diff.len() > 8 { format!(" and {} more", diff.len() - 8) } else { String::new() };
     let (ours, theirs) = (a.engine.name(), b.engine.name());
@@ -124,8 +134,8 @@ struct Differs {
 enum How {
     /// A leaf's value under the engine in force and under the other (`None`: not set).
     Value { leaf: String, ours: Option<Value>, theirs: Option<Value> },
-    /// One engine rejects the module: with its first error.
-    Rejects { by: &'static str, not_by: &'static str, error: String },
+    /// One engine rejects the module: with its first error, and the file it is in.
+    Rejects { by: &'static str, not_by: &'static str, error: String, path: Option<String> },
 }
 
 impl Differs {
@@ -135,7 +145,7 @@ impl Differs {
             How::Value { leaf, ours: x, theirs: y } => {
                 format!("{leaf} is {} under {ours}, {} under {theirs}", value(x), value(y))
             }
-            How::Rejects { by, not_by, error } => {
+            How::Rejects { by, not_by, error, .. } => {
                 format!("{by} rejects the module ({error}), {not_by} accepts it")
             }
         }
@@ -158,16 +168,23 @@ fn value(v: &Option<Value>) -> String {
 enum Divergence {
     /// The same configuration, or both engines reject the module.
     Same,
-    /// One engine rejects the module (its name, the other's, and its errors).
-    Rejects { by: &'static str, not_by: &'static str, errors: Vec<(String, String)> },
+    /// One engine rejects the module (its name, the other's, and its errors: summary and
+    /// detail, with the path of the file each is in).
+    Rejects { by: &'static str, not_by: &'static str, errors: Vec<(Said, Option<String>)> },
     /// Both accept it: the leaves that differ, with each engine's value (`None`: absent).
     Values(Vec<(String, Option<Value>, Option<Value>)>),
 }
 
+/// An error's summary and detail: what two loads of a module are compared by.
+type Said = (String, String);
+
 fn divergence(a: &Module, b: &Module) -> Divergence {
-    let errors = |m: &Module| -> Vec<(String, String)> {
+    let errors = |m: &Module| -> Vec<(Said, Option<String>)> {
         let errs = m.diagnostics.iter().filter(|d| d.is_error());
-        errs.map(|d| (d.summary.clone(), d.detail.clone())).collect()
+        let path = |d: &crate::diag::Diagnostic| {
+            d.subject.and_then(|s| m.files.files.get(s.file)).map(|f| f.path.clone())
+        };
+        errs.map(|d| ((d.summary.clone(), d.detail.clone()), path(d))).collect()
     };
     match (a.has_errors(), b.has_errors()) {
         (false, false) => {
@@ -193,21 +210,22 @@ fn introduced(full: Divergence, base: &Divergence) -> Vec<Differs> {
     match full {
         Divergence::Same => Vec::new(),
         Divergence::Rejects { by, not_by, errors } => {
-            let known = match base {
-                Divergence::Rejects { by: b, errors: e, .. } => {
-                    *b == by && errors.iter().all(|x| e.contains(x))
+            // Where the primary files alone make the same engine reject the module, only
+            // an error of another kind is the overrides' doing, and it is the one named.
+            let known: Vec<&Said> = match base {
+                Divergence::Rejects { by: b, errors: e, .. } if *b == by => {
+                    e.iter().map(|(x, _)| x).collect()
                 }
-                _ => false,
+                _ => Vec::new(),
             };
-            if known {
-                Vec::new()
-            } else {
-                let error = errors.first().map(|(s, _)| s.clone()).unwrap_or_default();
-                vec![Differs {
-                    object: format!("{by} rejects the module, {not_by} accepts it"),
-                    how: How::Rejects { by, not_by, error },
-                }]
-            }
+            let Some(((error, _), path)) = errors.into_iter().find(|(x, _)| !known.contains(&x))
+            else {
+                return Vec::new();
+            };
+            vec![Differs {
+                object: format!("{by} rejects the module, {not_by} accepts it"),
+                how: How::Rejects { by, not_by, error, path },
+            }]
         }
         Divergence::Values(values) => {
             let before: HashMap<&str, (&Option<Value>, &Option<Value>)> = match base {
@@ -403,6 +421,37 @@ mod tests {
             ]),
             []
         );
+    }
+
+    /// An action block in main.tf already makes OpenTofu reject the module (its file
+    /// schema has no action): an override of it adds nothing to the difference, and an
+    /// override OpenTofu rejects for another reason is named by that reason, at its file.
+    #[test]
+    fn a_rejection_the_primary_files_cause_is_not_the_overrides_doing() {
+        let action = |command: &str| {
+            format!(
+                "action \"local_command\" \"hello\" {{\n  config {{\n    command = \"{command}\"\n  }}\n}}\n"
+            )
+        };
+        let main = format!("{}{WEB}", action("echo"));
+        assert_eq!(run(&[("main.tf", &main), ("override.tf", &action("ls"))]), []);
+        let removed = "removed {\n  from = aws_instance.old\n}\n";
+        let ami = "resource \"aws_instance\" \"web\" {\n  ami = \"ami-2\"\n}\n";
+        let files =
+            [("main.tf", main.as_str()), ("a_override.tf", ami), ("z_override.tf", removed)];
+        let m = load_texts("", &files, None);
+        let other = merge::reassemble(&m, Engine::OpenTofu);
+        let policy = Policy::builtin();
+        let cx = Context::new(&m, Some(&other), &policy.options, &Default::default(), &[]);
+        let mut out = Vec::new();
+        check(&cx, &mut out);
+        let [f] = &out[..] else { panic!("{out:?}") };
+        assert_eq!(
+            f.message,
+            "Terraform and OpenTofu compute different configurations for this module: OpenTofu rejects the module (Cannot override 'Removed' blocks), Terraform accepts it"
+        );
+        // Pointed at the override file the error is in.
+        assert_eq!(f.primary.path, "z_override.tf");
     }
 
     #[test]

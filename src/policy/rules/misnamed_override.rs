@@ -398,7 +398,7 @@ mod tests {
         let run = |over: &str| {
             let m = load_texts("m", &[("main.tf", BASE), ("main.override.tf", over)], None);
             let policy = crate::policy::Policy::builtin();
-            let s = Subject { module: &m, other: None, tfvars: &[] };
+            let s = Subject { module: &m, other: None, tfvars: &[], var_uses: &[] };
             let found = evaluate(
                 &policy,
                 &[s],

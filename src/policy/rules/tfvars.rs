@@ -41,6 +41,11 @@ pub(super) static UNDECLARED: Rule = Rule {
 What it checks
   A value in one of the module's variables files for a name no `variable` block
   declares. Terraform warns (\"Value for undeclared variable\") and ignores it.
+  A name that another command uses is left out, though `terraform plan` warns about it
+  all the same: one a query file declares (`*.tfquery.hcl`, for `terraform query`), and
+  one a test file declares or refers to as `var.NAME` (`*.tftest.hcl` in the module's
+  directory or in `tests/`, for `terraform test` and `tofu test`, which give such a test
+  the value).
 
 Why
   It is usually a typo or a variable that was renamed: the value the author meant to
@@ -101,6 +106,10 @@ fn undeclared(cx: &Context<'_>, out: &mut Vec<Finding>) {
     let declared: Vec<&str> = r.vars.iter().map(|v| v.name.as_str()).collect();
     for (name, s) in &r.undeclared {
         if !matches!(s.from, From::File { .. }) {
+            continue;
+        }
+        // `terraform query` or `terraform test` uses the value: no typo.
+        if cx.var_uses.iter().any(|u| u.name == *name) {
             continue;
         }
         let hint = crate::diag::did_you_mean(name, declared.iter().copied())
