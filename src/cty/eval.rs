@@ -6,7 +6,9 @@
 
 use super::memo::{Memo, memo};
 use super::{Number, Type, Value, convert};
-use override_guard_hcl::ast::{BinaryOp, Expr, ForExpr, Key, Node, Part, Step, UnaryOp};
+use override_guard_hcl::ast::{
+    BinaryOp, Expr, ForExpr, ForPart, IfPart, Key, Node, Part, Step, UnaryOp,
+};
 use std::collections::BTreeMap;
 
 /// An evaluation error, with Terraform's summary and detail.
@@ -113,7 +115,7 @@ fn eval(expr: &Expr, bound: &mut Bindings) -> Result<Value, EvalError> {
             let c = eval(cond, bound)?;
             if as_bool(&c, "condition")? { eval(yes, bound)? } else { eval(no, bound)? }
         }
-        Node::Call { .. } => return Err(error(NO_CALLS.0, NO_CALLS.1)),
+        Node::Call(_) => return Err(error(NO_CALLS.0, NO_CALLS.1)),
         Node::Traversal { source, steps } => {
             let mut v = eval(source, bound)?;
             for s in steps {
@@ -366,7 +368,8 @@ fn render(parts: &[Part], bound: &mut Bindings, out: &mut Out) -> Result<(), Eva
                 let v = eval(e, bound)?;
                 out.text.push_str(&interpolate(&v)?);
             }
-            Part::If { cond, yes, no, .. } => {
+            Part::If(d) => {
+                let IfPart { cond, yes, no, .. } = &**d;
                 let c = eval(cond, bound)?;
                 if as_bool(&c, "condition")? {
                     render(yes, bound, out)?;
@@ -374,7 +377,8 @@ fn render(parts: &[Part], bound: &mut Bindings, out: &mut Out) -> Result<(), Eva
                     render(no, bound, out)?;
                 }
             }
-            Part::For { key_var, value_var, collection, body, .. } => {
+            Part::For(d) => {
+                let ForPart { key_var, value_var, collection, body, .. } = &**d;
                 let coll = eval(collection, bound)?;
                 let items = elements(&coll).ok_or_else(|| {
                     error(

@@ -175,9 +175,10 @@ fn get_type(expr: &Expr) -> Result<(Type, Option<Defaults>), TypeError> {
             )),
         };
     }
-    let Node::Call { name, args, .. } = &expr.node else {
+    let Node::Call(call) = &expr.node else {
         return Err(err(INVALID, EITHER));
     };
+    let (name, args) = (&call.name, &call.args);
     if name.contains("::") {
         return Err(err(INVALID, EITHER));
     }
@@ -288,9 +289,10 @@ fn object_type(args: &[&Expr]) -> Result<(Type, Option<Defaults>), TypeError> {
         }
         let mut aexpr = unparen(value);
         let mut default = None;
-        if let Node::Call { name: fname, args: cargs, .. } = &aexpr.node
-            && fname == "optional"
+        if let Node::Call(call) = &aexpr.node
+            && call.name == "optional"
         {
+            let cargs = &call.args;
             let oargs: Vec<&Expr> = cargs.iter().collect();
             match oargs.as_slice() {
                 [] => {

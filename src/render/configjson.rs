@@ -37,7 +37,7 @@ use crate::merge::Module;
 use crate::merge::variables;
 use crate::terraform::expr::{escape_template_literal, hcl_quote, template_text};
 use crate::terraform::{Attr, Block, Body, Expr, Item, Syntax, json};
-use override_guard_hcl::ast::{self, Key, Node, Part, Step};
+use override_guard_hcl::ast::{self, ForPart, IfPart, Key, Node, Part, Step};
 use override_guard_hcl::parse::go_quote_inner;
 
 /// A module with the modules its calls load (by call name): those with a readable local
@@ -915,7 +915,7 @@ fn variables_of(e: &ast::Expr, scope: &mut Vec<String>, out: &mut Vec<Traversal>
             }
         }
         Node::Parens(e) => walk(e, scope),
-        Node::Call { args, .. } => args.iter().for_each(|a| variables_of(a, scope, out)),
+        Node::Call(c) => c.args.iter().for_each(|a| variables_of(a, scope, out)),
         Node::Splat { source, each } => {
             walk(source, scope);
             walk(each, scope);
@@ -950,12 +950,14 @@ fn parts_vars(parts: &[Part], scope: &mut Vec<String>, out: &mut Vec<Traversal>)
         match p {
             Part::Lit(..) => {}
             Part::Interp(e, _) => variables_of(e, scope, out),
-            Part::If { cond, yes, no, .. } => {
+            Part::If(d) => {
+                let IfPart { cond, yes, no, .. } = &**d;
                 variables_of(cond, scope, out);
                 parts_vars(yes, scope, out);
                 parts_vars(no, scope, out);
             }
-            Part::For { key_var, value_var, collection, body, .. } => {
+            Part::For(d) => {
+                let ForPart { key_var, value_var, collection, body, .. } = &**d;
                 variables_of(collection, scope, out);
                 let n = scope.len();
                 scope.extend(key_var.iter().cloned());

@@ -106,8 +106,8 @@ pub fn literal(n: &JsonNode) -> Expr {
         JsonValue::Bool(b) => ExprKind::Bool(*b),
         JsonValue::Number(s) => ExprKind::Number(s.clone()),
         JsonValue::String(s) => ExprKind::Template(vec![TplPart::Lit(s.clone())]),
-        JsonValue::Array(a) => ExprKind::Tuple(a.iter().map(literal).collect()),
-        JsonValue::Object(props) => ExprKind::Object(
+        JsonValue::Array(a) => ExprKind::tuple(a.iter().map(literal).collect()),
+        JsonValue::Object(props) => ExprKind::object(
             props.iter().map(|(k, _, v)| (ObjKey::Name(k.clone()), literal(v))).collect(),
         ),
     };
@@ -386,8 +386,8 @@ impl Decoder<'_> {
             JsonValue::Bool(b) => ExprKind::Bool(*b),
             JsonValue::Number(s) => ExprKind::Number(s.clone()),
             JsonValue::String(s) => ExprKind::Template(self.template(s, n.span)),
-            JsonValue::Array(a) => ExprKind::Tuple(a.iter().map(|e| self.expr(e)).collect()),
-            JsonValue::Object(props) => ExprKind::Object(
+            JsonValue::Array(a) => ExprKind::tuple(a.iter().map(|e| self.expr(e)).collect()),
+            JsonValue::Object(props) => ExprKind::object(
                 props
                     .iter()
                     .map(|(k, ks, v)| {
@@ -431,7 +431,7 @@ impl Decoder<'_> {
     fn ref_list(&mut self, n: &JsonNode) -> Expr {
         match &n.value {
             JsonValue::Array(a) => {
-                Expr::new(ExprKind::Tuple(a.iter().map(|e| self.reference(e)).collect()), n.span)
+                Expr::new(ExprKind::tuple(a.iter().map(|e| self.reference(e)).collect()), n.span)
             }
             _ => self.reference(n),
         }
@@ -440,7 +440,7 @@ impl Decoder<'_> {
     fn ref_map(&mut self, n: &JsonNode) -> Expr {
         match &n.value {
             JsonValue::Object(props) => Expr::new(
-                ExprKind::Object(
+                ExprKind::object(
                     props
                         .iter()
                         .map(|(k, _, v)| (ObjKey::Name(k.clone()), self.reference(v)))
@@ -456,7 +456,7 @@ impl Decoder<'_> {
     fn requirement(&mut self, n: &JsonNode) -> Expr {
         match &n.value {
             JsonValue::Object(props) => Expr::new(
-                ExprKind::Object(
+                ExprKind::object(
                     props
                         .iter()
                         .map(|(k, _, v)| {
