@@ -2,7 +2,7 @@
 //! applied to a value before it is converted. Read from type expressions (`typeexpr`),
 //! applied by the conversion (`convert`), so it stands below both.
 
-use super::{Type, Value};
+use super::{Attrs, Type, Value};
 use std::collections::BTreeMap;
 
 /// The defaults of the optional attributes of a type constraint (`typeexpr.Defaults`):
@@ -54,7 +54,7 @@ impl Defaults {
             Value::Null(_) => v.clone(),
             Value::Tuple(items) => Value::Tuple(self.apply_items(items)),
             Value::List(ety, items) => Value::List(ety.clone(), self.apply_items(items)),
-            Value::Set(ety, items) => Value::set(ety.clone(), self.apply_items(items)),
+            Value::Set(ety, items) => Value::set((**ety).clone(), self.apply_items(items)),
             Value::Object(attrs) => Value::Object(self.apply_attrs(attrs)),
             Value::Map(ety, attrs) => Value::Map(ety.clone(), self.apply_attrs(attrs)),
             _ => v.clone(),
@@ -72,8 +72,8 @@ impl Defaults {
             .collect()
     }
 
-    fn apply_attrs(&self, attrs: &BTreeMap<String, Value>) -> BTreeMap<String, Value> {
-        let mut out: BTreeMap<String, Value> = attrs
+    fn apply_attrs(&self, attrs: &Attrs<Value>) -> Attrs<Value> {
+        let mut out: Attrs<Value> = attrs
             .iter()
             .map(|(k, e)| {
                 let v = match self.child(k) {

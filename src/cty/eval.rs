@@ -5,7 +5,7 @@
 //! allowed" error.
 
 use super::memo::{Memo, memo};
-use super::{Number, Type, Value, convert};
+use super::{Attrs, Number, Type, Value, convert};
 use override_guard_hcl::ast::{
     BinaryOp, Expr, ForExpr, ForPart, IfPart, Key, Node, Part, Step, UnaryOp,
 };
@@ -90,7 +90,7 @@ fn eval(expr: &Expr, bound: &mut Bindings) -> Result<Value, EvalError> {
             Value::Tuple(items.iter().map(|e| eval(e, bound)).collect::<Result<Vec<_>, _>>()?)
         }
         Node::Object(items) => {
-            let mut out = BTreeMap::new();
+            let mut out = Attrs::new();
             for (k, v) in items {
                 let key = match k {
                     // A bare name is a literal key, unless a `for` expression binds it.
@@ -331,7 +331,7 @@ fn for_expr(f: &ForExpr, bound: &mut Bindings) -> Result<Value, EvalError> {
         Some(_) if f.group => {
             Value::Object(groups.into_iter().map(|(k, v)| (k, Value::Tuple(v))).collect())
         }
-        Some(_) => Value::Object(object),
+        Some(_) => Value::Object(object.into_iter().collect()),
     })
 }
 

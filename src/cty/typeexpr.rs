@@ -331,7 +331,7 @@ fn object_type(args: &[&Expr]) -> Result<(Type, Option<Defaults>), TypeError> {
         }
         attrs.insert(name, aty);
     }
-    let ty = Type::Object(attrs, optional);
+    let ty = Type::object_with(attrs.into_iter().collect(), optional);
     let defaults = (!values.is_empty() || !children.is_empty()).then(|| Defaults {
         ty: ty.clone(),
         values,

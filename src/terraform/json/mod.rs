@@ -3,9 +3,9 @@
 //! `null`/`[]` as zero blocks, `"//"` comments, strings as templates, and bare-expression
 //! strings where Terraform expects references.
 
-use jsonc_parser::ast::{ObjectPropName, Value};
-use jsonc_parser::common::Ranged;
-use jsonc_parser::{CollectOptions, ParseOptions};
+mod read;
+
+use std::borrow::Cow;
 
 use super::expr::{Expr, ExprKind, ObjKey, TplPart};
 use super::schema::{Prop, Schema};
@@ -15,6 +15,8 @@ use super::{
 };
 use crate::diag::Diagnostic;
 use override_guard_hcl::json::MAX_DEPTH;
+
+pub(crate) use read::{Build, Scalar};
 
 /// Parses one JSON-syntax file. Errors that still leave a usable body are returned with it;
 /// a file that does not parse gives its errors alone.
@@ -33,6 +35,16 @@ pub fn parse(
 /// both get its errors: a document that does not start with a value (an empty file, a
 /// byte order mark, a bare word) and a root that is no object or array.
 pub fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Vec<Diagnostic>> {
+    read_checked(file, text, &mut Nodes)
+}
+
+/// Reads a JSON document with `b`, after the checks HCL's JSON parser makes (the depth
+/// first, then its errors, as Terraform reports them): the document is then JSON.
+pub(crate) fn read_checked<'t, B: Build<'t>>(
+    file: FileId,
+    text: &'t str,
+    b: &mut B,
+) -> Result<B::Out, Vec<Diagnostic>> {
     if let Some(pos) = too_deep(text) {
         return Err(vec![Diagnostic::error(
             "Nesting too deep",
@@ -52,36 +64,41 @@ pub fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Vec<Diagnostic>
             })
             .collect());
     }
-    let strict = ParseOptions {
-        allow_comments: false,
-        allow_loose_object_property_names: false,
-        allow_trailing_commas: false,
-        allow_missing_commas: false,
-        allow_single_quoted_strings: false,
-        allow_hexadecimal_numbers: false,
-        allow_unary_plus_numbers: false,
-        allow_bare_decimal_point_numbers: false,
-        allow_non_finite_numbers: false,
-        allow_extended_string_escapes: false,
-    };
-    // What HCL reads, the JSON reader reads too; its message stays for anything else.
-    let parsed =
-        jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &strict).map_err(|e| {
-            let r = e.range();
-            vec![Diagnostic::error(
-                "Invalid JSON syntax",
-                format!("{}.", e.kind()),
-                Span::new(file, r.start, r.end.max(r.start)),
-            )]
-        })?;
-    match parsed.value {
-        Some(root) => Ok(node(file, &root)),
-        // HCL has reported an empty document already: this does not happen.
-        None => Err(vec![Diagnostic::error(
-            "Missing value",
-            "The JSON data ends prematurely.",
-            Span::new(file, text.len(), text.len()),
-        )]),
+    read::read(file, text, b)
+}
+
+/// Builds the value tree with spans.
+struct Nodes;
+
+impl<'t> Build<'t> for Nodes {
+    type Out = JsonNode;
+
+    fn scalar(&mut self, _: usize, s: Scalar<'t>, span: Span) -> JsonNode {
+        let value = match s {
+            Scalar::Null => JsonValue::Null,
+            Scalar::Bool(b) => JsonValue::Bool(b),
+            Scalar::Number(n) => JsonValue::Number(n.to_string()),
+            Scalar::String(s) => JsonValue::String(s.into_owned()),
+        };
+        JsonNode { span, value }
+    }
+
+    fn array(&mut self, _: usize, mut items: Vec<JsonNode>, span: Span) -> JsonNode {
+        items.shrink_to_fit();
+        JsonNode { span, value: JsonValue::Array(items) }
+    }
+
+    fn object(
+        &mut self,
+        _: usize,
+        props: Vec<(Cow<'t, str>, Span, JsonNode)>,
+        span: Span,
+    ) -> JsonNode {
+        let mut props: Vec<_> =
+            props.into_iter().map(|(k, ks, v)| (k.into_owned(), ks, v)).collect();
+        // Collected in place, the list keeps the room the reader's list had.
+        props.shrink_to_fit();
+        JsonNode { span, value: JsonValue::Object(props) }
     }
 }
 
@@ -143,31 +160,6 @@ fn too_deep(input: &str) -> Option<usize> {
         }
     }
     None
-}
-
-fn node(file: FileId, v: &Value) -> JsonNode {
-    let r = v.range();
-    let span = Span::new(file, r.start, r.end);
-    let value = match v {
-        Value::NullKeyword(_) => JsonValue::Null,
-        Value::BooleanLit(b) => JsonValue::Bool(b.value),
-        Value::NumberLit(n) => JsonValue::Number(n.value.to_string()),
-        Value::StringLit(s) => JsonValue::String(s.value.to_string()),
-        Value::Array(a) => JsonValue::Array(a.elements.iter().map(|e| node(file, e)).collect()),
-        Value::Object(o) => JsonValue::Object(
-            o.properties
-                .iter()
-                .map(|p| {
-                    let (name, r) = match &p.name {
-                        ObjectPropName::String(s) => (s.value.to_string(), s.range),
-                        ObjectPropName::Word(w) => (w.value.to_string(), w.range),
-                    };
-                    (name, Span::new(file, r.start, r.end), node(file, &p.value))
-                })
-                .collect(),
-        ),
-    };
-    JsonNode { span, value }
 }
 
 fn kind_name(v: &JsonValue) -> &'static str {
