@@ -38,8 +38,8 @@ pub fn parse_bytes(
     bytes: &[u8],
     text: &Arc<str>,
 ) -> (ParsedFile, Vec<Diagnostic>) {
-    let tokens = scan::scan(bytes, Mode::Normal);
-    let (body, errors) = override_guard_hcl::parse::parse_tokens(text, &tokens);
+    let tokens = scan::scan_tokens(bytes, Mode::Normal);
+    let (body, errors) = override_guard_hcl::parse::parse_scanned(text, &tokens);
     // The tokens, the syntax tree and the model are each several times the text: the
     // tokens go before the model is built, and the tree goes as the model is built from it.
     drop(tokens);
@@ -71,8 +71,9 @@ pub fn diagnostic(file: FileId, path: &str, e: override_guard_hcl::SyntaxError) 
 /// Where the comments of a native-syntax file are (`#`, `//` and `/* */`, as the scanner
 /// finds them: never inside a string or a heredoc), as byte ranges.
 pub fn comments(text: &str) -> Vec<(usize, usize)> {
-    scan::scan(text.as_bytes(), Mode::Normal)
-        .into_iter()
+    scan::scan_tokens(text.as_bytes(), Mode::Normal)
+        .as_slice()
+        .iter()
         .filter(|t| t.kind == Kind::Comment)
         .map(|t| (t.start, t.end))
         .collect()

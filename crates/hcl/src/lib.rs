@@ -16,6 +16,7 @@ pub mod number;
 pub mod parse;
 pub mod printable;
 pub mod scan;
+pub mod tokens;
 
 pub use error::SyntaxError;
 pub use lines::{Columns, LineIndex};
