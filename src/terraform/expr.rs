@@ -132,7 +132,8 @@ pub enum TplPart {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ObjKey {
     Name(String),
-    Expr(Expr),
+    /// Boxed: most keys are names, and an entry was as large as two expressions.
+    Expr(Box<Expr>),
 }
 
 impl Expr {

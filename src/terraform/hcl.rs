@@ -180,7 +180,7 @@ impl Lowering<'_> {
                                 }
                                 match x.as_literal_str() {
                                     Some(s) => ObjKey::Name(s),
-                                    None => ObjKey::Expr(self.expr(x)),
+                                    None => ObjKey::Expr(Box::new(self.expr(x))),
                                 }
                             }
                         };
