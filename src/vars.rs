@@ -218,7 +218,11 @@ fn declared(m: &Module) -> Vec<Var> {
             spec.defaults = None;
         }
         let default = b.attr("default").and_then(|d| {
-            let raw = value_of(&d.expr).ok()?;
+            let raw = match crate::merge::variables::clean_in(m, d.expr.span.file) {
+                true => crate::merge::variables::clean_value_of(&d.expr),
+                false => value_of(&d.expr),
+            }
+            .ok()?;
             let same_file = ty.is_none_or(|t| t.span.file == d.span.file);
             let converted = if same_file {
                 cty::convert_with_defaults(&raw, &spec.ty, own_defaults.as_ref())
@@ -311,8 +315,9 @@ impl Gathered {
             };
             self.diags.push(d);
         }
+        // Read without a syntax error (or returned above).
         for a in parsed.body.attrs() {
-            match value_of(&a.expr) {
+            match crate::merge::variables::clean_value_of(&a.expr) {
                 Ok(v) => self.set(
                     &a.name,
                     Setting { from: from.clone(), value: Arc::new(v), at: a.expr.span },

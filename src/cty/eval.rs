@@ -90,7 +90,7 @@ fn eval(expr: &Expr, bound: &mut Bindings) -> Result<Value, EvalError> {
             Value::Tuple(items.iter().map(|e| eval(e, bound)).collect::<Result<Vec<_>, _>>()?)
         }
         Node::Object(items) => {
-            let mut out = Attrs::new();
+            let mut out = Attrs::with_capacity(items.len());
             for (k, v) in items {
                 let key = match k {
                     // A bare name is a literal key, unless a `for` expression binds it.

@@ -105,8 +105,8 @@ pub(crate) use convert::{
 };
 pub(crate) use eval::{EvalError, eval_expr, eval_source, eval_valid_source};
 pub(crate) use typeexpr::{
-    DefaultError, TypeError, TypeSpec, check_default, parse_type_source, parse_type_text,
-    type_constraint_source,
+    DefaultError, TypeError, TypeSpec, check_default, default_fits, parse_type_source,
+    parse_type_text, type_constraint_source,
 };
 
 /// A type, or a type constraint (which may contain `Dynamic`, written `any`, and optional

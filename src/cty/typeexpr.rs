@@ -365,6 +365,18 @@ pub(crate) fn check_default(
     Ok(v)
 }
 
+/// [`check_default`] without the converted value: none is made where the conversion would
+/// copy the value as it is (a default of `any` type as large as a file).
+pub(crate) fn default_fits(spec: &TypeSpec, v: &Value, nullable: bool) -> Result<(), DefaultError> {
+    if super::converts_to_itself(v, &spec.ty, spec.defaults.as_ref()) {
+        return match !nullable && v.is_null() {
+            true => Err(DefaultError::Null),
+            false => Ok(()),
+        };
+    }
+    check_default(spec, v, nullable).map(|_| ())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
