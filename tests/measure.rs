@@ -229,6 +229,30 @@ pub fn assert_rss_within(what: &str, m: &Measured, input: u64) {
     );
 }
 
+/// The process's own part of [`assert_rss_multiple`]'s budget: a trivial run of a debug
+/// build peaks at 25 MiB; about twice that.
+pub const MULTIPLE_BASE_KIB: u64 = 48 * 1024;
+
+/// The peak memory stayed within [`MULTIPLE_BASE_KIB`] and `per_byte` bytes for each byte
+/// of `input` (for the hostile shapes, `tests/shapes.rs`, about twice what a debug build
+/// measured; or under what the child inherits from this process: see
+/// [`Measured::inherited_kib`]).
+#[track_caller]
+pub fn assert_rss_multiple(what: &str, m: &Measured, input: u64, per_byte: u64) {
+    let budget = MULTIPLE_BASE_KIB + per_byte * input / 1024;
+    let ratio = m.max_rss_kib as f64 * 1024.0 / input.max(1) as f64;
+    eprintln!(
+        "{what}: {input} bytes in, {:?} ({:?} CPU), peak RSS {} KiB, {ratio:.1}x the input (budget {budget} KiB, inherited floor {} KiB)",
+        m.elapsed, m.cpu, m.max_rss_kib, m.inherited_kib
+    );
+    assert!(m.max_rss_kib > 0, "{what}: no rusage");
+    assert!(
+        m.max_rss_kib <= budget.max(m.inherited_kib),
+        "{what}: peak RSS over budget\n{}",
+        m.shown()
+    );
+}
+
 /// The run's own CPU time stayed within `budget`: set many times what it measured, so that
 /// only a change of growth (a quadratic path) crosses it, never a busy machine.
 #[track_caller]

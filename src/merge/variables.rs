@@ -312,7 +312,8 @@ h = { "${"k"}" = 1 }
         }
         // `a`, `b`, `c`; the rest is no literal.
         assert_eq!(literal, 3);
-        let src = SourceText::new("m.tf.json".into(), FileClass::Primary, Syntax::Json, JSON.into());
+        let src =
+            SourceText::new("m.tf.json".into(), FileClass::Primary, Syntax::Json, JSON.into());
         let (f, d) = crate::terraform::json::parse(0, &src).expect("parses");
         assert!(d.is_empty(), "{d:?}");
         let mut count = 0;
