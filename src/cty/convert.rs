@@ -662,3 +662,87 @@ fn mismatch_collections(got: &Type, want: &Type) -> String {
         _ => "incorrect type".into(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values() -> Vec<Value> {
+        let n = |i: i64| Value::Number(Number::from_i64(i));
+        let s = |t: &str| Value::String(t.into());
+        let obj = |pairs: &[(&str, Value)]| {
+            Value::Object(pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect())
+        };
+        vec![
+            Value::Null(Type::Dynamic),
+            Value::Null(Type::String),
+            Value::Null(Type::List(Box::new(Type::Number))),
+            Value::Bool(true),
+            n(1),
+            s("1"),
+            s("x"),
+            Value::Tuple(Vec::new()),
+            Value::Tuple(vec![n(1), s("a")]),
+            Value::Tuple(vec![n(1), n(2)]),
+            Value::Tuple(vec![Value::Tuple(vec![n(1)]), Value::Tuple(vec![s("a")])]),
+            obj(&[]),
+            obj(&[("a", n(1))]),
+            obj(&[("a", n(1)), ("b", s("x"))]),
+            obj(&[("a", obj(&[("c", Value::Bool(false))]))]),
+            Value::List(Box::new(Type::String), vec![s("a")]),
+            Value::Set(Box::new(Type::Number), vec![n(1)]),
+            Value::Map(Box::new(Type::String), [("k".to_string(), s("v"))].into()),
+        ]
+    }
+
+    fn types() -> Vec<Type> {
+        let list = |t: Type| Type::List(Box::new(t));
+        let object = |pairs: &[(&str, Type)], optional: &[&str]| {
+            Type::object_with(
+                pairs.iter().map(|(k, t)| (k.to_string(), t.clone())).collect(),
+                optional.iter().map(|k| k.to_string()).collect(),
+            )
+        };
+        vec![
+            Type::Dynamic,
+            Type::String,
+            Type::Number,
+            Type::Bool,
+            list(Type::Dynamic),
+            list(Type::String),
+            list(Type::Number),
+            list(list(Type::Dynamic)),
+            Type::Set(Box::new(Type::Number)),
+            Type::Map(Box::new(Type::String)),
+            Type::Map(Box::new(Type::Dynamic)),
+            Type::Tuple(vec![Type::Number, Type::String]),
+            Type::Tuple(Vec::new()),
+            object(&[], &[]),
+            object(&[("a", Type::Number)], &[]),
+            object(&[("a", Type::Number), ("b", Type::String)], &["b"]),
+            object(&[("a", Type::Number), ("b", Type::String)], &[]),
+            object(&[("a", object(&[("c", Type::Bool)], &[]))], &[]),
+            object(&[("z", Type::Dynamic)], &["z"]),
+        ]
+    }
+
+    /// The checks made on values decide as those made on their types, which go-cty makes.
+    #[test]
+    fn planning_on_the_value_decides_as_planning_on_its_type() {
+        for v in values() {
+            for t in types() {
+                assert_eq!(v.has_type(&t), v.ty() == t, "{v:?} has type {t:?}");
+                assert_eq!(
+                    convertible_value(&v, &t),
+                    convertible(&v.ty(), &t),
+                    "{v:?} converts to {t:?}"
+                );
+                // Where the value is taken as it is, converting it gives it back.
+                if converts_to_itself(&v, &t, None) {
+                    let got = convert_error(&v, &t);
+                    assert_eq!(format!("{got:?}"), format!("{:?}", Ok::<_, ()>(&v)), "{t:?}");
+                }
+            }
+        }
+    }
+}
