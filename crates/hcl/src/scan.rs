@@ -1,84 +1,9 @@
 //! The scanner: native-syntax text to tokens, as HCL's scanner cuts them (its token kinds,
 //! its longest-match rules, its three modes: code, quoted template, heredoc). It never
 //! fails: what it cannot place becomes an `Invalid` or `BadUtf8` token for the checks in
-//! [`invalid_tokens`], and it runs in one pass, linear in the input.
+//! [`crate::code::invalid_tokens`], and it runs in one pass, linear in the input.
 
-pub use crate::tokens::{
-    Packed, Sink, TokSlice, Tokens, invalid_tokens, same_code, same_code_scanned,
-};
-
-/// A token kind. The names follow HCL's, so its parser's rules read the same here.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Kind {
-    OBrace,
-    CBrace,
-    OBrack,
-    CBrack,
-    OParen,
-    CParen,
-    OQuote,
-    CQuote,
-    OHeredoc,
-    CHeredoc,
-    Star,
-    Slash,
-    Plus,
-    Minus,
-    Percent,
-    Equal,
-    EqualOp,
-    NotEqual,
-    LessThan,
-    LessThanEq,
-    GreaterThan,
-    GreaterThanEq,
-    And,
-    Or,
-    Bang,
-    Dot,
-    Comma,
-    DoubleColon,
-    Ellipsis,
-    FatArrow,
-    Question,
-    Colon,
-    TemplateInterp,
-    TemplateControl,
-    TemplateSeqEnd,
-    /// Quoted-string text; may hold backslash escapes.
-    QuotedLit,
-    /// Heredoc or bare-template text; no backslash escapes.
-    StringLit,
-    NumberLit,
-    Ident,
-    Comment,
-    Newline,
-    Eof,
-    BitwiseAnd,
-    BitwiseOr,
-    BitwiseNot,
-    BitwiseXor,
-    Apostrophe,
-    Backtick,
-    Semicolon,
-    Invalid,
-    BadUtf8,
-    QuotedNewline,
-}
-
-/// One token: its kind and the bytes it covers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Token {
-    pub kind: Kind,
-    pub start: usize,
-    pub end: usize,
-}
-
-impl Token {
-    pub fn text<'a>(&self, src: &'a [u8]) -> &'a [u8] {
-        src.get(self.start..self.end).unwrap_or_default()
-    }
-}
+pub use crate::tokens::{Kind, Packed, Sink, TokSlice, Token, Tokens};
 
 /// What the scanner is reading.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -753,29 +678,5 @@ mod tests {
                 Kind::Eof
             ]
         );
-    }
-
-    #[test]
-    fn same_code_ignores_comments_and_blank_lines_only() {
-        let a = "resource \"x\" \"y\" {\n  a = 1\n\n  b = [\n    2,\n  ]\n}\n";
-        let b = "# NOTE: overridden\n// two\nresource \"x\" \"y\" { /* c */\n  a = 1 # one\n  b = [\n    # in a list\n    2,\n  ]\n}\n";
-        assert!(same_code(a, b));
-        assert!(same_code(a, &a.replace('\n', "\r\n")));
-        assert!(!same_code(a, &a.replace("a = 1", "a = 2")));
-        assert!(!same_code(a, &a.replace("  b = [", "  c = [")));
-        // A line's end is not whitespace: joining two lines changes what they mean.
-        assert!(!same_code("a = 1\nb = 2\n", "a = 1 b = 2\n"));
-        // Inside a heredoc a `#` line is text.
-        let h = "a = <<EOT\nx\nEOT\n";
-        assert!(!same_code(h, &h.replace("x\n", "# x\nx\n")));
-        // Tokens short and long (compared in place, or by `memcmp`), differing at their
-        // last byte or in their length.
-        for n in [1, 31, 32, 33, 200] {
-            let word = "w".repeat(n);
-            let t = format!("{word} = \"{word}\"\n");
-            assert!(same_code(&t, &format!("# c\n{t}")), "{n}");
-            assert!(!same_code(&t, &format!("{word}x = \"{word}\"\n")), "{n}");
-            assert!(!same_code(&t, &format!("{word} = \"{}v\"\n", &word[1..])), "{n}");
-        }
     }
 }

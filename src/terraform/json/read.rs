@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use jsonc_parser::tokens::Token;
 use jsonc_parser::{ParseOptions, Scanner, ScannerOptions};
 
-use super::{Diagnostic, FileId, Span};
+use crate::diag::{Diagnostic, FileId, Span};
 
 /// A JSON value that holds no other.
 pub(crate) enum Scalar<'t> {

@@ -19,7 +19,8 @@ mod template;
 mod traversal;
 
 use crate::ast::{Body, Expr, Node};
-use crate::scan::{Kind, Mode, TokSlice, Token, Tokens, invalid_tokens, scan_tokens};
+use crate::code::invalid_tokens;
+use crate::scan::{Kind, Mode, TokSlice, Token, Tokens, scan_tokens};
 
 pub use crate::error::SyntaxError;
 pub use literal::{go_quote_inner, unescape};
