@@ -8,7 +8,8 @@
 //!
 //! Each file imports only those after it: `typeexpr` (type expressions, whose optional
 //! defaults it evaluates), `eval` (constant expressions, which convert operands),
-//! `convert` (go-cty's conversion, which applies defaults first), `defaults`.
+//! `convert` (go-cty's conversion, which applies defaults first), `defaults`, `attrs` (the
+//! attributes of objects, which all of them read).
 
 mod attrs;
 mod convert;
