@@ -37,7 +37,7 @@ use crate::merge::Module;
 use crate::merge::variables;
 use crate::terraform::expr::{escape_template_literal, hcl_quote, template_text};
 use crate::terraform::{Attr, Block, Body, Expr, Item, Syntax, json};
-use override_guard_hcl::ast::{self, ForPart, IfPart, Key, Node, Part, Step};
+use override_guard_hcl::ast::{self, Key, Node, Part, Step};
 use override_guard_hcl::parse::go_quote_inner;
 
 /// A module with the modules its calls load (by call name): those with a readable local
@@ -951,18 +951,16 @@ fn parts_vars(parts: &[Part], scope: &mut Vec<String>, out: &mut Vec<Traversal>)
             Part::Lit(..) => {}
             Part::Interp(e, _) => variables_of(e, scope, out),
             Part::If(d) => {
-                let IfPart { cond, yes, no, .. } = &**d;
-                variables_of(cond, scope, out);
-                parts_vars(yes, scope, out);
-                parts_vars(no, scope, out);
+                variables_of(&d.cond, scope, out);
+                parts_vars(&d.yes, scope, out);
+                parts_vars(&d.no, scope, out);
             }
             Part::For(d) => {
-                let ForPart { key_var, value_var, collection, body, .. } = &**d;
-                variables_of(collection, scope, out);
+                variables_of(&d.collection, scope, out);
                 let n = scope.len();
-                scope.extend(key_var.iter().cloned());
-                scope.push(value_var.clone());
-                parts_vars(body, scope, out);
+                scope.extend(d.key_var.iter().cloned());
+                scope.push(d.value_var.clone());
+                parts_vars(&d.body, scope, out);
                 scope.truncate(n);
             }
         }
