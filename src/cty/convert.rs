@@ -222,11 +222,17 @@ fn run(v: &Value, want: &Type, path: &mut Vec<PathStep>) -> Result<Value, RunErr
                 }
                 out.insert(name.clone(), c);
             }
-            for name in wopt {
-                if !out.contains_key(name) {
+            let missing: Vec<(String, Value)> = wopt
+                .iter()
+                .filter(|name| !out.contains_key(name))
+                .map(|name| {
                     let t = wa.get(name).map(Type::without_optional).unwrap_or(Type::Dynamic);
-                    out.insert(name.clone(), Value::Null(t));
-                }
+                    (name.clone(), Value::Null(t))
+                })
+                .collect();
+            // Added at once (sorted in): one by one, each moved the entries after it.
+            if !missing.is_empty() {
+                out = out.into_iter().chain(missing).collect();
             }
             Value::Object(out)
         }

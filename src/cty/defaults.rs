@@ -83,14 +83,20 @@ impl Defaults {
                 (k.clone(), v)
             })
             .collect();
+        let mut filled = Vec::new();
         for (k, dv) in &self.values {
             if out.get(k).is_none_or(Value::is_null) {
                 let v = match self.children.get(k) {
                     Some(d) => d.apply(dv),
                     None => dv.clone(),
                 };
-                out.insert(k.clone(), v);
+                filled.push((k.clone(), v));
             }
+        }
+        // Added at once, a default replacing a null (the last of a name wins): one by one,
+        // each moved the entries after it.
+        if !filled.is_empty() {
+            out = out.into_iter().chain(filled).collect();
         }
         out
     }

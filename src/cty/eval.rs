@@ -90,7 +90,10 @@ fn eval(expr: &Expr, bound: &mut Bindings) -> Result<Value, EvalError> {
             Value::Tuple(items.iter().map(|e| eval(e, bound)).collect::<Result<Vec<_>, _>>()?)
         }
         Node::Object(items) => {
-            let mut out = Attrs::with_capacity(items.len());
+            // Collected, then sorted by name once: inserting in the order written into the
+            // sorted list moved the entries after each one (keys written in reverse order
+            // took seconds).
+            let mut out = Vec::with_capacity(items.len());
             for (k, v) in items {
                 let key = match k {
                     // A bare name is a literal key, unless a `for` expression binds it.
@@ -100,10 +103,10 @@ fn eval(expr: &Expr, bound: &mut Bindings) -> Result<Value, EvalError> {
                     },
                     Key::Expr(e) => key_string(&eval(e, bound)?)?,
                 };
-                // The last of two equal keys wins, as in Terraform.
-                out.insert(key, eval(v, bound)?);
+                out.push((key, eval(v, bound)?));
             }
-            Value::Object(out)
+            // The last of two equal keys wins, as in Terraform.
+            Value::Object(out.into_iter().collect::<Attrs<Value>>())
         }
         Node::Parens(e) => eval(e, bound)?,
         Node::Variable(name) => match bound.get(name) {

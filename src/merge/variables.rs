@@ -92,13 +92,13 @@ pub(crate) fn literal_value(e: &Expr) -> Option<Value> {
             Value::Tuple(items.iter().map(literal_value).collect::<Option<_>>()?)
         }
         ExprKind::Object(entries) => {
-            let mut out = cty::Attrs::with_capacity(entries.len());
+            let mut out = Vec::with_capacity(entries.len());
             for (k, v) in entries.iter() {
                 let ObjKey::Name(name) = k else { return None };
-                // The last of a name given twice wins.
-                out.insert(name.clone(), literal_value(v)?);
+                out.push((name.clone(), literal_value(v)?));
             }
-            Value::Object(out)
+            // Sorted once, the last of a name given twice winning.
+            Value::Object(out.into_iter().collect())
         }
         ExprKind::Raw(_) => return None,
     })
