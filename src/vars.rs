@@ -9,6 +9,7 @@
 
 pub mod uses;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -16,7 +17,8 @@ use crate::cty::{self, Type, TypeSpec, Value};
 use crate::diag::{Diagnostic, Severity};
 use crate::merge::Module;
 use crate::merge::variables::{type_spec, value_of};
-use crate::terraform::{Block, FileClass, Files, JsonNode, JsonValue, SourceText, Span, Syntax};
+use crate::terraform::json::Scalar;
+use crate::terraform::{Block, FileClass, Files, SourceText, Span, Syntax};
 
 /// A file of variable values, as read.
 #[derive(Clone, Debug)]
@@ -142,7 +144,9 @@ impl From {
 #[derive(Clone, Debug)]
 pub struct Setting {
     pub from: From,
-    pub value: Value,
+    /// Shared with the outcome when converting it to the variable's type leaves it as it
+    /// is (as for a variable of any type): a variables file's value is held once.
+    pub value: Arc<Value>,
     /// Where the value is written (a file's attribute, or the pseudo file of a flag).
     pub at: Span,
 }
@@ -151,7 +155,7 @@ pub struct Setting {
 #[derive(Clone, Debug)]
 pub enum Outcome {
     /// The value and the index of the winning setting in `chain` (`None`: the default).
-    Value(Value, Option<usize>),
+    Value(Arc<Value>, Option<usize>),
     /// No value and no default: Terraform would ask for it.
     Prompted,
     /// The winning value does not fit (see the diagnostics).
@@ -216,7 +220,11 @@ fn declared(m: &Module) -> Vec<Var> {
             spec.defaults = None;
         }
         let default = b.attr("default").and_then(|d| {
-            let raw = value_of(&d.expr).ok()?;
+            let raw = match crate::merge::variables::clean_in(m, d.expr.span.file) {
+                true => crate::merge::variables::clean_value_of(&d.expr),
+                false => value_of(&d.expr),
+            }
+            .ok()?;
             let same_file = ty.is_none_or(|t| t.span.file == d.span.file);
             let converted = if same_file {
                 cty::convert_with_defaults(&raw, &spec.ty, own_defaults.as_ref())
@@ -309,42 +317,44 @@ impl Gathered {
             };
             self.diags.push(d);
         }
+        // Read without a syntax error (or returned above).
         for a in parsed.body.attrs() {
-            match value_of(&a.expr) {
-                Ok(v) => {
-                    self.set(&a.name, Setting { from: from.clone(), value: v, at: a.expr.span })
-                }
+            match crate::merge::variables::clean_value_of(&a.expr) {
+                Ok(v) => self.set(
+                    &a.name,
+                    Setting { from: from.clone(), value: Arc::new(v), at: a.expr.span },
+                ),
                 Err(e) => self.diags.push(Diagnostic::error(e.summary, e.detail, a.expr.span)),
             }
         }
     }
 
     fn json_file(&mut self, id: usize, f: &VarFile, from: From) {
-        let root = match crate::terraform::json::parse_value(id, &f.text) {
-            Ok(r) => r,
-            Err(d) => {
-                self.diags.extend(match f.binary {
-                    Some(what) => crate::merge::one_error_of_binary(d, what),
-                    None => d,
-                });
-                return;
-            }
-        };
-        let JsonValue::Object(props) = &root.value else {
+        let mut b = JsonValues::default();
+        if let Err(d) = crate::terraform::json::read_checked(id, &f.text, &mut b) {
+            self.diags.extend(match f.binary {
+                Some(holds) => crate::merge::one_error_of_binary(d, holds),
+                None => d,
+            });
+            return;
+        }
+        let Some(props) = b.root else {
             self.diags.push(Diagnostic::error(
                 "Incorrect JSON value type",
                 "A JSON object is required here, setting the arguments for this block.",
-                root.span,
+                b.root_span,
             ));
             return;
         };
-        for (name, _, v) in props {
-            match json_value(v) {
-                Some(val) => self.set(name, Setting { from: from.clone(), value: val, at: v.span }),
+        for (name, at, value) in props {
+            match value {
+                Some(val) => {
+                    self.set(&name, Setting { from: from.clone(), value: Arc::new(val), at })
+                }
                 None => self.diags.push(Diagnostic::error(
                     "Invalid number",
                     "The number is not valid.",
-                    v.span,
+                    at,
                 )),
             }
         }
@@ -373,24 +383,72 @@ impl Gathered {
     }
 }
 
-/// A JSON variables value: strings are literal (no templates in `.tfvars.json`).
-fn json_value(n: &JsonNode) -> Option<Value> {
-    Some(match &n.value {
-        JsonValue::Null => Value::Null(Type::Dynamic),
-        JsonValue::Bool(b) => Value::Bool(*b),
-        JsonValue::Number(s) => Value::Number(cty::Number::parse(s)?),
-        JsonValue::String(s) => Value::String(s.clone()),
-        JsonValue::Array(items) => {
-            Value::Tuple(items.iter().map(json_value).collect::<Option<_>>()?)
+/// A JSON variables file read straight into values (strings are literal: no templates in
+/// `.tfvars.json`). The root's properties are the settings, kept in order, a name given
+/// twice kept twice; a value is `None` where a number in it is no valid number.
+#[derive(Default)]
+struct JsonValues {
+    root: Option<Vec<(String, Span, Option<Value>)>>,
+    root_span: Span,
+}
+
+impl<'t> crate::terraform::json::Build<'t> for JsonValues {
+    type Out = Option<Value>;
+
+    fn scalar(&mut self, depth: usize, s: Scalar<'t>, span: Span) -> Option<Value> {
+        if depth == 0 {
+            self.root_span = span;
         }
-        JsonValue::Object(props) => {
-            let mut out = BTreeMap::new();
-            for (k, _, v) in props {
-                out.insert(k.clone(), json_value(v)?);
-            }
-            Value::Object(out)
+        Some(match s {
+            Scalar::Null => Value::Null(Type::Dynamic),
+            Scalar::Bool(b) => Value::Bool(b),
+            Scalar::Number(n) => Value::Number(cty::Number::parse(n)?),
+            Scalar::String(s) => Value::String(s.into_owned()),
+        })
+    }
+
+    fn array(&mut self, depth: usize, items: Vec<Option<Value>>, span: Span) -> Option<Value> {
+        if depth == 0 {
+            self.root_span = span;
         }
-    })
+        let mut items = items.into_iter().collect::<Option<Vec<_>>>()?;
+        items.shrink_to_fit();
+        Some(Value::Tuple(items))
+    }
+
+    fn property(
+        &mut self,
+        depth: usize,
+        name: Cow<'t, str>,
+        name_span: Span,
+        value: Option<Value>,
+        value_span: Span,
+    ) -> Option<(Cow<'t, str>, Span, Option<Value>)> {
+        if depth > 0 {
+            return Some((name, name_span, value));
+        }
+        self.root.get_or_insert_default().push((name.into_owned(), value_span, value));
+        None
+    }
+
+    fn object(
+        &mut self,
+        depth: usize,
+        props: Vec<(Cow<'t, str>, Span, Option<Value>)>,
+        span: Span,
+    ) -> Option<Value> {
+        if depth == 0 {
+            self.root_span = span;
+            self.root.get_or_insert_default();
+            return None;
+        }
+        // The last of a name given twice wins.
+        props
+            .into_iter()
+            .map(|(k, _, v)| v.map(|v| (k.into_owned(), v)))
+            .collect::<Option<cty::Attrs<Value>>>()
+            .map(Value::Object)
+    }
 }
 
 /// Collects every value given to the module's variables and decides each one.
@@ -408,7 +466,7 @@ pub fn collect(m: &Module, inputs: &Inputs) -> Report {
         let Some(&i) = index.get(name) else { continue };
         let literal = vars[i].spec.literal;
         if let Some((value, at)) = cx.text_value(name, text, literal) {
-            cx.set(name, Setting { from: From::Env(key.clone()), value, at });
+            cx.set(name, Setting { from: From::Env(key.clone()), value: Arc::new(value), at });
         }
     }
     for f in &inputs.auto {
@@ -442,7 +500,7 @@ pub fn collect(m: &Module, inputs: &Inputs) -> Report {
                 };
                 let literal = index.get(name).is_none_or(|&i| vars[i].spec.literal);
                 if let Some((value, at)) = cx.text_value(name, text, literal) {
-                    cx.set(name, Setting { from: From::Var(n), value, at });
+                    cx.set(name, Setting { from: From::Var(n), value: Arc::new(value), at });
                 }
             }
         }
@@ -503,17 +561,21 @@ fn decide(v: &Var, files: &Files, diags: &mut Vec<Diagnostic>) -> Outcome {
             // The type's optional-attribute defaults apply to the default too, when the
             // merge kept them (not for a type an override file set).
             Some(d) => Outcome::Value(
-                match &v.spec.defaults {
+                Arc::new(match &v.spec.defaults {
                     Some(defaults) => defaults.apply(d),
                     None => d.clone(),
-                },
+                }),
                 None,
             ),
             None => Outcome::Prompted,
         };
     };
-    let converted =
-        cty::convert_error_with_defaults(&s.value, &v.spec.ty, v.spec.defaults.as_ref());
+    let converted = if cty::converts_to_itself(&s.value, &v.spec.ty, v.spec.defaults.as_ref()) {
+        Ok(s.value.clone())
+    } else {
+        cty::convert_error_with_defaults(&s.value, &v.spec.ty, v.spec.defaults.as_ref())
+            .map(Arc::new)
+    };
     let value = match converted {
         Ok(val) => val,
         // Terraform prints these without the cty path.
@@ -547,7 +609,7 @@ fn decide(v: &Var, files: &Files, diags: &mut Vec<Diagnostic>) -> Outcome {
     };
     if value.is_null() && !v.nullable {
         return match &v.default {
-            Some(d) => Outcome::Value(d.clone(), None),
+            Some(d) => Outcome::Value(Arc::new(d.clone()), None),
             None => {
                 diags.push(Diagnostic::error(
                     "Required variable not set",

@@ -8,6 +8,7 @@
 
 mod adopt;
 mod adversarial;
+mod big_inputs;
 mod ci_formats;
 mod cli;
 mod docs;
@@ -27,6 +28,7 @@ mod review;
 mod sarif;
 mod schema;
 mod scope;
+mod shapes;
 mod structure;
 mod texts;
 mod untrusted;

@@ -4,8 +4,7 @@
 //! always converts in "unsafe" mode, so string→number/bool and list→set are allowed.
 
 use super::defaults::Defaults;
-use super::{Number, Type, Value};
-use std::collections::BTreeMap;
+use super::{Attrs, Number, Type, Value};
 
 /// A step of a cty path, for run-time errors.
 enum PathStep {
@@ -67,16 +66,66 @@ pub(crate) fn convert(v: &Value, want: &Type) -> Result<Value, String> {
 
 /// [`convert`] with the error's cty path and message apart: Terraform prints input-variable
 /// errors without the path.
+///
+/// The value's type is not built to plan the conversion (go-cty does, and a type is as
+/// large as its value): the checks walk the value itself, and build the types of elements
+/// only where a constraint's `any` needs them unified. The type is built for the message
+/// of a conversion that cannot be.
 pub(super) fn convert_error(v: &Value, want: &Type) -> Result<Value, (String, String)> {
-    let got = v.ty();
-    if got == *want {
+    if v.has_type(want) {
         return Ok(v.clone());
     }
-    if !convertible(&got, want) {
-        return Err((String::new(), mismatch_message(&got, want)));
+    if !convertible_value(v, want) {
+        return Err((String::new(), mismatch_message(&v.ty(), want)));
     }
     let mut path = Vec::new();
     run(v, want, &mut path).map_err(|e| (e.path_text(), e.msg))
+}
+
+/// Whether converting `v` to `want` is the value itself: what [`convert_with_defaults`]
+/// gives is then equal to `v`, and need not be a copy of it.
+pub(crate) fn converts_to_itself(v: &Value, want: &Type, defaults: Option<&Defaults>) -> bool {
+    (defaults.is_none() || v.is_null()) && (*want == Type::Dynamic || v.has_type(want))
+}
+
+/// [`convertible`] of the value's type, without building it.
+fn convertible_value(v: &Value, want: &Type) -> bool {
+    if *want == Type::Dynamic {
+        return true;
+    }
+    match (v, want) {
+        (Value::Object(attrs), Type::Object(w)) => {
+            w.attrs.iter().all(|(name, wt)| match attrs.get(name) {
+                Some(a) => convertible_value(a, wt),
+                None => w.optional.contains(name),
+            })
+        }
+        (Value::Tuple(items), Type::Tuple(w)) => {
+            items.len() == w.len() && items.iter().zip(w).all(|(e, t)| convertible_value(e, t))
+        }
+        (Value::Tuple(items), Type::List(w) | Type::Set(w)) => {
+            sequence_target_values(items.iter(), w, true).is_some()
+        }
+        (Value::Object(attrs), Type::Map(w)) => {
+            sequence_target_values(attrs.values(), w, false).is_some()
+        }
+        (Value::Tuple(_) | Value::Object(_), _) => false,
+        // The type of anything else is small: its element type, or a primitive.
+        _ => convertible(&v.ty(), want),
+    }
+}
+
+/// [`sequence_target`] of the values' types, built only when `want` is `any`.
+fn sequence_target_values<'a>(
+    mut elems: impl ExactSizeIterator<Item = &'a Value>,
+    want: &Type,
+    strict_dynamic: bool,
+) -> Option<Type> {
+    if *want == Type::Dynamic {
+        let types: Vec<Type> = elems.map(Value::ty).collect();
+        return sequence_target(&types, want, strict_dynamic);
+    }
+    elems.all(|e| convertible_value(e, want)).then(|| want.clone())
 }
 
 /// Whether go-cty finds a conversion (`getConversion(in, out, unsafe=true) != nil`).
@@ -89,10 +138,10 @@ fn convertible(got: &Type, want: &Type) -> bool {
             // number↔bool has no conversion; everything else goes through strings.
             !matches!((a, b), (Type::Number, Type::Bool) | (Type::Bool, Type::Number))
         }
-        (Type::Object(ga, _), Type::Object(wa, wopt)) => {
-            wa.iter().all(|(name, wt)| match ga.get(name) {
+        (Type::Object(g), Type::Object(w)) => {
+            w.attrs.iter().all(|(name, wt)| match g.attrs.get(name) {
                 Some(gt) => convertible(gt, wt),
-                None => wopt.contains(name),
+                None => w.optional.contains(name),
             })
         }
         (Type::Tuple(g), Type::Tuple(w)) => {
@@ -101,8 +150,8 @@ fn convertible(got: &Type, want: &Type) -> bool {
         (Type::List(g) | Type::Set(g), Type::List(w) | Type::Set(w)) => convertible(g, w),
         (Type::Map(g), Type::Map(w)) => convertible(g, w),
         (Type::Tuple(g), Type::List(w) | Type::Set(w)) => sequence_target(g, w, true).is_some(),
-        (Type::Object(g, _), Type::Map(w)) => {
-            let g: Vec<Type> = g.values().cloned().collect();
+        (Type::Object(g), Type::Map(w)) => {
+            let g: Vec<Type> = g.attrs.values().cloned().collect();
             sequence_target(&g, w, false).is_some()
         }
         (Type::Map(_), Type::Object(..)) => true,
@@ -135,7 +184,7 @@ fn run(v: &Value, want: &Type, path: &mut Vec<PathStep>) -> Result<Value, RunErr
     if let Value::Null(_) = v {
         return Ok(Value::Null(want.without_optional()));
     }
-    if v.ty() == *want {
+    if v.has_type(want) {
         return Ok(v.clone());
     }
     let fail = |path: &mut Vec<PathStep>, msg: String| RunError { path: std::mem::take(path), msg };
@@ -160,8 +209,9 @@ fn run(v: &Value, want: &Type, path: &mut Vec<PathStep>) -> Result<Value, RunErr
                 return Err(fail(path, hint.into()));
             }
         },
-        (Value::Object(attrs), Type::Object(wa, wopt)) => {
-            let mut out = BTreeMap::new();
+        (Value::Object(attrs), Type::Object(w)) => {
+            let (wa, wopt) = (&w.attrs, &w.optional);
+            let mut out = Attrs::with_capacity(wa.len());
             for (name, a) in attrs {
                 let Some(wt) = wa.get(name) else { continue };
                 path.push(PathStep::Attr(name.clone()));
@@ -172,16 +222,23 @@ fn run(v: &Value, want: &Type, path: &mut Vec<PathStep>) -> Result<Value, RunErr
                 }
                 out.insert(name.clone(), c);
             }
-            for name in wopt {
-                if !out.contains_key(name) {
+            let missing: Vec<(String, Value)> = wopt
+                .iter()
+                .filter(|name| !out.contains_key(name))
+                .map(|name| {
                     let t = wa.get(name).map(Type::without_optional).unwrap_or(Type::Dynamic);
-                    out.insert(name.clone(), Value::Null(t));
-                }
+                    (name.clone(), Value::Null(t))
+                })
+                .collect();
+            // Added at once (sorted in): one by one, each moved the entries after it.
+            if !missing.is_empty() {
+                out = out.into_iter().chain(missing).collect();
             }
             Value::Object(out)
         }
-        (Value::Map(_, m), Type::Object(wa, wopt)) => {
-            let mut out = BTreeMap::new();
+        (Value::Map(_, m), Type::Object(w)) => {
+            let (wa, wopt) = (&w.attrs, &w.optional);
+            let mut out = Attrs::with_capacity(wa.len());
             for (name, wt) in wa {
                 match m.get(name) {
                     Some(e) => {
@@ -218,9 +275,13 @@ fn run(v: &Value, want: &Type, path: &mut Vec<PathStep>) -> Result<Value, RunErr
             Value::Tuple(items) | Value::List(_, items) | Value::Set(_, items),
             Type::List(w) | Type::Set(w),
         ) => {
-            let types: Vec<Type> = items.iter().map(Value::ty).collect();
+            // Against an element type, the target is that type (whether or not all the
+            // elements convert: the one that does not fails below, with its path).
             let ety = match v {
-                Value::Tuple(_) => sequence_target(&types, w, true).unwrap_or((**w).clone()),
+                Value::Tuple(_) if **w == Type::Dynamic => {
+                    let types: Vec<Type> = items.iter().map(Value::ty).collect();
+                    sequence_target(&types, w, true).unwrap_or((**w).clone())
+                }
                 _ => (**w).clone(),
             };
             let mut out = Vec::with_capacity(items.len());
@@ -232,13 +293,15 @@ fn run(v: &Value, want: &Type, path: &mut Vec<PathStep>) -> Result<Value, RunErr
             let (ety, out) = settle(ety, out, path)?;
             match want {
                 Type::Set(_) => Value::set(ety, out),
-                _ => Value::List(ety, out),
+                _ => Value::List(Box::new(ety), out),
             }
         }
         (Value::Object(items) | Value::Map(_, items), Type::Map(w)) => {
-            let types: Vec<Type> = items.values().map(Value::ty).collect();
             let ety = match v {
-                Value::Object(_) => sequence_target(&types, w, false).unwrap_or((**w).clone()),
+                Value::Object(_) if **w == Type::Dynamic => {
+                    let types: Vec<Type> = items.values().map(Value::ty).collect();
+                    sequence_target(&types, w, false).unwrap_or((**w).clone())
+                }
                 _ => (**w).clone(),
             };
             let mut out = Vec::with_capacity(items.len());
@@ -248,7 +311,7 @@ fn run(v: &Value, want: &Type, path: &mut Vec<PathStep>) -> Result<Value, RunErr
                 path.pop();
             }
             let (ety, out) = settle(ety, out, path)?;
-            Value::Map(ety, items.keys().cloned().zip(out).collect())
+            Value::Map(Box::new(ety), items.keys().cloned().zip(out).collect())
         }
         _ => return Err(fail(path, mismatch_message(&v.ty(), want))),
     })
@@ -311,7 +374,7 @@ pub(super) fn unify(types: &[Type]) -> Option<Type> {
         for t in types {
             match t {
                 Type::Map(e) => all.push((**e).clone()),
-                Type::Object(a, _) => all.extend(a.values().cloned()),
+                Type::Object(o) => all.extend(o.attrs.values().cloned()),
                 _ => {}
             }
         }
@@ -348,10 +411,10 @@ pub(super) fn unify(types: &[Type]) -> Option<Type> {
 }
 
 fn unify_objects(types: &[Type]) -> Option<Type> {
-    let attrs: Vec<&BTreeMap<String, Type>> = types
+    let attrs: Vec<&Attrs<Type>> = types
         .iter()
         .filter_map(|t| match t {
-            Type::Object(a, _) => Some(a),
+            Type::Object(o) => Some(&o.attrs),
             _ => None,
         })
         .collect();
@@ -362,7 +425,7 @@ fn unify_objects(types: &[Type]) -> Option<Type> {
         let all: Vec<Type> = attrs.iter().flat_map(|a| a.values().cloned()).collect();
         return unify(&all).map(|t| Type::Map(Box::new(t)));
     }
-    let mut out = BTreeMap::new();
+    let mut out = Attrs::new();
     for name in first.keys() {
         let across: Vec<Type> = attrs.iter().filter_map(|a| a.get(name).cloned()).collect();
         out.insert(name.clone(), unify(&across)?);
@@ -460,11 +523,13 @@ fn compare_types(a: &Type, b: &Type) -> i32 {
         (Type::Tuple(_) | Type::List(_), Type::Set(_)) => -swap,
         (Type::List(_), Type::Tuple(_)) => -swap,
         (Type::Map(_), Type::Object(..)) => -swap,
-        (Type::Object(x, _), Type::Object(y, _)) => {
+        (Type::Object(x), Type::Object(y)) => {
+            let (x, y) = (&x.attrs, &y.attrs);
             if x.len() != y.len() || x.keys().any(|k| !y.contains_key(k)) {
                 return 0;
             }
-            super_side(x.iter().map(|(k, t)| compare_types(t, &y[k])))
+            // The same names, so the same order.
+            super_side(x.values().zip(y.values()).map(|(p, q)| compare_types(p, q)))
         }
         (Type::Tuple(x), Type::Tuple(y)) => {
             if x.len() != y.len() {
@@ -515,9 +580,10 @@ fn mismatch_message(got: &Type, want: &Type) -> String {
 }
 
 fn mismatch_objects(got: &Type, want: &Type) -> String {
-    let (Type::Object(ga, _), Type::Object(wa, wopt)) = (got, want) else {
+    let (Type::Object(g), Type::Object(w)) = (got, want) else {
         return "incorrect object attributes".into();
     };
+    let (ga, wa, wopt) = (&g.attrs, &w.attrs, &w.optional);
     let mut missing = Vec::new();
     let mut mismatched = None;
     for (name, wt) in wa {
@@ -567,8 +633,8 @@ fn mismatch_from_structural(got: &Type, want: &Type) -> String {
                 }
             }
         }
-        Type::Object(attrs, _) => {
-            for (name, a) in attrs {
+        Type::Object(o) => {
+            for (name, a) in &o.attrs {
                 if a != wety && !convertible(a, wety) {
                     return format!(
                         "element {}: {}",
@@ -600,5 +666,89 @@ fn mismatch_collections(got: &Type, want: &Type) -> String {
     match (got.element(), want.element()) {
         (Some(g), Some(w)) => format!("incorrect {noun}: {}", mismatch_message(g, w)),
         _ => "incorrect type".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values() -> Vec<Value> {
+        let n = |i: i64| Value::Number(Number::from_i64(i));
+        let s = |t: &str| Value::String(t.into());
+        let obj = |pairs: &[(&str, Value)]| {
+            Value::Object(pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect())
+        };
+        vec![
+            Value::Null(Type::Dynamic),
+            Value::Null(Type::String),
+            Value::Null(Type::List(Box::new(Type::Number))),
+            Value::Bool(true),
+            n(1),
+            s("1"),
+            s("x"),
+            Value::Tuple(Vec::new()),
+            Value::Tuple(vec![n(1), s("a")]),
+            Value::Tuple(vec![n(1), n(2)]),
+            Value::Tuple(vec![Value::Tuple(vec![n(1)]), Value::Tuple(vec![s("a")])]),
+            obj(&[]),
+            obj(&[("a", n(1))]),
+            obj(&[("a", n(1)), ("b", s("x"))]),
+            obj(&[("a", obj(&[("c", Value::Bool(false))]))]),
+            Value::List(Box::new(Type::String), vec![s("a")]),
+            Value::Set(Box::new(Type::Number), vec![n(1)]),
+            Value::Map(Box::new(Type::String), [("k".to_string(), s("v"))].into()),
+        ]
+    }
+
+    fn types() -> Vec<Type> {
+        let list = |t: Type| Type::List(Box::new(t));
+        let object = |pairs: &[(&str, Type)], optional: &[&str]| {
+            Type::object_with(
+                pairs.iter().map(|(k, t)| (k.to_string(), t.clone())).collect(),
+                optional.iter().map(|k| k.to_string()).collect(),
+            )
+        };
+        vec![
+            Type::Dynamic,
+            Type::String,
+            Type::Number,
+            Type::Bool,
+            list(Type::Dynamic),
+            list(Type::String),
+            list(Type::Number),
+            list(list(Type::Dynamic)),
+            Type::Set(Box::new(Type::Number)),
+            Type::Map(Box::new(Type::String)),
+            Type::Map(Box::new(Type::Dynamic)),
+            Type::Tuple(vec![Type::Number, Type::String]),
+            Type::Tuple(Vec::new()),
+            object(&[], &[]),
+            object(&[("a", Type::Number)], &[]),
+            object(&[("a", Type::Number), ("b", Type::String)], &["b"]),
+            object(&[("a", Type::Number), ("b", Type::String)], &[]),
+            object(&[("a", object(&[("c", Type::Bool)], &[]))], &[]),
+            object(&[("z", Type::Dynamic)], &["z"]),
+        ]
+    }
+
+    /// The checks made on values decide as those made on their types, which go-cty makes.
+    #[test]
+    fn planning_on_the_value_decides_as_planning_on_its_type() {
+        for v in values() {
+            for t in types() {
+                assert_eq!(v.has_type(&t), v.ty() == t, "{v:?} has type {t:?}");
+                assert_eq!(
+                    convertible_value(&v, &t),
+                    convertible(&v.ty(), &t),
+                    "{v:?} converts to {t:?}"
+                );
+                // Where the value is taken as it is, converting it gives it back.
+                if converts_to_itself(&v, &t, None) {
+                    let got = convert_error(&v, &t);
+                    assert_eq!(format!("{got:?}"), format!("{:?}", Ok::<_, ()>(&v)), "{t:?}");
+                }
+            }
+        }
     }
 }

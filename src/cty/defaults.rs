@@ -2,7 +2,7 @@
 //! applied to a value before it is converted. Read from type expressions (`typeexpr`),
 //! applied by the conversion (`convert`), so it stands below both.
 
-use super::{Type, Value};
+use super::{Attrs, Type, Value};
 use std::collections::BTreeMap;
 
 /// The defaults of the optional attributes of a type constraint (`typeexpr.Defaults`):
@@ -54,7 +54,7 @@ impl Defaults {
             Value::Null(_) => v.clone(),
             Value::Tuple(items) => Value::Tuple(self.apply_items(items)),
             Value::List(ety, items) => Value::List(ety.clone(), self.apply_items(items)),
-            Value::Set(ety, items) => Value::set(ety.clone(), self.apply_items(items)),
+            Value::Set(ety, items) => Value::set((**ety).clone(), self.apply_items(items)),
             Value::Object(attrs) => Value::Object(self.apply_attrs(attrs)),
             Value::Map(ety, attrs) => Value::Map(ety.clone(), self.apply_attrs(attrs)),
             _ => v.clone(),
@@ -72,8 +72,8 @@ impl Defaults {
             .collect()
     }
 
-    fn apply_attrs(&self, attrs: &BTreeMap<String, Value>) -> BTreeMap<String, Value> {
-        let mut out: BTreeMap<String, Value> = attrs
+    fn apply_attrs(&self, attrs: &Attrs<Value>) -> Attrs<Value> {
+        let mut out: Attrs<Value> = attrs
             .iter()
             .map(|(k, e)| {
                 let v = match self.child(k) {
@@ -83,14 +83,20 @@ impl Defaults {
                 (k.clone(), v)
             })
             .collect();
+        let mut filled = Vec::new();
         for (k, dv) in &self.values {
             if out.get(k).is_none_or(Value::is_null) {
                 let v = match self.children.get(k) {
                     Some(d) => d.apply(dv),
                     None => dv.clone(),
                 };
-                out.insert(k.clone(), v);
+                filled.push((k.clone(), v));
             }
+        }
+        // Added at once, a default replacing a null (the last of a name wins): one by one,
+        // each moved the entries after it.
+        if !filled.is_empty() {
+            out = out.into_iter().chain(filled).collect();
         }
         out
     }

@@ -5,8 +5,10 @@
 //! allowed" error.
 
 use super::memo::{Memo, memo};
-use super::{Number, Type, Value, convert};
-use override_guard_hcl::ast::{BinaryOp, Expr, ForExpr, Key, Node, Part, Step, UnaryOp};
+use super::{Attrs, Number, Type, Value, convert};
+use override_guard_hcl::ast::{
+    BinaryOp, Expr, ForExpr, ForPart, IfPart, Key, Node, Part, Step, UnaryOp,
+};
 use std::collections::BTreeMap;
 
 /// An evaluation error, with Terraform's summary and detail.
@@ -88,7 +90,10 @@ fn eval(expr: &Expr, bound: &mut Bindings) -> Result<Value, EvalError> {
             Value::Tuple(items.iter().map(|e| eval(e, bound)).collect::<Result<Vec<_>, _>>()?)
         }
         Node::Object(items) => {
-            let mut out = BTreeMap::new();
+            // Collected, then sorted by name once: inserting in the order written into the
+            // sorted list moved the entries after each one (keys written in reverse order
+            // took seconds).
+            let mut out = Vec::with_capacity(items.len());
             for (k, v) in items {
                 let key = match k {
                     // A bare name is a literal key, unless a `for` expression binds it.
@@ -98,10 +103,10 @@ fn eval(expr: &Expr, bound: &mut Bindings) -> Result<Value, EvalError> {
                     },
                     Key::Expr(e) => key_string(&eval(e, bound)?)?,
                 };
-                // The last of two equal keys wins, as in Terraform.
-                out.insert(key, eval(v, bound)?);
+                out.push((key, eval(v, bound)?));
             }
-            Value::Object(out)
+            // The last of two equal keys wins, as in Terraform.
+            Value::Object(out.into_iter().collect::<Attrs<Value>>())
         }
         Node::Parens(e) => eval(e, bound)?,
         Node::Variable(name) => match bound.get(name) {
@@ -113,7 +118,7 @@ fn eval(expr: &Expr, bound: &mut Bindings) -> Result<Value, EvalError> {
             let c = eval(cond, bound)?;
             if as_bool(&c, "condition")? { eval(yes, bound)? } else { eval(no, bound)? }
         }
-        Node::Call { .. } => return Err(error(NO_CALLS.0, NO_CALLS.1)),
+        Node::Call(_) => return Err(error(NO_CALLS.0, NO_CALLS.1)),
         Node::Traversal { source, steps } => {
             let mut v = eval(source, bound)?;
             for s in steps {
@@ -329,7 +334,7 @@ fn for_expr(f: &ForExpr, bound: &mut Bindings) -> Result<Value, EvalError> {
         Some(_) if f.group => {
             Value::Object(groups.into_iter().map(|(k, v)| (k, Value::Tuple(v))).collect())
         }
-        Some(_) => Value::Object(object),
+        Some(_) => Value::Object(object.into_iter().collect()),
     })
 }
 
@@ -366,7 +371,8 @@ fn render(parts: &[Part], bound: &mut Bindings, out: &mut Out) -> Result<(), Eva
                 let v = eval(e, bound)?;
                 out.text.push_str(&interpolate(&v)?);
             }
-            Part::If { cond, yes, no, .. } => {
+            Part::If(d) => {
+                let IfPart { cond, yes, no, .. } = &**d;
                 let c = eval(cond, bound)?;
                 if as_bool(&c, "condition")? {
                     render(yes, bound, out)?;
@@ -374,7 +380,8 @@ fn render(parts: &[Part], bound: &mut Bindings, out: &mut Out) -> Result<(), Eva
                     render(no, bound, out)?;
                 }
             }
-            Part::For { key_var, value_var, collection, body, .. } => {
+            Part::For(d) => {
+                let ForPart { key_var, value_var, collection, body, .. } = &**d;
                 let coll = eval(collection, bound)?;
                 let items = elements(&coll).ok_or_else(|| {
                     error(

@@ -8,8 +8,10 @@
 //!
 //! Each file imports only those after it: `typeexpr` (type expressions, whose optional
 //! defaults it evaluates), `eval` (constant expressions, which convert operands),
-//! `convert` (go-cty's conversion, which applies defaults first), `defaults`.
+//! `convert` (go-cty's conversion, which applies defaults first), `defaults`, `attrs` (the
+//! attributes of objects, which all of them read).
 
+mod attrs;
 mod convert;
 mod defaults;
 mod eval;
@@ -93,15 +95,19 @@ mod memo {
     }
 }
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
+
+pub(crate) use attrs::Attrs;
 
 /// Numbers live with the syntax that reads them (a number literal must parse as one).
 pub(crate) use crate::terraform::number::Number;
-pub(crate) use convert::{convert, convert_error_with_defaults, convert_with_defaults};
+pub(crate) use convert::{
+    convert, convert_error_with_defaults, convert_with_defaults, converts_to_itself,
+};
 pub(crate) use eval::{EvalError, eval_expr, eval_source, eval_valid_source};
 pub(crate) use typeexpr::{
-    DefaultError, TypeError, TypeSpec, check_default, parse_type_source, parse_type_text,
-    type_constraint_source,
+    DefaultError, TypeError, TypeSpec, check_default, default_fits, parse_type_source,
+    parse_type_text, type_constraint_source,
 };
 
 /// A type, or a type constraint (which may contain `Dynamic`, written `any`, and optional
@@ -115,14 +121,26 @@ pub enum Type {
     List(Box<Type>),
     Set(Box<Type>),
     Map(Box<Type>),
-    /// Attribute types by name, and the names of the optional ones.
-    Object(BTreeMap<String, Type>, BTreeSet<String>),
+    /// Attribute types by name, and the names of the optional ones. Boxed, so that a
+    /// type (and a value, which holds its type when it is a null) stays small.
+    Object(Box<ObjectType>),
     Tuple(Vec<Type>),
 }
 
+/// An object type's attributes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObjectType {
+    pub attrs: Attrs<Type>,
+    pub optional: BTreeSet<String>,
+}
+
 impl Type {
-    pub fn object(attrs: BTreeMap<String, Type>) -> Type {
-        Type::Object(attrs, BTreeSet::new())
+    pub fn object(attrs: Attrs<Type>) -> Type {
+        Type::object_with(attrs, BTreeSet::new())
+    }
+
+    pub fn object_with(attrs: Attrs<Type>, optional: BTreeSet<String>) -> Type {
+        Type::Object(Box::new(ObjectType { attrs, optional }))
     }
 
     pub fn is_primitive(&self) -> bool {
@@ -145,7 +163,7 @@ impl Type {
         match self {
             Type::Dynamic => true,
             Type::List(t) | Type::Set(t) | Type::Map(t) => t.has_dynamic(),
-            Type::Object(a, _) => a.values().any(Type::has_dynamic),
+            Type::Object(o) => o.attrs.values().any(Type::has_dynamic),
             Type::Tuple(t) => t.iter().any(Type::has_dynamic),
             _ => false,
         }
@@ -157,9 +175,9 @@ impl Type {
             Type::List(t) => Type::List(Box::new(t.without_optional())),
             Type::Set(t) => Type::Set(Box::new(t.without_optional())),
             Type::Map(t) => Type::Map(Box::new(t.without_optional())),
-            Type::Object(a, _) => {
-                Type::object(a.iter().map(|(k, t)| (k.clone(), t.without_optional())).collect())
-            }
+            Type::Object(o) => Type::object(
+                o.attrs.iter().map(|(k, t)| (k.clone(), t.without_optional())).collect(),
+            ),
             Type::Tuple(t) => Type::Tuple(t.iter().map(Type::without_optional).collect()),
             t => t.clone(),
         }
@@ -198,11 +216,12 @@ impl Type {
             Type::List(t) => format!("list({})", t.to_hcl()),
             Type::Set(t) => format!("set({})", t.to_hcl()),
             Type::Map(t) => format!("map({})", t.to_hcl()),
-            Type::Object(a, opt) => {
-                let attrs: Vec<String> = a
+            Type::Object(o) => {
+                let attrs: Vec<String> = o
+                    .attrs
                     .iter()
                     .map(|(k, t)| {
-                        if opt.contains(k) {
+                        if o.optional.contains(k) {
                             format!("{k} = optional({})", t.to_hcl())
                         } else {
                             format!("{k} = {}", t.to_hcl())
@@ -230,13 +249,13 @@ impl Type {
             Type::List(t) => json!(["list", t.to_json()]),
             Type::Set(t) => json!(["set", t.to_json()]),
             Type::Map(t) => json!(["map", t.to_json()]),
-            Type::Object(a, opt) => {
+            Type::Object(o) => {
                 let attrs: serde_json::Map<String, serde_json::Value> =
-                    a.iter().map(|(k, t)| (k.clone(), t.to_json())).collect();
-                if opt.is_empty() {
+                    o.attrs.iter().map(|(k, t)| (k.clone(), t.to_json())).collect();
+                if o.optional.is_empty() {
                     json!(["object", attrs])
                 } else {
-                    json!(["object", attrs, opt.iter().collect::<Vec<_>>()])
+                    json!(["object", attrs, o.optional.iter().collect::<Vec<_>>()])
                 }
             }
             Type::Tuple(t) => json!(["tuple", t.iter().map(Type::to_json).collect::<Vec<_>>()]),
@@ -244,7 +263,8 @@ impl Type {
     }
 }
 
-/// A known value with its type.
+/// A known value with its type. Forty bytes: a variables file holds one for every value
+/// in it (the element types of collections are boxed, objects are sorted lists).
 #[derive(Clone, Debug)]
 pub enum Value {
     /// A null of a type (`Dynamic` for a bare `null`).
@@ -253,12 +273,12 @@ pub enum Value {
     Number(Number),
     String(String),
     /// Element type and elements.
-    List(Type, Vec<Value>),
+    List(Box<Type>, Vec<Value>),
     /// Element type and elements, without duplicates, in go-cty's set order.
-    Set(Type, Vec<Value>),
-    Map(Type, BTreeMap<String, Value>),
+    Set(Box<Type>, Vec<Value>),
+    Map(Box<Type>, Attrs<Value>),
     Tuple(Vec<Value>),
-    Object(BTreeMap<String, Value>),
+    Object(Attrs<Value>),
 }
 
 impl Value {
@@ -268,9 +288,9 @@ impl Value {
             Value::Bool(_) => Type::Bool,
             Value::Number(_) => Type::Number,
             Value::String(_) => Type::String,
-            Value::List(t, _) => Type::List(Box::new(t.clone())),
-            Value::Set(t, _) => Type::Set(Box::new(t.clone())),
-            Value::Map(t, _) => Type::Map(Box::new(t.clone())),
+            Value::List(t, _) => Type::List(t.clone()),
+            Value::Set(t, _) => Type::Set(t.clone()),
+            Value::Map(t, _) => Type::Map(t.clone()),
             Value::Tuple(v) => Type::Tuple(v.iter().map(Value::ty).collect()),
             Value::Object(a) => Type::object(a.iter().map(|(k, v)| (k.clone(), v.ty())).collect()),
         }
@@ -278,6 +298,28 @@ impl Value {
 
     pub fn is_null(&self) -> bool {
         matches!(self, Value::Null(_))
+    }
+
+    /// `self.ty() == *t`, without building the type (which is as large as the value).
+    pub fn has_type(&self, t: &Type) -> bool {
+        match (self, t) {
+            (Value::Null(nt), t) => nt == t,
+            (Value::Bool(_), Type::Bool)
+            | (Value::Number(_), Type::Number)
+            | (Value::String(_), Type::String) => true,
+            (Value::List(e, _), Type::List(w))
+            | (Value::Set(e, _), Type::Set(w))
+            | (Value::Map(e, _), Type::Map(w)) => e == w,
+            (Value::Tuple(items), Type::Tuple(w)) => {
+                items.len() == w.len() && items.iter().zip(w).all(|(v, t)| v.has_type(t))
+            }
+            (Value::Object(attrs), Type::Object(o)) => {
+                o.optional.is_empty()
+                    && attrs.len() == o.attrs.len()
+                    && attrs.iter().zip(&o.attrs).all(|((k, v), (n, t))| k == n && v.has_type(t))
+            }
+            _ => false,
+        }
     }
 
     /// go-cty's `Equals` on known values: same type and same content (numbers by value).
@@ -311,7 +353,7 @@ impl Value {
             }
         }
         out.sort_by(set_order);
-        Value::Set(ety, out)
+        Value::Set(Box::new(ety), out)
     }
 
     /// The value as Terraform writes it in JSON (`terraform show -json`): numbers in plain
@@ -413,7 +455,7 @@ impl Value {
     }
 }
 
-fn attrs_equal(a: &BTreeMap<String, Value>, b: &BTreeMap<String, Value>) -> bool {
+fn attrs_equal(a: &Attrs<Value>, b: &Attrs<Value>) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|((ka, va), (kb, vb))| ka == kb && va.equals(vb))
 }
 
@@ -473,7 +515,7 @@ mod tests {
         let v =
             Value::set(Type::String, vec![s("b"), s("B"), s("é"), s("a"), s("10"), s("9"), s("a")]);
         assert_eq!(v.to_json().to_string(), r#"["10","9","B","a","b","é"]"#);
-        let l = |x: &[&str]| Value::List(Type::String, x.iter().map(|e| s(e)).collect());
+        let l = |x: &[&str]| Value::List(Box::new(Type::String), x.iter().map(|e| s(e)).collect());
         let v = Value::set(
             Type::List(Box::new(Type::String)),
             vec![l(&["b"]), l(&["a", "z"]), l(&["a"])],
@@ -483,7 +525,7 @@ mod tests {
 
     #[test]
     fn types_print_in_cty_json() {
-        let t = Type::Object(
+        let t = Type::object_with(
             [("a".to_string(), Type::String), ("b".to_string(), Type::Number)].into(),
             ["b".to_string()].into(),
         );

@@ -175,9 +175,10 @@ fn get_type(expr: &Expr) -> Result<(Type, Option<Defaults>), TypeError> {
             )),
         };
     }
-    let Node::Call { name, args, .. } = &expr.node else {
+    let Node::Call(call) = &expr.node else {
         return Err(err(INVALID, EITHER));
     };
+    let (name, args) = (&call.name, &call.args);
     if name.contains("::") {
         return Err(err(INVALID, EITHER));
     }
@@ -288,9 +289,10 @@ fn object_type(args: &[&Expr]) -> Result<(Type, Option<Defaults>), TypeError> {
         }
         let mut aexpr = unparen(value);
         let mut default = None;
-        if let Node::Call { name: fname, args: cargs, .. } = &aexpr.node
-            && fname == "optional"
+        if let Node::Call(call) = &aexpr.node
+            && call.name == "optional"
         {
+            let cargs = &call.args;
             let oargs: Vec<&Expr> = cargs.iter().collect();
             match oargs.as_slice() {
                 [] => {
@@ -329,7 +331,7 @@ fn object_type(args: &[&Expr]) -> Result<(Type, Option<Defaults>), TypeError> {
         }
         attrs.insert(name, aty);
     }
-    let ty = Type::Object(attrs, optional);
+    let ty = Type::object_with(attrs.into_iter().collect(), optional);
     let defaults = (!values.is_empty() || !children.is_empty()).then(|| Defaults {
         ty: ty.clone(),
         values,
@@ -361,6 +363,18 @@ pub(crate) fn check_default(
         return Err(DefaultError::Null);
     }
     Ok(v)
+}
+
+/// [`check_default`] without the converted value: none is made where the conversion would
+/// copy the value as it is (a default of `any` type as large as a file).
+pub(crate) fn default_fits(spec: &TypeSpec, v: &Value, nullable: bool) -> Result<(), DefaultError> {
+    if super::converts_to_itself(v, &spec.ty, spec.defaults.as_ref()) {
+        return match !nullable && v.is_null() {
+            true => Err(DefaultError::Null),
+            false => Ok(()),
+        };
+    }
+    check_default(spec, v, nullable).map(|_| ())
 }
 
 #[cfg(test)]

@@ -433,7 +433,7 @@ pub(super) fn same_configuration(m: &Module, texts: &[(FileId, String)]) -> Resu
     // file's `"//"` property or `terraform fmt`'s rewrites, is loaded again and compared.
     let code_unchanged = texts.iter().all(|(id, t)| {
         let src = m.files.get(*id);
-        src.syntax == Syntax::Hcl && override_guard_hcl::scan::same_code(&src.text, t)
+        src.syntax == Syntax::Hcl && override_guard_hcl::code::same_code(&src.text, t)
     });
     if code_unchanged {
         return Ok(());

@@ -66,7 +66,7 @@ pub fn keep_canonical(
 
 /// [`keep_canonical`], and whether the text it gives reads as the same code as the
 /// original (only comments and blank lines differ; see
-/// [`override_guard_hcl::scan::same_code`]): one scan of the original serves both.
+/// [`override_guard_hcl::code::same_code`]): one scan of the original serves both.
 pub(crate) fn keep_canonical_proven(
     m: &crate::merge::Module,
     file: crate::terraform::FileId,
@@ -96,7 +96,9 @@ fn canonical(
         false if fmt::is_formatted(&original.text) => fmt::Standing::Canonical,
         false => fmt::Standing::Changed,
     };
-    let proven = |text: &str| prove && scan::same_code_scanned(&original.text, &tokens, text);
+    let proven = |text: &str| {
+        prove && override_guard_hcl::code::same_code_scanned(&original.text, &tokens, text)
+    };
     match standing {
         fmt::Standing::Changed => {
             let same = proven(&edited);

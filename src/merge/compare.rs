@@ -169,11 +169,11 @@ fn same_expr(a: &Expr, b: &Expr) -> bool {
     }
     match (&a.kind, &b.kind) {
         (ExprKind::Tuple(x), ExprKind::Tuple(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_expr(x, y))
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(x, y)| same_expr(x, y))
         }
         (ExprKind::Object(x), ExprKind::Object(y)) => {
             x.len() == y.len()
-                && x.iter().zip(y).all(|((kx, vx), (ky, vy))| {
+                && x.iter().zip(y.iter()).all(|((kx, vx), (ky, vy))| {
                     let keys = match (kx, ky) {
                         (ObjKey::Name(p), ObjKey::Name(q)) => p == q,
                         (ObjKey::Expr(p), ObjKey::Expr(q)) => same_expr(p, q),

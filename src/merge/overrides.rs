@@ -102,7 +102,7 @@ fn ignore(m: &mut Module, span: crate::terraform::Span, what: &str) {
 /// does not judge them again.
 fn rejected_variables(st: &mut State, f: &ParsedFile) {
     for o in f.body.blocks_of("variable") {
-        if !variables::variable_errors(o, true).is_empty() {
+        if !variables::variable_errors(o, true, variables::parsed_cleanly(f)).is_empty() {
             st.rejected_variables.insert(o.def_span);
         }
     }

@@ -79,6 +79,9 @@ fn required_providers_blocks(f: &ParsedFile, engine: Engine) -> impl Iterator<It
 
 /// Appends one primary file (spec §3).
 pub(super) fn append_file(m: &mut Module, st: &mut State, f: &ParsedFile) {
+    // Room for the file's blocks at once: a list grown by doubling holds up to twice its
+    // blocks, and both the old and the new list while it grows.
+    m.blocks.reserve(f.body.items.len());
     // What the file's decoding rejected (`decode`) is left out here.
     for b in f.body.blocks() {
         append_block(m, st, b);
@@ -94,6 +97,8 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
     match b.kind.as_str() {
         "terraform" => append_terraform(m, st, b),
         "locals" => {
+            m.locals.reserve(b.body.items.len());
+            st.locals.reserve(b.body.items.len());
             for a in b.body.attrs() {
                 if let Some(&i) = st.locals.get(&a.name) {
                     let prev = m.locals[i].span;

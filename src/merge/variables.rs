@@ -5,7 +5,7 @@
 use super::Module;
 use crate::cty::{self, DefaultError, TypeSpec, Value};
 use crate::diag::Diagnostic;
-use crate::terraform::{Attr, Block, Expr};
+use crate::terraform::{Attr, Block, Expr, FileId, ParsedFile};
 
 /// The parsed `type` argument of a variable. In JSON syntax the type is the content of a
 /// string, where quotes are no legacy form.
@@ -21,13 +21,87 @@ pub(crate) fn type_spec(a: &Attr) -> Result<TypeSpec, cty::TypeError> {
 
 /// The value of a constant expression (a default, a tfvars value).
 pub(crate) fn value_of(e: &Expr) -> Result<Value, cty::EvalError> {
+    if e.source.is_none()
+        && let Some(v) = literal_value(e)
+    {
+        return Ok(v);
+    }
     cty::eval_source(&source_of(e))
+}
+
+/// [`value_of`] of an expression of a file that has no syntax error (a variables file is
+/// read only then; see [`parsed_cleanly`]): an expression of literals has the value read
+/// off the model.
+pub(crate) fn clean_value_of(e: &Expr) -> Result<Value, cty::EvalError> {
+    match literal_value(e) {
+        Some(v) => Ok(v),
+        None => value_of(e),
+    }
+}
+
+/// Whether a file was read and parsed without an error: its expressions then parse again
+/// as they parsed in it.
+pub(crate) fn parsed_cleanly(f: &ParsedFile) -> bool {
+    !f.diagnostics.iter().any(Diagnostic::is_error)
+}
+
+/// Whether the module's file `file` was read without an error ([`parsed_cleanly`]).
+pub(crate) fn clean_in(m: &Module, file: FileId) -> bool {
+    m.parsed.iter().any(|f| f.file == file && parsed_cleanly(f))
 }
 
 /// The value of a constant expression, when it has no syntax error (one that has was
 /// reported when its file was read): one parse where [`parses`] then [`value_of`] take two.
 pub(crate) fn parsed_value(e: &Expr) -> Option<Result<Value, cty::EvalError>> {
+    if e.source.is_none()
+        && let Some(v) = literal_value(e)
+    {
+        return Some(Ok(v));
+    }
     cty::eval_valid_source(&source_of(e))
+}
+
+/// The value of an expression made of literals alone (null, bools, numbers, strings with
+/// no template sequence, and tuples and objects of them with names for keys), read off the
+/// model: what evaluating its source gives, without parsing that source again (its syntax
+/// tree, and a copy of its text, held a variables file three times over). `None` for any
+/// other expression. Only for an expression whose source has no syntax error: one read
+/// from JSON, or from a file without any (a syntax error leaves what the parser recovered
+/// in the model, where parsing the source again reports the error).
+pub(crate) fn literal_value(e: &Expr) -> Option<Value> {
+    use crate::terraform::{ExprKind, ObjKey, TplPart};
+    Some(match &e.kind {
+        ExprKind::Null => Value::Null(cty::Type::Dynamic),
+        ExprKind::Bool(b) => Value::Bool(*b),
+        // A negative number is an operator on a number in the source.
+        ExprKind::Number(n) => Value::Number(match n.strip_prefix('-') {
+            Some(p) => cty::Number::parse(p)?.neg(),
+            None => cty::Number::parse(n)?,
+        }),
+        ExprKind::Template(parts) => {
+            let mut s = String::new();
+            for p in parts {
+                match p {
+                    TplPart::Lit(l) => s.push_str(l),
+                    TplPart::Code(_) => return None,
+                }
+            }
+            Value::String(s)
+        }
+        ExprKind::Tuple(items) => {
+            Value::Tuple(items.iter().map(literal_value).collect::<Option<_>>()?)
+        }
+        ExprKind::Object(entries) => {
+            let mut out = Vec::with_capacity(entries.len());
+            for (k, v) in entries.iter() {
+                let ObjKey::Name(name) = k else { return None };
+                out.push((name.clone(), literal_value(v)?));
+            }
+            // Sorted once, the last of a name given twice winning.
+            Value::Object(out.into_iter().collect())
+        }
+        ExprKind::Raw(_) => return None,
+    })
 }
 
 /// Whether an expression is free of syntax errors (one that is not was reported when its
@@ -75,7 +149,7 @@ fn incompatible(detail_prefix: &str, err: &str) -> String {
 /// type, a default that is no constant, a default that does not fit the type, a null
 /// default of a non-nullable variable (primary blocks; an override's null is judged after
 /// the merge).
-pub(super) fn variable_errors(b: &Block, is_override: bool) -> Vec<Diagnostic> {
+pub(super) fn variable_errors(b: &Block, is_override: bool, clean: bool) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let spec = match b.attr("type").map(|a| (a, type_spec(a))) {
         Some((a, Err(e))) => {
@@ -89,14 +163,17 @@ pub(super) fn variable_errors(b: &Block, is_override: bool) -> Vec<Diagnostic> {
     // A default with a syntax error was reported as such; Terraform's value of it is
     // unknown, which no check rejects.
     if let Some(d) = b.attr("default")
-        && let Some(value) = parsed_value(&d.expr)
+        && let Some(value) = match clean {
+            true => literal_value(&d.expr).map(Ok).or_else(|| parsed_value(&d.expr)),
+            false => parsed_value(&d.expr),
+        }
     {
         match value {
             Err(e) => out.push(Diagnostic::error(e.summary, e.detail, d.expr.span)),
             Ok(v) => {
                 let null_ok = is_override || nullable(b);
                 if let Some(spec) = &spec {
-                    match cty::check_default(spec, &v, null_ok) {
+                    match cty::default_fits(spec, &v, null_ok) {
                         Err(DefaultError::Convert(e)) => out.push(Diagnostic::error(
                             "Invalid default value for variable",
                             incompatible(
@@ -183,5 +260,68 @@ pub(super) fn check_variable(m: &mut Module, merged: &Block, o: &Block, base: &B
             "A null default value is not valid when nullable=false.",
             o.decl_span(&m.files),
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terraform::{FileClass, SourceText, Syntax};
+
+    /// Values of literals, native and JSON, and expressions that are none.
+    const NATIVE: &str = r#"
+a = [0, -0, 1.5, -1.50e2, 12345678901234567890123, 0.000001, 1E5, 1e100000, - 2, (3), ((-4))]
+b = ["", "x", "a\"b\\n\u00e9\t", "$${x} %%{y}", "$", "%", <<EOT
+  heredoc $${no} %%{x}
+EOT
+, <<-EOT
+    indented
+      more
+    EOT
+]
+c = { a = 1, "a b" = 2, ("k") = 3, a = 4, "" = {}, for = [], x = { y = [true, false, null] } }
+d = "x${1}"
+e = { (var.k) = 1 }
+g = var.x
+h = { "${"k"}" = 1 }
+"#;
+
+    const JSON: &str = r#"{"variable": {
+  "a": {"default": [0, -0, 1.5, -1.50e2, 12345678901234567890123, 1E5, 1.0e-5, 1e100000, 1e100001]},
+  "b": {"default": ["", "x", "a\"b\\n\u00e9\t", "${x}", "$${x}", "%{y}", "%%{y}", "\u0001\u001f\u007f", "\ud834\udd1e", "}"]},
+  "c": {"default": {"a": 1, "a b": 2, "a": 4, "": {}, "${k}": 3, "x": {"y": [true, false, null]}}},
+  "d": {"default": null},
+  "e": {"default": {}}
+}}"#;
+
+    fn same(e: &Expr) {
+        let old = cty::eval_source(&source_of(e));
+        if let Some(v) = literal_value(e) {
+            assert_eq!(format!("{:?}", Ok::<_, cty::EvalError>(v)), format!("{old:?}"), "{e:?}");
+        }
+    }
+
+    #[test]
+    fn literals_read_off_the_model_are_what_parsing_them_again_gives() {
+        let (f, d) = crate::terraform::hcl::parse(0, NATIVE);
+        assert!(d.is_empty(), "{d:?}");
+        let mut literal = 0;
+        for a in f.body.attrs() {
+            same(&a.expr);
+            literal += usize::from(literal_value(&a.expr).is_some());
+        }
+        // `a`, `b`, `c`; the rest is no literal.
+        assert_eq!(literal, 3);
+        let src =
+            SourceText::new("m.tf.json".into(), FileClass::Primary, Syntax::Json, JSON.into());
+        let (f, d) = crate::terraform::json::parse(0, &src).expect("parses");
+        assert!(d.is_empty(), "{d:?}");
+        let mut count = 0;
+        for b in f.body.blocks() {
+            let d = b.attr("default").expect("default");
+            same(&d.expr);
+            count += usize::from(literal_value(&d.expr).is_some());
+        }
+        assert_eq!(count, 4, "all but `a`, whose last number is too large");
     }
 }

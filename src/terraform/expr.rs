@@ -101,10 +101,22 @@ pub enum ExprKind {
     Number(String),
     /// A quoted string or heredoc: literal text and `${…}` / `%{…}` sequences.
     Template(Vec<TplPart>),
-    Tuple(Vec<Expr>),
-    Object(Vec<(ObjKey, Expr)>),
+    /// Shared, as a body's items are: a merged module holds the values of the files it
+    /// was merged from, and copied a literal of a million elements whole for every local.
+    Tuple(Arc<Vec<Expr>>),
+    Object(Arc<Vec<(ObjKey, Expr)>>),
     /// Any other expression (reference, call, operator, conditional, `for`), as HCL source.
     Raw(Src),
+}
+
+impl ExprKind {
+    pub fn tuple(items: Vec<Expr>) -> Self {
+        ExprKind::Tuple(Arc::new(items))
+    }
+
+    pub fn object(entries: Vec<(ObjKey, Expr)>) -> Self {
+        ExprKind::Object(Arc::new(entries))
+    }
 }
 
 /// A piece of a template.
@@ -120,7 +132,8 @@ pub enum TplPart {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ObjKey {
     Name(String),
-    Expr(Expr),
+    /// Boxed: most keys are names, and an entry was as large as two expressions.
+    Expr(Box<Expr>),
 }
 
 impl Expr {
@@ -204,7 +217,7 @@ impl Expr {
             ExprKind::Tuple(items) => J::Array(items.iter().map(Expr::to_json).collect()),
             ExprKind::Object(entries) => {
                 let mut map = serde_json::Map::new();
-                for (k, v) in entries {
+                for (k, v) in entries.iter() {
                     let key = match k {
                         ObjKey::Name(n) => escape_template_literal(n),
                         ObjKey::Expr(e) => match &e.kind {
@@ -230,7 +243,7 @@ impl Expr {
             ExprKind::Tuple(items) => J::Array(items.iter().map(Expr::to_json_literal).collect()),
             ExprKind::Object(entries) => {
                 let mut map = serde_json::Map::new();
-                for (k, v) in entries {
+                for (k, v) in entries.iter() {
                     let key = match k {
                         ObjKey::Name(n) => n.clone(),
                         ObjKey::Expr(e) => match e.as_str() {
@@ -257,7 +270,7 @@ impl Expr {
             ExprKind::Tuple(items) => J::Array(items.iter().map(Expr::to_json_reference).collect()),
             ExprKind::Object(entries) => {
                 let mut map = serde_json::Map::new();
-                for (k, v) in entries {
+                for (k, v) in entries.iter() {
                     let key = match k {
                         ObjKey::Name(n) => n.clone(),
                         ObjKey::Expr(e) => e.to_hcl(),

@@ -38,11 +38,14 @@ pub fn parse_bytes(
     bytes: &[u8],
     text: &Arc<str>,
 ) -> (ParsedFile, Vec<Diagnostic>) {
-    let tokens = scan::scan(bytes, Mode::Normal);
-    let (body, errors) = override_guard_hcl::parse::parse_tokens(text, &tokens);
+    let tokens = scan::scan_tokens(bytes, Mode::Normal);
+    let (body, errors) = override_guard_hcl::parse::parse_scanned(text, &tokens);
+    // The tokens, the syntax tree and the model are each several times the text: the
+    // tokens go before the model is built, and the tree goes as the model is built from it.
+    drop(tokens);
     let diags = errors.into_iter().map(|e| diagnostic(file, path, e)).collect();
     let cx = Lowering { file, text };
-    (ParsedFile { file, body: cx.body(&body), ..Default::default() }, diags)
+    (ParsedFile { file, body: cx.body(body), ..Default::default() }, diags)
 }
 
 /// The text of bytes that are not all valid UTF-8, at the same offsets: each byte of a
@@ -68,8 +71,9 @@ pub fn diagnostic(file: FileId, path: &str, e: override_guard_hcl::SyntaxError) 
 /// Where the comments of a native-syntax file are (`#`, `//` and `/* */`, as the scanner
 /// finds them: never inside a string or a heredoc), as byte ranges.
 pub fn comments(text: &str) -> Vec<(usize, usize)> {
-    scan::scan(text.as_bytes(), Mode::Normal)
-        .into_iter()
+    scan::scan_tokens(text.as_bytes(), Mode::Normal)
+        .as_slice()
+        .iter()
         .filter(|t| t.kind == Kind::Comment)
         .map(|t| (t.start, t.end))
         .collect()
@@ -93,10 +97,10 @@ impl Lowering<'_> {
         self.text.get(r.clone()).unwrap_or("").to_string()
     }
 
-    fn body(&self, body: &ast::Body) -> Body {
+    fn body(&self, body: ast::Body) -> Body {
         let items = body
             .items
-            .iter()
+            .into_iter()
             .map(|i| match i {
                 ast::Item::Attr(a) => Item::Attr(self.attr(a)),
                 ast::Item::Block(b) => Item::Block(self.block(b)),
@@ -105,71 +109,78 @@ impl Lowering<'_> {
         Body::new(items)
     }
 
-    fn attr(&self, a: &ast::Attribute) -> Attr {
+    fn attr(&self, a: ast::Attribute) -> Attr {
         Attr {
-            name: a.name.clone(),
+            name: a.name,
             name_span: self.span(&a.name_range),
-            expr: self.expr(&a.expr),
+            expr: self.expr(a.expr),
             span: self.span(&a.range),
             displaced: Vec::new(),
         }
     }
 
-    fn block(&self, b: &ast::Block) -> Block {
+    fn block(&self, b: ast::Block) -> Block {
         let end = b.labels.last().map_or(b.kind_range.end, |(_, r)| r.end);
+        let label_spans = b.labels.iter().map(|(_, r)| self.span(r)).collect();
         Block {
-            kind: b.kind.clone(),
-            labels: b.labels.iter().map(|(l, _)| l.clone()).collect(),
             def_span: self.span(&(b.kind_range.start..end)),
             type_span: self.span(&b.kind_range),
-            label_spans: b.labels.iter().map(|(_, r)| self.span(r)).collect(),
+            kind: b.kind,
+            labels: b.labels.into_iter().map(|(l, _)| l).collect(),
+            label_spans,
             open_span: self.span(&b.open_brace),
             span: self.span(&b.range),
-            body: self.body(&b.body),
+            body: self.body(b.body),
             displaced: Vec::new(),
         }
     }
 
     /// An expression in the model: literals, templates, tuples and objects decoded;
     /// anything else kept as its source. Parentheses are transparent to the value (as
-    /// Terraform unwraps them) but kept in the source, which is what is printed.
-    fn expr(&self, e: &ast::Expr) -> Expr {
-        let mut inner = e;
-        while let ast::Node::Parens(x) = &inner.node {
-            inner = x;
+    /// Terraform unwraps them) but kept in the source, which is what is printed. The
+    /// syntax tree is taken apart as it is read, so that it is freed while the model grows.
+    fn expr(&self, mut e: ast::Expr) -> Expr {
+        let outer = e.range.clone();
+        let (mut node, mut inner) =
+            (std::mem::replace(&mut e.node, ast::Node::Null), outer.clone());
+        while let ast::Node::Parens(mut x) = node {
+            inner = x.range.clone();
+            node = std::mem::replace(&mut x.node, ast::Node::Null);
         }
-        let kind = match &inner.node {
+        let kind = match node {
             ast::Node::Null => ExprKind::Null,
-            ast::Node::Bool(b) => ExprKind::Bool(*b),
-            ast::Node::Number(n) => ExprKind::Number(n.clone()),
+            ast::Node::Bool(b) => ExprKind::Bool(b),
+            ast::Node::Number(n) => ExprKind::Number(n),
             // A negative number is an operator on a number in HCL, but a number in value.
             ast::Node::Unary { op: ast::UnaryOp::Neg, operand }
                 if matches!(&operand.node, ast::Node::Number(_)) =>
             {
                 match &operand.node {
                     ast::Node::Number(n) => ExprKind::Number(format!("-{n}")),
-                    _ => ExprKind::Raw(self.src(&inner.range)),
+                    _ => ExprKind::Raw(self.src(&inner)),
                 }
             }
             ast::Node::Template { parts, .. } => ExprKind::Template(self.template(parts)),
             ast::Node::Tuple(items) => {
-                ExprKind::Tuple(items.iter().map(|x| self.expr(x)).collect())
+                ExprKind::tuple(items.into_iter().map(|x| self.expr(x)).collect())
             }
-            ast::Node::Object(items) => ExprKind::Object(
+            ast::Node::Object(items) => ExprKind::object(
                 items
-                    .iter()
+                    .into_iter()
                     .map(|(k, v)| {
                         let key = match k {
-                            ast::Key::Name(n, _) => ObjKey::Name(n.clone()),
-                            ast::Key::Expr(x) => {
+                            ast::Key::Name(n, _) => ObjKey::Name(n),
+                            ast::Key::Expr(mut x) => {
                                 // Parentheses around a key only mark it as an expression.
-                                let x = match &x.node {
-                                    ast::Node::Parens(inner) => &**inner,
-                                    _ => x,
-                                };
+                                if let ast::Node::Parens(inner) = &mut x.node {
+                                    x = std::mem::replace(
+                                        &mut **inner,
+                                        ast::Expr { node: ast::Node::Null, range: 0..0 },
+                                    );
+                                }
                                 match x.as_literal_str() {
                                     Some(s) => ObjKey::Name(s),
-                                    None => ObjKey::Expr(self.expr(x)),
+                                    None => ObjKey::Expr(Box::new(self.expr(x))),
                                 }
                             }
                         };
@@ -177,9 +188,9 @@ impl Lowering<'_> {
                     })
                     .collect(),
             ),
-            _ => ExprKind::Raw(self.src(&inner.range)),
+            _ => ExprKind::Raw(self.src(&inner)),
         };
-        Expr { kind, span: self.span(&e.range), source: Some(self.src(&e.range)) }
+        Expr { kind, span: self.span(&outer), source: Some(self.src(&outer)) }
     }
 
     /// A template's parts: literal text (escapes resolved, `<<-` indentation and strip
@@ -187,18 +198,20 @@ impl Lowering<'_> {
     /// without delimiters spells it, rebuilt from its parts: the same text whether it was
     /// written in a quoted string (with backslash escapes), a heredoc (indented, with
     /// strip markers) or JSON, so that JSON syntax reads it back as the same value.
-    fn template(&self, parts: &[ast::Part]) -> Vec<TplPart> {
-        let mut out: Vec<TplPart> = Vec::new();
+    fn template(&self, parts: Vec<ast::Part>) -> Vec<TplPart> {
+        // As many as there are parts at most (a string literal: one), not the room for four
+        // that pushing onto an empty list makes.
+        let mut out: Vec<TplPart> = Vec::with_capacity(parts.len());
         for p in parts {
             match p {
                 ast::Part::Lit(s, _) => match out.last_mut() {
-                    Some(TplPart::Lit(prev)) => prev.push_str(s),
-                    _ => out.push(TplPart::Lit(s.clone())),
+                    Some(TplPart::Lit(prev)) => prev.push_str(&s),
+                    _ => out.push(TplPart::Lit(s)),
                 },
-                ast::Part::Interp(e, r) => out.push(TplPart::Code(self.interp(e, r))),
+                ast::Part::Interp(e, r) => out.push(TplPart::Code(self.interp(&e, &r))),
                 directive => {
                     let mut code = String::new();
-                    self.directive(directive, &mut code);
+                    self.directive(&directive, &mut code);
                     out.push(TplPart::Code(code));
                 }
             }
@@ -222,7 +235,8 @@ impl Lowering<'_> {
         match p {
             ast::Part::Lit(s, _) => out.push_str(&super::expr::escape_template_literal(s)),
             ast::Part::Interp(e, r) => out.push_str(&self.interp(e, r)),
-            ast::Part::If { cond, yes, no, .. } => {
+            ast::Part::If(d) => {
+                let ast::IfPart { cond, yes, no, .. } = &**d;
                 out.push_str(&format!("%{{if {}}}", self.code(&cond.range)));
                 yes.iter().for_each(|p| self.directive(p, out));
                 if !no.is_empty() {
@@ -231,7 +245,8 @@ impl Lowering<'_> {
                 }
                 out.push_str("%{endif}");
             }
-            ast::Part::For { key_var, value_var, collection, body, .. } => {
+            ast::Part::For(d) => {
+                let ast::ForPart { key_var, value_var, collection, body, .. } = &**d;
                 let vars = match key_var {
                     Some(k) => format!("{k}, {value_var}"),
                     None => value_var.clone(),
@@ -250,8 +265,9 @@ pub fn json_template(text: &str) -> (Vec<TplPart>, Vec<override_guard_hcl::Synta
     let (e, errors) = override_guard_hcl::parse_template(text);
     let shared = Arc::from(text);
     let cx = Lowering { file: 0, text: &shared };
-    let parts = match &e.node {
-        ast::Node::Template { parts, .. } => cx.template(parts),
+    let mut e = e;
+    let parts = match &mut e.node {
+        ast::Node::Template { parts, .. } => cx.template(std::mem::take(parts)),
         _ => vec![TplPart::Lit(text.to_string())],
     };
     (parts, errors)

@@ -13,7 +13,8 @@ pub enum Number {
     Finite {
         neg: bool,
         /// Decimal digits, most significant first; no leading or trailing zeros (zero is empty).
-        digits: Vec<u8>,
+        /// Boxed, not a `Vec`: a number is then 32 bytes, and every value as small as it.
+        digits: Box<[u8]>,
         exp: i64,
     },
     Inf {
@@ -31,7 +32,7 @@ impl Number {
     }
 
     pub fn zero() -> Number {
-        Number::Finite { neg: false, digits: Vec::new(), exp: 0 }
+        Number::Finite { neg: false, digits: Box::default(), exp: 0 }
     }
 
     fn finite(neg: bool, mut digits: Vec<u8>, mut exp: i64) -> Number {
@@ -44,7 +45,7 @@ impl Number {
         if digits.is_empty() {
             exp = 0;
         }
-        Number::Finite { neg, digits, exp }
+        Number::Finite { neg, digits: digits.into_boxed_slice(), exp }
     }
 
     /// Parses a number as go's `big.ParseFloat(s, 10, …)` does (the HCL crate's reading

@@ -93,7 +93,7 @@ fn comment_lines_need_only_the_layout() {
                     }
                     // Inside a heredoc or a multi-line string the "comment" is text:
                     // such an edit is not one `fix` makes.
-                    if !override_guard_hcl::scan::same_code(t, &edited) {
+                    if !override_guard_hcl::code::same_code(t, &edited) {
                         continue;
                     }
                     assert_eq!(Some(lay_out(&edited)), format(&edited), "{}", p.display());

@@ -256,7 +256,7 @@ fn mine(m: &Module) -> Value {
             let (mut source, mut version) = (String::new(), Value::Null);
             match &a.expr.kind {
                 ExprKind::Object(entries) => {
-                    for (k, v) in entries {
+                    for (k, v) in entries.iter() {
                         match k {
                             override_guard::terraform::ObjKey::Name(n) if n == "source" => {
                                 source = v.as_str().unwrap_or_default()

@@ -26,6 +26,8 @@ mod precommit;
 mod rego;
 mod release;
 mod scanners;
+#[path = "../shapes.rs"]
+mod shapes;
 #[path = "../texts.rs"]
 mod texts;
 mod toml_editors;
@@ -136,6 +138,11 @@ const TESTS: &[(&str, Need, fn())] = &[
         "big/many_unclosed_openers_are_read_in_linear_time",
         Need::Slow,
         big::many_unclosed_openers_are_read_in_linear_time,
+    ),
+    (
+        "big/hostile_shapes_at_tens_of_megabytes_stay_within_their_multiples",
+        Need::Slow,
+        big::hostile_shapes_at_tens_of_megabytes_stay_within_their_multiples,
     ),
     (
         "editor/neovim_shows_diagnostics_hover_and_hints_and_applies_the_comment_action",

@@ -62,13 +62,9 @@ pub enum Node {
     Parens(Box<Expr>),
     /// A bare name: a variable, or a `for` expression's symbol.
     Variable(String),
-    /// `name(args)`, `...` after the last one expanding it.
-    Call {
-        name: String,
-        name_range: Range,
-        args: Vec<Expr>,
-        expand: bool,
-    },
+    /// `name(args)`, `...` after the last one expanding it. Boxed: a call is the largest
+    /// node, and every node (a number in a list of a million) is as large as the largest.
+    Call(Box<Call>),
     /// `source.a[0]["k"].b`: steps taken one after the other.
     Traversal {
         source: Box<Expr>,
@@ -99,6 +95,15 @@ pub enum Node {
     For(Box<ForExpr>),
     /// What a syntax error left: no value.
     Invalid,
+}
+
+/// `name(args)`, `...` after the last one expanding it.
+#[derive(Clone, Debug)]
+pub struct Call {
+    pub name: String,
+    pub name_range: Range,
+    pub args: Vec<Expr>,
+    pub expand: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -151,7 +156,8 @@ pub struct ForExpr {
     pub object: bool,
 }
 
-/// A piece of a template.
+/// A piece of a template. The directives are boxed: every string literal holds a part,
+/// and a part is as large as its largest kind.
 #[derive(Clone, Debug)]
 pub enum Part {
     /// Literal text, escapes resolved and strip markers applied.
@@ -159,22 +165,36 @@ pub enum Part {
     /// `${expr}`.
     Interp(Expr, Range),
     /// `%{if}…%{else}…%{endif}`.
-    If { cond: Expr, yes: Vec<Part>, no: Vec<Part>, range: Range },
+    If(Box<IfPart>),
     /// `%{for k, v in coll}…%{endfor}`.
-    For {
-        key_var: Option<String>,
-        value_var: String,
-        collection: Expr,
-        body: Vec<Part>,
-        range: Range,
-    },
+    For(Box<ForPart>),
+}
+
+/// `%{if}…%{else}…%{endif}`.
+#[derive(Clone, Debug)]
+pub struct IfPart {
+    pub cond: Expr,
+    pub yes: Vec<Part>,
+    pub no: Vec<Part>,
+    pub range: Range,
+}
+
+/// `%{for k, v in coll}…%{endfor}`.
+#[derive(Clone, Debug)]
+pub struct ForPart {
+    pub key_var: Option<String>,
+    pub value_var: String,
+    pub collection: Expr,
+    pub body: Vec<Part>,
+    pub range: Range,
 }
 
 impl Part {
     pub fn range(&self) -> Range {
         match self {
             Part::Lit(_, r) | Part::Interp(_, r) => r.clone(),
-            Part::If { range, .. } | Part::For { range, .. } => range.clone(),
+            Part::If(d) => d.range.clone(),
+            Part::For(d) => d.range.clone(),
         }
     }
 }
@@ -198,65 +218,123 @@ impl Expr {
     }
 }
 
-/// Drops a tree without recursion: nested expressions are moved onto a work list first,
-/// so a deep tree (10,000 nested brackets) cannot overflow the stack while it is freed.
+/// Drops a tree without recursion: nested expressions are taken out onto a work list
+/// first, so a deep tree (10,000 nested brackets) cannot overflow the stack while it is
+/// freed. A list is put on the work list whole and taken one element at a time, so the
+/// list stays as long as the tree is deep, not as wide (a tuple of a million numbers),
+/// and leaves are dropped where they are.
 impl Drop for Expr {
     fn drop(&mut self) {
-        let mut work: Vec<Node> = Vec::new();
-        take_children(&mut self.node, &mut work);
-        while let Some(mut n) = work.pop() {
-            take_children(&mut n, &mut work);
+        if is_leaf(&self.node) {
+            return;
+        }
+        let mut work = vec![Work::Node(std::mem::replace(&mut self.node, Node::Null))];
+        while let Some(w) = work.pop() {
+            match w {
+                Work::Node(mut n) => take_children(&mut n, &mut work),
+                Work::Exprs(mut it) => {
+                    if let Some(mut e) = it.next() {
+                        work.push(Work::Exprs(it));
+                        take(&mut e, &mut work);
+                    }
+                }
+                Work::Entries(mut it) => {
+                    if let Some((k, mut v)) = it.next() {
+                        work.push(Work::Entries(it));
+                        if let Key::Expr(mut k) = k {
+                            take(&mut k, &mut work);
+                        }
+                        take(&mut v, &mut work);
+                    }
+                }
+                Work::Operands(mut it) => {
+                    if let Some((_, mut e)) = it.next() {
+                        work.push(Work::Operands(it));
+                        take(&mut e, &mut work);
+                    }
+                }
+                Work::Parts(mut it) => {
+                    if let Some(p) = it.next() {
+                        work.push(Work::Parts(it));
+                        take_part(p, &mut work);
+                    }
+                }
+            }
         }
     }
 }
 
-fn take_children(n: &mut Node, work: &mut Vec<Node>) {
-    let mut push = |e: &mut Expr| work.push(std::mem::replace(&mut e.node, Node::Null));
+/// What is left to drop: a node whose children are still in it, or the rest of a list.
+enum Work {
+    Node(Node),
+    Exprs(std::vec::IntoIter<Expr>),
+    Entries(std::vec::IntoIter<(Key, Expr)>),
+    Operands(std::vec::IntoIter<(BinaryOp, Expr)>),
+    Parts(std::vec::IntoIter<Part>),
+}
+
+/// Whether dropping the node drops no expression (nothing to take out first).
+fn is_leaf(n: &Node) -> bool {
     match n {
-        Node::Tuple(items) => items.iter_mut().for_each(&mut push),
-        Node::Object(items) => {
-            for (k, v) in items.iter_mut() {
-                if let Key::Expr(e) = k {
-                    push(e);
-                }
-                push(v);
-            }
-        }
-        Node::Parens(e) => push(e),
-        Node::Call { args, .. } => args.iter_mut().for_each(&mut push),
+        Node::Null
+        | Node::Bool(_)
+        | Node::Number(_)
+        | Node::Variable(_)
+        | Node::SplatItem
+        | Node::Invalid => true,
+        Node::Template { parts, .. } => parts.iter().all(|p| matches!(p, Part::Lit(..))),
+        Node::Tuple(items) => items.is_empty(),
+        Node::Object(items) => items.is_empty(),
+        _ => false,
+    }
+}
+
+/// Moves an expression's node onto the work list, unless it is a leaf (dropped with it).
+fn take(e: &mut Expr, work: &mut Vec<Work>) {
+    if !is_leaf(&e.node) {
+        work.push(Work::Node(std::mem::replace(&mut e.node, Node::Null)));
+    }
+}
+
+fn take_children(n: &mut Node, work: &mut Vec<Work>) {
+    match n {
+        Node::Tuple(items) => work.push(Work::Exprs(std::mem::take(items).into_iter())),
+        Node::Object(items) => work.push(Work::Entries(std::mem::take(items).into_iter())),
+        Node::Parens(e) => take(e, work),
+        Node::Call(c) => work.push(Work::Exprs(std::mem::take(&mut c.args).into_iter())),
         Node::Traversal { source, steps } => {
-            push(source);
+            take(source, work);
             for s in steps.iter_mut() {
                 if let Step::Index(e, _) = s {
-                    push(e);
+                    take(e, work);
                 }
             }
         }
         Node::Splat { source, each } => {
-            push(source);
-            push(each);
+            take(source, work);
+            take(each, work);
         }
-        Node::Unary { operand, .. } => push(operand),
+        Node::Unary { operand, .. } => take(operand, work),
         Node::Binary { first, rest } => {
-            push(first);
-            rest.iter_mut().for_each(|(_, e)| push(e));
+            take(first, work);
+            work.push(Work::Operands(std::mem::take(rest).into_iter()));
         }
         Node::Conditional { cond, yes, no } => {
-            push(cond);
-            push(yes);
-            push(no);
+            take(cond, work);
+            take(yes, work);
+            take(no, work);
         }
         Node::For(f) => {
-            push(&mut f.collection);
+            take(&mut f.collection, work);
             if let Some(k) = &mut f.key {
-                push(k);
+                take(k, work);
             }
-            push(&mut f.value);
+            take(&mut f.value, work);
             if let Some(c) = &mut f.cond {
-                push(c);
+                take(c, work);
             }
         }
-        Node::Template { parts, .. } => take_parts(parts, work),
+        Node::Template { parts, .. } => work.push(Work::Parts(std::mem::take(parts).into_iter())),
         Node::Null
         | Node::Bool(_)
         | Node::Number(_)
@@ -266,20 +344,19 @@ fn take_children(n: &mut Node, work: &mut Vec<Node>) {
     }
 }
 
-fn take_parts(parts: &mut [Part], work: &mut Vec<Node>) {
-    for p in parts {
-        match p {
-            Part::Lit(..) => {}
-            Part::Interp(e, _) => work.push(std::mem::replace(&mut e.node, Node::Null)),
-            Part::If { cond, yes, no, .. } => {
-                work.push(std::mem::replace(&mut cond.node, Node::Null));
-                take_parts(yes, work);
-                take_parts(no, work);
-            }
-            Part::For { collection, body, .. } => {
-                work.push(std::mem::replace(&mut collection.node, Node::Null));
-                take_parts(body, work);
-            }
+/// A template part's expressions onto the work list (the part itself is dropped here).
+fn take_part(p: Part, work: &mut Vec<Work>) {
+    match p {
+        Part::Lit(..) => {}
+        Part::Interp(mut e, _) => take(&mut e, work),
+        Part::If(mut d) => {
+            take(&mut d.cond, work);
+            work.push(Work::Parts(std::mem::take(&mut d.yes).into_iter()));
+            work.push(Work::Parts(std::mem::take(&mut d.no).into_iter()));
+        }
+        Part::For(mut d) => {
+            take(&mut d.collection, work);
+            work.push(Work::Parts(std::mem::take(&mut d.body).into_iter()));
         }
     }
 }

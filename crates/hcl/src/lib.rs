@@ -1,6 +1,7 @@
 //! HCL as Terraform and OpenTofu read it, with no dependency on the tool that uses it
-//! (override-guard). Native syntax (`.tf`, `.tofu`): a scanner ([`scan`]) and a
-//! recursive-descent parser ([`parse`]) that follow HCL's grammar, its newline rules, its
+//! (override-guard). Native syntax (`.tf`, `.tofu`): a scanner ([`scan`]: its [`tokens`],
+//! and the checks read off them, [`code`]) and a recursive-descent parser ([`parse`]) that
+//! follow HCL's grammar, its newline rules, its
 //! recovery after errors and its diagnostics word for word, in linear time, producing a
 //! syntax tree ([`ast`]) with byte ranges on every node; `terraform fmt`'s layout
 //! ([`fmt`]); expression sources as they print ([`printable`]); number literals
@@ -8,6 +9,7 @@
 //! ([`json`]). And the one way lines and columns are counted ([`lines`]).
 
 pub mod ast;
+pub mod code;
 pub mod error;
 pub mod fmt;
 pub mod json;
@@ -16,6 +18,7 @@ pub mod number;
 pub mod parse;
 pub mod printable;
 pub mod scan;
+pub mod tokens;
 
 pub use error::SyntaxError;
 pub use lines::{Columns, LineIndex};

@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use crate::ast::{Node, Part};
+use crate::ast::{ForPart, IfPart, Node, Part};
 use crate::scan::{self, Kind, Mode, Token};
 
 /// A native-syntax expression's source, printable: line breaks LF, heredocs that hold a
@@ -210,7 +210,8 @@ fn quoted_parts(src: &str, parts: &[Part], out: &mut String) {
                 out.push_str(&code(e));
                 out.push('}');
             }
-            Part::If { cond, yes, no, .. } => {
+            Part::If(d) => {
+                let IfPart { cond, yes, no, .. } = &**d;
                 out.push_str(&format!("%{{if {}}}", code(cond)));
                 quoted_parts(src, yes, out);
                 if !no.is_empty() {
@@ -219,7 +220,8 @@ fn quoted_parts(src: &str, parts: &[Part], out: &mut String) {
                 }
                 out.push_str("%{endif}");
             }
-            Part::For { key_var, value_var, collection, body, .. } => {
+            Part::For(d) => {
+                let ForPart { key_var, value_var, collection, body, .. } = &**d;
                 let vars = match key_var {
                     Some(k) => format!("{k}, {value_var}"),
                     None => value_var.clone(),

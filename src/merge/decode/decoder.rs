@@ -20,6 +20,9 @@ pub(super) struct Decoder<'a> {
     pub(super) over: bool,
     /// Whether OpenTofu, not Terraform, is the engine.
     pub(super) tofu: bool,
+    /// Whether the file was read without a syntax error (what its literals evaluate to is
+    /// then read off the model, not parsed again).
+    pub(super) clean: bool,
     pub(super) out: Vec<Diagnostic>,
 }
 
@@ -27,7 +30,14 @@ impl<'a> Decoder<'a> {
     /// A decoder for a file of `files` (JSON or not as that file is).
     pub(super) fn new(files: &'a Files, file: usize, engine: Engine, over: bool) -> Self {
         let json = files.files.get(file).is_some_and(|s| s.syntax == Syntax::Json);
-        Decoder { files, json, over, tofu: engine == Engine::OpenTofu, out: Vec::new() }
+        Decoder {
+            files,
+            json,
+            over,
+            tofu: engine == Engine::OpenTofu,
+            clean: false,
+            out: Vec::new(),
+        }
     }
 }
 

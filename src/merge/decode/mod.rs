@@ -47,6 +47,7 @@ pub(crate) fn decode_file(
     is_override: bool,
 ) -> Vec<Diagnostic> {
     let mut d = Decoder::new(files, f.file, engine, is_override);
+    d.clean = crate::merge::variables::parsed_cleanly(f);
     d.file(&f.body);
     d.out
 }

@@ -51,7 +51,7 @@ impl Decoder<'_> {
             }
         }
         self.static_bools(&b.body, &["sensitive", "ephemeral", "const", "nullable"]);
-        let mut found = crate::merge::variables::variable_errors(b, self.over);
+        let mut found = crate::merge::variables::variable_errors(b, self.over, self.clean);
         // A type with a syntax error is no type where HCL stopped reading it (asked only
         // of a type something was found wrong with: it parses the type again).
         if let Some(t) = b.attr("type")

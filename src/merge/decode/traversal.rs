@@ -3,7 +3,7 @@
 
 use crate::diag::Diagnostic;
 use crate::terraform::{Attr, Expr, ExprKind, Files, Span, Syntax, TplPart};
-use override_guard_hcl::ast::{self, Node, Part, Step};
+use override_guard_hcl::ast::{self, ForPart, IfPart, Node, Part, Step};
 
 /// A static traversal (`hcl.AbsTraversalForExpr`): the root, then attribute names (`None`
 /// for an index), each with its span.
@@ -323,7 +323,7 @@ fn walk(e: &Expr, off: Option<usize>, n: &ast::Expr, bound: &mut Vec<String>, ou
             }
         }
         Node::Parens(x) => walk(e, off, x, bound, out),
-        Node::Call { args, .. } => args.iter().for_each(|x| walk(e, off, x, bound, out)),
+        Node::Call(c) => c.args.iter().for_each(|x| walk(e, off, x, bound, out)),
         Node::Splat { source, each } => {
             walk(e, off, source, bound, out);
             walk(e, off, each, bound, out);
@@ -368,12 +368,14 @@ fn walk_parts(
         match p {
             Part::Lit(..) => {}
             Part::Interp(x, _) => walk(e, off, x, bound, out),
-            Part::If { cond, yes, no, .. } => {
+            Part::If(d) => {
+                let IfPart { cond, yes, no, .. } = &**d;
                 walk(e, off, cond, bound, out);
                 walk_parts(e, off, yes, bound, out);
                 walk_parts(e, off, no, bound, out);
             }
-            Part::For { key_var, value_var, collection, body, .. } => {
+            Part::For(d) => {
+                let ForPart { key_var, value_var, collection, body, .. } = &**d;
                 walk(e, off, collection, bound, out);
                 let n = bound.len();
                 bound.extend(key_var.iter().cloned());
@@ -475,7 +477,7 @@ pub(crate) fn depends_on(files: &Files, a: &Attr, actions: bool) -> (Vec<Span>, 
 pub(super) fn calls(e: &Expr) -> Vec<Span> {
     fn find(n: &ast::Expr, out: &mut Vec<std::ops::Range<usize>>) {
         match &n.node {
-            Node::Call { .. } => out.push(n.range.clone()),
+            Node::Call(_) => out.push(n.range.clone()),
             Node::Template { parts, .. } => {
                 for p in parts {
                     if let Part::Interp(x, _) = p {
@@ -521,7 +523,7 @@ pub(super) fn start_range(e: &Expr) -> Span {
             Node::Tuple(_) | Node::Object(_) | Node::For(_) | Node::Unary { .. } => {
                 n.range.start..n.range.start + 1
             }
-            Node::Call { name_range, .. } => name_range.start..name_range.end + 1,
+            Node::Call(c) => c.name_range.start..c.name_range.end + 1,
             Node::Binary { first: x, .. } => first(x),
             Node::Conditional { cond, .. } => first(cond),
             Node::Template { parts, wrap: false, .. } => match parts.first() {

@@ -290,12 +290,10 @@ fn looser(base: &Type, over: &Type) -> bool {
         (Type::Tuple(b), Type::Tuple(o)) => {
             b.len() == o.len() && b.iter().zip(o).any(|(x, y)| looser(x, y))
         }
-        (Type::Object(ba, bopt), Type::Object(oa, oopt)) => {
-            ba.iter().any(|(k, bt)| match oa.get(k) {
-                Some(ot) => (oopt.contains(k) && !bopt.contains(k)) || looser(bt, ot),
-                None => false,
-            })
-        }
+        (Type::Object(b), Type::Object(o)) => b.attrs.iter().any(|(k, bt)| match o.attrs.get(k) {
+            Some(ot) => (o.optional.contains(k) && !b.optional.contains(k)) || looser(bt, ot),
+            None => false,
+        }),
         _ => false,
     }
 }

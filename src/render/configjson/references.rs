@@ -158,7 +158,7 @@ pub(super) fn variables_of(e: &ast::Expr, scope: &mut Vec<String>, out: &mut Vec
             }
         }
         Node::Parens(e) => walk(e, scope),
-        Node::Call { args, .. } => args.iter().for_each(|a| variables_of(a, scope, out)),
+        Node::Call(c) => c.args.iter().for_each(|a| variables_of(a, scope, out)),
         Node::Splat { source, each } => {
             walk(source, scope);
             walk(each, scope);
@@ -193,17 +193,17 @@ pub(super) fn parts_vars(parts: &[Part], scope: &mut Vec<String>, out: &mut Vec<
         match p {
             Part::Lit(..) => {}
             Part::Interp(e, _) => variables_of(e, scope, out),
-            Part::If { cond, yes, no, .. } => {
-                variables_of(cond, scope, out);
-                parts_vars(yes, scope, out);
-                parts_vars(no, scope, out);
+            Part::If(d) => {
+                variables_of(&d.cond, scope, out);
+                parts_vars(&d.yes, scope, out);
+                parts_vars(&d.no, scope, out);
             }
-            Part::For { key_var, value_var, collection, body, .. } => {
-                variables_of(collection, scope, out);
+            Part::For(d) => {
+                variables_of(&d.collection, scope, out);
                 let n = scope.len();
-                scope.extend(key_var.iter().cloned());
-                scope.push(value_var.clone());
-                parts_vars(body, scope, out);
+                scope.extend(d.key_var.iter().cloned());
+                scope.push(d.value_var.clone());
+                parts_vars(&d.body, scope, out);
                 scope.truncate(n);
             }
         }

@@ -37,7 +37,9 @@ impl TemplateParser<'_, '_> {
     }
 
     pub(super) fn root(&mut self) -> Vec<Part> {
-        let mut out = Vec::new();
+        // At most a part per token left (a string literal is one), not the room for four
+        // that pushing onto an empty list makes: every string of a file is a template.
+        let mut out = Vec::with_capacity(self.toks.len().saturating_sub(self.pos + 1));
         loop {
             if matches!(self.toks.get(self.pos), Some(TplTok::EndOfTemplate(_)) | None) {
                 break;
@@ -183,7 +185,7 @@ impl TemplateParser<'_, '_> {
             }
         }
         let r = range(&open, &endif);
-        Some(Part::If { cond, yes, no, range: r })
+        Some(Part::If(Box::new(IfPart { cond, yes, no, range: r })))
     }
 
     pub(super) fn for_directive(&mut self) -> Option<Part> {
@@ -239,6 +241,6 @@ impl TemplateParser<'_, '_> {
             }
         }
         let r = range(&open, &endfor);
-        Some(Part::For { key_var, value_var, collection, body, range: r })
+        Some(Part::For(Box::new(ForPart { key_var, value_var, collection, body, range: r })))
     }
 }

@@ -293,7 +293,12 @@ impl<'a> Parser<'a> {
         }
         self.peek.nl.pop();
         Expr {
-            node: Node::Call { name: full_name, name_range: name.start..name_end, args, expand },
+            node: Node::Call(Box::new(Call {
+                name: full_name,
+                name_range: name.start..name_end,
+                args,
+                expand,
+            })),
             range: range(&tr(name), &tr(close)),
         }
     }

@@ -19,7 +19,8 @@ mod template;
 mod traversal;
 
 use crate::ast::{Body, Expr, Node};
-use crate::scan::{Kind, Mode, Token, invalid_tokens, scan};
+use crate::code::invalid_tokens;
+use crate::scan::{Kind, Mode, TokSlice, Token, Tokens, scan_tokens};
 
 pub use crate::error::SyntaxError;
 pub use literal::{go_quote_inner, unescape};
@@ -33,13 +34,22 @@ use parser::Parser;
 /// The errors are the scanner's token checks first, then the syntax errors, in
 /// Terraform's order.
 pub fn parse_config(src: &str) -> (Body, Vec<SyntaxError>) {
-    parse_tokens(src, &scan(src.as_bytes(), Mode::Normal))
+    parse_scanned(src, &scan_tokens(src.as_bytes(), Mode::Normal))
 }
 
 /// [`parse_config`] of tokens already scanned from `src` (the formatter needs both).
 pub fn parse_tokens(src: &str, tokens: &[Token]) -> (Body, Vec<SyntaxError>) {
+    parse_slice(src, TokSlice::Wide(tokens))
+}
+
+/// [`parse_tokens`] of the compact list [`scan_tokens`] gives.
+pub fn parse_scanned(src: &str, tokens: &Tokens) -> (Body, Vec<SyntaxError>) {
+    parse_slice(src, tokens.as_slice())
+}
+
+fn parse_slice(src: &str, tokens: TokSlice<'_>) -> (Body, Vec<SyntaxError>) {
     let mut p = Parser::new(src, tokens);
-    p.errors = invalid_tokens(src.as_bytes(), tokens);
+    p.errors = invalid_tokens(src.as_bytes(), tokens.iter());
     let body = p.body(Kind::Eof);
     (body, p.errors)
 }
@@ -47,9 +57,9 @@ pub fn parse_tokens(src: &str, tokens: &[Token]) -> (Body, Vec<SyntaxError>) {
 /// A standalone expression (a variable default in a variables file, a type constraint),
 /// newlines ignored as inside parentheses.
 pub fn parse_expression(src: &str) -> (Expr, Vec<SyntaxError>) {
-    let tokens = scan(src.as_bytes(), Mode::Normal);
-    let mut p = Parser::new(src, &tokens);
-    p.errors = invalid_tokens(src.as_bytes(), &tokens);
+    let tokens = scan_tokens(src.as_bytes(), Mode::Normal);
+    let mut p = Parser::new(src, tokens.as_slice());
+    p.errors = invalid_tokens(src.as_bytes(), tokens.as_slice().iter());
     p.peek.nl.push(false);
     let e = p.expression();
     let next = p.peek();
@@ -66,9 +76,9 @@ pub fn parse_expression(src: &str) -> (Expr, Vec<SyntaxError>) {
 
 /// A template with no delimiters (a string of JSON syntax, which Terraform reads as one).
 pub fn parse_template(src: &str) -> (Expr, Vec<SyntaxError>) {
-    let tokens = scan(src.as_bytes(), Mode::Template);
-    let mut p = Parser::new(src, &tokens);
-    p.errors = invalid_tokens(src.as_bytes(), &tokens);
+    let tokens = scan_tokens(src.as_bytes(), Mode::Template);
+    let mut p = Parser::new(src, tokens.as_slice());
+    p.errors = invalid_tokens(src.as_bytes(), tokens.as_slice().iter());
     let start = p.peek().start;
     let (parts, wrap, range) = p.template_inner(Kind::Eof, false);
     let range = if parts.is_empty() { start..start } else { range };

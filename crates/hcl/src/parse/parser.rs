@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use crate::ast::Range;
 use crate::error::SyntaxError;
 use crate::lines::{Columns, LineIndex};
-use crate::scan::{Kind, Token};
+use crate::scan::{Kind, TokSlice, Token};
 
 /// The deepest nesting of expressions and blocks read. Terraform's own parser has no limit
 /// below what its stack allows; beyond this one the input is refused with a diagnostic
@@ -17,7 +17,7 @@ pub const MAX_DEPTH: usize = 1000;
 
 /// The tokens, seen with or without newlines and comments, as HCL's peeker shows them.
 pub(super) struct Peeker<'a> {
-    pub(super) toks: &'a [Token],
+    pub(super) toks: TokSlice<'a>,
     pub(super) src: &'a [u8],
     pub(super) next: usize,
     /// Whether newlines count, innermost last (brackets turn them off, bodies on).
@@ -28,7 +28,7 @@ impl Peeker<'_> {
     pub(super) fn next_token(&self) -> (Token, usize) {
         let include = self.nl.last().copied().unwrap_or(true);
         for i in self.next..self.toks.len() {
-            let t = self.toks[i];
+            let Some(t) = self.toks.get(i) else { break };
             match t.kind {
                 Kind::Comment => {
                     // A line comment ends its line: where newlines count, it is one.
@@ -43,7 +43,7 @@ impl Peeker<'_> {
         }
         let last = self.toks.len().saturating_sub(1);
         (
-            self.toks.get(last).copied().unwrap_or(Token { kind: Kind::Eof, start: 0, end: 0 }),
+            self.toks.get(last).unwrap_or(Token { kind: Kind::Eof, start: 0, end: 0 }),
             self.toks.len(),
         )
     }
@@ -100,7 +100,7 @@ pub(super) fn tr(t: Token) -> Range {
 }
 
 impl<'a> Parser<'a> {
-    pub(super) fn new(src: &'a str, toks: &'a [Token]) -> Parser<'a> {
+    pub(super) fn new(src: &'a str, toks: TokSlice<'a>) -> Parser<'a> {
         Parser {
             src,
             peek: Peeker { toks, src: src.as_bytes(), next: 0, nl: vec![true] },
@@ -128,7 +128,10 @@ impl<'a> Parser<'a> {
             return tr(self.peek());
         }
         // The token read last, as it was read (a comment read as a newline keeps its range).
-        tr(self.peek.toks[self.peek.next - 1])
+        match self.peek.toks.get(self.peek.next - 1) {
+            Some(t) => tr(t),
+            None => tr(self.peek()),
+        }
     }
 
     pub(super) fn text(&self, t: Token) -> &'a str {

@@ -220,7 +220,7 @@ pub fn parse_traversal_abs(src: &str) -> (Vec<TraversalStep>, Vec<SyntaxError>) 
         .into_iter()
         .filter(|t| !matches!(t.kind, Kind::Comment | Kind::Newline))
         .collect();
-    let mut errors = crate::scan::invalid_tokens(src.as_bytes(), &tokens);
+    let mut errors = crate::code::invalid_tokens(src.as_bytes(), tokens.iter().copied());
     let text = |t: &Token| String::from_utf8_lossy(t.text(src.as_bytes())).into_owned();
     let eof = Token { kind: Kind::Eof, start: src.len(), end: src.len() };
     let at = |i: usize| tokens.get(i).copied().unwrap_or(eof);

@@ -3,9 +3,9 @@
 //! `null`/`[]` as zero blocks, `"//"` comments, strings as templates, and bare-expression
 //! strings where Terraform expects references.
 
-use jsonc_parser::ast::{ObjectPropName, Value};
-use jsonc_parser::common::Ranged;
-use jsonc_parser::{CollectOptions, ParseOptions};
+mod read;
+
+use std::borrow::Cow;
 
 use super::expr::{Expr, ExprKind, ObjKey, TplPart};
 use super::schema::{Prop, Schema};
@@ -16,6 +16,8 @@ use super::{
 use crate::diag::Diagnostic;
 use override_guard_hcl::json::MAX_DEPTH;
 
+pub(crate) use read::{Build, Scalar};
+
 /// Parses one JSON-syntax file. Errors that still leave a usable body are returned with it;
 /// a file that does not parse gives its errors alone.
 pub fn parse(
@@ -24,7 +26,9 @@ pub fn parse(
 ) -> Result<(ParsedFile, Vec<Diagnostic>), Vec<Diagnostic>> {
     let root = parse_value(file, &src.text)?;
     let mut cx = Decoder { file, src: Some(src), diags: Vec::new(), notes: Vec::new() };
-    let body = cx.body(&root, Schema::Top);
+    // The value tree is taken apart as the model is built from it, so that it is freed as
+    // the model grows (for a file as large as a generated configuration).
+    let body = cx.body(root, Schema::Top);
     Ok((ParsedFile { file, body, notes: cx.notes, ..Default::default() }, cx.diags))
 }
 
@@ -33,6 +37,16 @@ pub fn parse(
 /// both get its errors: a document that does not start with a value (an empty file, a
 /// byte order mark, a bare word) and a root that is no object or array.
 pub fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Vec<Diagnostic>> {
+    read_checked(file, text, &mut Nodes)
+}
+
+/// Reads a JSON document with `b`, after the checks HCL's JSON parser makes (the depth
+/// first, then its errors, as Terraform reports them): the document is then JSON.
+pub(crate) fn read_checked<'t, B: Build<'t>>(
+    file: FileId,
+    text: &'t str,
+    b: &mut B,
+) -> Result<B::Out, Vec<Diagnostic>> {
     if let Some(pos) = too_deep(text) {
         return Err(vec![Diagnostic::error(
             "Nesting too deep",
@@ -52,36 +66,41 @@ pub fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Vec<Diagnostic>
             })
             .collect());
     }
-    let strict = ParseOptions {
-        allow_comments: false,
-        allow_loose_object_property_names: false,
-        allow_trailing_commas: false,
-        allow_missing_commas: false,
-        allow_single_quoted_strings: false,
-        allow_hexadecimal_numbers: false,
-        allow_unary_plus_numbers: false,
-        allow_bare_decimal_point_numbers: false,
-        allow_non_finite_numbers: false,
-        allow_extended_string_escapes: false,
-    };
-    // What HCL reads, the JSON reader reads too; its message stays for anything else.
-    let parsed =
-        jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &strict).map_err(|e| {
-            let r = e.range();
-            vec![Diagnostic::error(
-                "Invalid JSON syntax",
-                format!("{}.", e.kind()),
-                Span::new(file, r.start, r.end.max(r.start)),
-            )]
-        })?;
-    match parsed.value {
-        Some(root) => Ok(node(file, &root)),
-        // HCL has reported an empty document already: this does not happen.
-        None => Err(vec![Diagnostic::error(
-            "Missing value",
-            "The JSON data ends prematurely.",
-            Span::new(file, text.len(), text.len()),
-        )]),
+    read::read(file, text, b)
+}
+
+/// Builds the value tree with spans.
+struct Nodes;
+
+impl<'t> Build<'t> for Nodes {
+    type Out = JsonNode;
+
+    fn scalar(&mut self, _: usize, s: Scalar<'t>, span: Span) -> JsonNode {
+        let value = match s {
+            Scalar::Null => JsonValue::Null,
+            Scalar::Bool(b) => JsonValue::Bool(b),
+            Scalar::Number(n) => JsonValue::Number(n.to_string()),
+            Scalar::String(s) => JsonValue::String(s.into_owned()),
+        };
+        JsonNode { span, value }
+    }
+
+    fn array(&mut self, _: usize, mut items: Vec<JsonNode>, span: Span) -> JsonNode {
+        items.shrink_to_fit();
+        JsonNode { span, value: JsonValue::Array(items) }
+    }
+
+    fn object(
+        &mut self,
+        _: usize,
+        props: Vec<(Cow<'t, str>, Span, JsonNode)>,
+        span: Span,
+    ) -> JsonNode {
+        let mut props: Vec<_> =
+            props.into_iter().map(|(k, ks, v)| (k.into_owned(), ks, v)).collect();
+        // Collected in place, the list keeps the room the reader's list had.
+        props.shrink_to_fit();
+        JsonNode { span, value: JsonValue::Object(props) }
     }
 }
 
@@ -89,26 +108,26 @@ pub fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Vec<Diagnostic>
 pub fn blocks_from_value(kind: &str, n: &JsonNode) -> Vec<Block> {
     let mut cx = Decoder { file: n.span.file, src: None, diags: Vec::new(), notes: Vec::new() };
     let mut out = Vec::new();
-    cx.blocks((kind, n.span), n.span, 0, Schema::Unknown, n, &mut Vec::new(), &mut out);
+    cx.blocks((kind, n.span), n.span, 0, Schema::Unknown, n.clone(), &mut Vec::new(), &mut out);
     out
 }
 
 /// A JSON value read as an attribute's expression.
 pub fn expr_from_value(n: &JsonNode) -> Expr {
-    Decoder { file: n.span.file, src: None, diags: Vec::new(), notes: Vec::new() }.expr(n)
+    Decoder { file: n.span.file, src: None, diags: Vec::new(), notes: Vec::new() }.expr(n.clone())
 }
 
 /// A value Terraform reads without an evaluation context: HCL's JSON syntax then takes
 /// every string as it is, `${` and `$${` included, never as a template.
-pub fn literal(n: &JsonNode) -> Expr {
-    let kind = match &n.value {
+fn literal(n: JsonNode) -> Expr {
+    let kind = match n.value {
         JsonValue::Null => ExprKind::Null,
-        JsonValue::Bool(b) => ExprKind::Bool(*b),
-        JsonValue::Number(s) => ExprKind::Number(s.clone()),
-        JsonValue::String(s) => ExprKind::Template(vec![TplPart::Lit(s.clone())]),
-        JsonValue::Array(a) => ExprKind::Tuple(a.iter().map(literal).collect()),
-        JsonValue::Object(props) => ExprKind::Object(
-            props.iter().map(|(k, _, v)| (ObjKey::Name(k.clone()), literal(v))).collect(),
+        JsonValue::Bool(b) => ExprKind::Bool(b),
+        JsonValue::Number(s) => ExprKind::Number(s),
+        JsonValue::String(s) => ExprKind::Template(vec![TplPart::Lit(s)]),
+        JsonValue::Array(a) => ExprKind::tuple(a.into_iter().map(literal).collect()),
+        JsonValue::Object(props) => ExprKind::object(
+            props.into_iter().map(|(k, _, v)| (ObjKey::Name(k), literal(v))).collect(),
         ),
     };
     Expr::new(kind, n.span)
@@ -145,31 +164,6 @@ fn too_deep(input: &str) -> Option<usize> {
     None
 }
 
-fn node(file: FileId, v: &Value) -> JsonNode {
-    let r = v.range();
-    let span = Span::new(file, r.start, r.end);
-    let value = match v {
-        Value::NullKeyword(_) => JsonValue::Null,
-        Value::BooleanLit(b) => JsonValue::Bool(b.value),
-        Value::NumberLit(n) => JsonValue::Number(n.value.to_string()),
-        Value::StringLit(s) => JsonValue::String(s.value.to_string()),
-        Value::Array(a) => JsonValue::Array(a.elements.iter().map(|e| node(file, e)).collect()),
-        Value::Object(o) => JsonValue::Object(
-            o.properties
-                .iter()
-                .map(|p| {
-                    let (name, r) = match &p.name {
-                        ObjectPropName::String(s) => (s.value.to_string(), s.range),
-                        ObjectPropName::Word(w) => (w.value.to_string(), w.range),
-                    };
-                    (name, Span::new(file, r.start, r.end), node(file, &p.value))
-                })
-                .collect(),
-        ),
-    };
-    JsonNode { span, value }
-}
-
 fn kind_name(v: &JsonValue) -> &'static str {
     match v {
         JsonValue::Null => "null",
@@ -190,18 +184,24 @@ struct Decoder<'s> {
 
 impl Decoder<'_> {
     /// Decodes an object (or array of objects, flattened) as a body with `schema`.
-    fn body(&mut self, n: &JsonNode, schema: Schema) -> Body {
-        let mut items: Vec<Item> = Vec::new();
-        let mut props: Vec<(&String, Span, &JsonNode)> = Vec::new();
+    fn body(&mut self, n: JsonNode, schema: Schema) -> Body {
+        let covers = n.span;
+        let mut props: Vec<(String, Span, JsonNode)> = Vec::new();
         self.collect_props(n, &mut props);
+        // Room for one item a property: a block body holds a few, and pushing onto an
+        // empty list makes room for four items of 200 bytes.
+        let mut items: Vec<Item> = Vec::with_capacity(props.len());
+        // The attributes set so far, by name: searching the items for each one made a
+        // body of many thousands quadratic (50,000 attributes took four seconds).
+        let mut set: std::collections::HashMap<String, Span> = std::collections::HashMap::new();
         for (name, name_span, value) in props {
             let span = Span::new(self.file, name_span.start, value.span.end);
-            match schema.prop(name) {
-                Prop::Comment => self.note(value, n.span),
+            match schema.prop(&name) {
+                Prop::Comment => self.note(value, covers),
                 Prop::Block(labels, child) => {
                     let mut out = Vec::new();
                     self.blocks(
-                        (name, name_span),
+                        (&name, name_span),
                         name_span,
                         labels,
                         child,
@@ -232,7 +232,7 @@ impl Decoder<'_> {
                     ];
                     let hint = known
                         .iter()
-                        .find(|k| strsim::levenshtein(k, name) < 3)
+                        .find(|k| strsim::levenshtein(k, &name) < 3)
                         .map(|k| format!(" Did you mean \"{k}\"?"))
                         .unwrap_or_default();
                     self.diags.push(Diagnostic::error(
@@ -248,18 +248,15 @@ impl Decoder<'_> {
                     ) =>
                 {
                     items.push(Item::Json(JsonProp {
-                        name: name.clone(),
+                        name,
                         name_span,
-                        value: value.clone(),
+                        value,
                         span,
                         displaced: Vec::new(),
                     }))
                 }
                 prop => {
-                    if let Some(prev) = items.iter().find_map(|i| match i {
-                        Item::Attr(a) if a.name == *name => Some(a.name_span),
-                        _ => None,
-                    }) {
+                    if let Some(&prev) = set.get(name.as_str()) {
                         self.diags.push(
                             Diagnostic::error(
                                 "Duplicate argument",
@@ -283,8 +280,9 @@ impl Decoder<'_> {
                         _ if schema == Schema::RequiredProviders => self.requirement(value),
                         _ => self.expr(value),
                     };
+                    set.insert(name.clone(), name_span);
                     items.push(Item::Attr(Attr {
-                        name: name.clone(),
+                        name,
                         name_span,
                         expr,
                         span,
@@ -296,13 +294,10 @@ impl Decoder<'_> {
         Body::new(items)
     }
 
-    fn collect_props<'n>(
-        &mut self,
-        n: &'n JsonNode,
-        out: &mut Vec<(&'n String, Span, &'n JsonNode)>,
-    ) {
-        match &n.value {
-            JsonValue::Object(props) => out.extend(props.iter().map(|(k, s, v)| (k, *s, v))),
+    fn collect_props(&mut self, n: JsonNode, out: &mut Vec<(String, Span, JsonNode)>) {
+        match n.value {
+            JsonValue::Object(props) if out.is_empty() => *out = props,
+            JsonValue::Object(props) => out.extend(props),
             JsonValue::Array(elems) => {
                 for e in elems {
                     self.collect_props(e, out);
@@ -312,7 +307,7 @@ impl Decoder<'_> {
                 "Incorrect JSON value type",
                 format!(
                     "A JSON object is required here, not {}, to define arguments and blocks.",
-                    kind_name(other)
+                    kind_name(&other)
                 ),
                 n.span,
             )),
@@ -326,11 +321,12 @@ impl Decoder<'_> {
         key_span: Span,
         labels: usize,
         schema: Schema,
-        n: &JsonNode,
+        n: JsonNode,
         prefix: &mut Vec<(String, Span)>,
         out: &mut Vec<Block>,
     ) {
-        match &n.value {
+        let span = n.span;
+        match n.value {
             JsonValue::Null => {}
             JsonValue::Array(elems) => {
                 for e in elems {
@@ -340,61 +336,64 @@ impl Decoder<'_> {
             JsonValue::Object(props) if labels > 0 => {
                 for (label, label_span, v) in props {
                     if label == "//" {
-                        self.note(v, n.span);
+                        self.note(v, span);
                         continue;
                     }
-                    prefix.push((label.clone(), *label_span));
-                    self.blocks((kind, type_span), *label_span, labels - 1, schema, v, prefix, out);
+                    prefix.push((label, label_span));
+                    self.blocks((kind, type_span), label_span, labels - 1, schema, v, prefix, out);
                     prefix.pop();
                 }
             }
-            JsonValue::Object(_) => out.push(Block {
+            value @ JsonValue::Object(_) => out.push(Block {
                 kind: kind.to_string(),
                 labels: prefix.iter().map(|(l, _)| l.clone()).collect(),
                 def_span: key_span,
                 type_span,
                 label_spans: prefix.iter().map(|(_, s)| *s).collect(),
-                open_span: Span::new(n.span.file, n.span.start, n.span.start + 1),
-                span: n.span,
-                body: self.body(n, schema),
+                open_span: Span::new(span.file, span.start, span.start + 1),
+                span,
+                body: self.body(JsonNode { span, value }, schema),
                 displaced: Vec::new(),
             }),
             other => self.diags.push(Diagnostic::error(
                 "Incorrect JSON value type",
                 format!(
                     "A JSON object is required here, not {}, to define a \"{kind}\" block.",
-                    kind_name(other)
+                    kind_name(&other)
                 ),
-                n.span,
+                span,
             )),
         }
     }
 
     /// Keeps a `"//"` comment's text for the policy (warning comments, suppressions).
-    fn note(&mut self, value: &JsonNode, covers: Span) {
-        if let JsonValue::String(text) = &value.value {
-            self.notes.push(Note { span: value.span, text: text.clone(), covers });
+    fn note(&mut self, value: JsonNode, covers: Span) {
+        if let JsonValue::String(text) = value.value {
+            self.notes.push(Note { span: value.span, text, covers });
         }
     }
 
     /// A value in expression mode: strings are templates.
     ///
     /// (See [`literal`] for values Terraform reads without evaluating them.)
-    fn expr(&mut self, n: &JsonNode) -> Expr {
-        let kind = match &n.value {
+    fn expr(&mut self, n: JsonNode) -> Expr {
+        let kind = match n.value {
             JsonValue::Null => ExprKind::Null,
-            JsonValue::Bool(b) => ExprKind::Bool(*b),
-            JsonValue::Number(s) => ExprKind::Number(s.clone()),
+            JsonValue::Bool(b) => ExprKind::Bool(b),
+            JsonValue::Number(s) => ExprKind::Number(s),
             JsonValue::String(s) => ExprKind::Template(self.template(s, n.span)),
-            JsonValue::Array(a) => ExprKind::Tuple(a.iter().map(|e| self.expr(e)).collect()),
-            JsonValue::Object(props) => ExprKind::Object(
+            JsonValue::Array(a) => ExprKind::tuple(a.into_iter().map(|e| self.expr(e)).collect()),
+            JsonValue::Object(props) => ExprKind::object(
                 props
-                    .iter()
+                    .into_iter()
                     .map(|(k, ks, v)| {
                         let key = if k.contains("${") || k.contains("%{") {
-                            ObjKey::Expr(Expr::new(ExprKind::Template(self.template(k, *ks)), *ks))
+                            ObjKey::Expr(Box::new(Expr::new(
+                                ExprKind::Template(self.template(k, ks)),
+                                ks,
+                            )))
                         } else {
-                            ObjKey::Name(k.clone())
+                            ObjKey::Name(k)
                         };
                         (key, self.expr(v))
                     })
@@ -404,11 +403,11 @@ impl Decoder<'_> {
         Expr::new(kind, n.span)
     }
 
-    fn template(&mut self, s: &str, span: Span) -> Vec<TplPart> {
+    fn template(&mut self, s: String, span: Span) -> Vec<TplPart> {
         if !s.contains("${") && !s.contains("%{") {
-            return vec![TplPart::Lit(s.to_string())];
+            return vec![TplPart::Lit(s)];
         }
-        let (parts, errors) = crate::terraform::hcl::json_template(s);
+        let (parts, errors) = crate::terraform::hcl::json_template(&s);
         for e in errors {
             self.diags.push(Diagnostic::error(e.summary, e.detail, span));
         }
@@ -416,62 +415,63 @@ impl Decoder<'_> {
     }
 
     /// A string holding a bare expression (reference, keyword, type constraint).
-    fn reference(&mut self, n: &JsonNode) -> Expr {
-        match &n.value {
+    fn reference(&mut self, n: JsonNode) -> Expr {
+        match n.value {
             JsonValue::String(s) => {
                 let s = s.trim();
                 // A reference may also be written as a template around it.
                 let s = s.strip_prefix("${").and_then(|r| r.strip_suffix('}')).unwrap_or(s);
                 Expr::new(ExprKind::Raw(s.trim().into()), n.span)
             }
-            _ => self.expr(n),
+            value => self.expr(JsonNode { span: n.span, value }),
         }
     }
 
-    fn ref_list(&mut self, n: &JsonNode) -> Expr {
-        match &n.value {
-            JsonValue::Array(a) => {
-                Expr::new(ExprKind::Tuple(a.iter().map(|e| self.reference(e)).collect()), n.span)
-            }
-            _ => self.reference(n),
+    fn ref_list(&mut self, n: JsonNode) -> Expr {
+        match n.value {
+            JsonValue::Array(a) => Expr::new(
+                ExprKind::tuple(a.into_iter().map(|e| self.reference(e)).collect()),
+                n.span,
+            ),
+            value => self.reference(JsonNode { span: n.span, value }),
         }
     }
 
-    fn ref_map(&mut self, n: &JsonNode) -> Expr {
-        match &n.value {
+    fn ref_map(&mut self, n: JsonNode) -> Expr {
+        match n.value {
             JsonValue::Object(props) => Expr::new(
-                ExprKind::Object(
+                ExprKind::object(
                     props
-                        .iter()
-                        .map(|(k, _, v)| (ObjKey::Name(k.clone()), self.reference(v)))
+                        .into_iter()
+                        .map(|(k, _, v)| (ObjKey::Name(k), self.reference(v)))
                         .collect(),
                 ),
                 n.span,
             ),
-            _ => self.expr(n),
+            value => self.expr(JsonNode { span: n.span, value }),
         }
     }
 
     /// A `required_providers` entry: `configuration_aliases` holds references.
-    fn requirement(&mut self, n: &JsonNode) -> Expr {
-        match &n.value {
+    fn requirement(&mut self, n: JsonNode) -> Expr {
+        match n.value {
             JsonValue::Object(props) => Expr::new(
-                ExprKind::Object(
+                ExprKind::object(
                     props
-                        .iter()
+                        .into_iter()
                         .map(|(k, _, v)| {
                             let e = if k == "configuration_aliases" {
                                 self.ref_list(v)
                             } else {
                                 literal(v)
                             };
-                            (ObjKey::Name(k.clone()), e)
+                            (ObjKey::Name(k), e)
                         })
                         .collect(),
                 ),
                 n.span,
             ),
-            _ => self.expr(n),
+            value => self.expr(JsonNode { span: n.span, value }),
         }
     }
 }
