@@ -4,7 +4,7 @@
 use super::{FileClass, Syntax};
 
 /// The engine whose rules apply.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Engine {
     Terraform,

@@ -10,6 +10,7 @@ pub(crate) mod expr;
 pub mod hcl;
 pub mod json;
 pub(crate) mod number;
+pub mod release;
 pub mod schema;
 
 pub use expr::{Expr, ExprKind, ObjKey, TplPart};

@@ -1,0 +1,226 @@
+//! Which release of Terraform or OpenTofu a module is judged for. The loader changes with
+//! almost every release (which blocks an override file may hold, which it merges, ignores
+//! or rejects, and in which words), so the release is an input of the whole tool, named as
+//! teams name it: `terraform@1.9` (a minor means its newest modelled patch),
+//! `terraform@1.15.5`, `opentofu@1.10`, or the engine alone (its newest modelled release).
+
+use std::fmt;
+
+use super::discover::Engine;
+
+/// A release number. Pre-release suffixes are not modelled: `1.15.0-beta1` is refused by
+/// [`Release::parse`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+pub struct Version {
+    pub major: u32,
+    pub minor: u32,
+    pub patch: u32,
+}
+
+impl Version {
+    pub const fn new(major: u32, minor: u32, patch: u32) -> Version {
+        Version { major, minor, patch }
+    }
+}
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+    }
+}
+
+/// An engine and its release.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Release {
+    pub engine: Engine,
+    pub version: Version,
+}
+
+/// The newest patch modelled of each minor: for Terraform the releases whose loader was
+/// run (1.7.5 is read: its loader is 1.7.0's), for OpenTofu the minors whose sources and
+/// tests were read at their tags, each standing for every patch of its minor (OpenTofu
+/// changes the loader only in minors), so its patch is written as 0 and any is admitted.
+const MODELLED: &[(Engine, Version)] = &[
+    (Engine::Terraform, Version::new(1, 6, 6)),
+    (Engine::Terraform, Version::new(1, 7, 5)),
+    (Engine::Terraform, Version::new(1, 8, 5)),
+    (Engine::Terraform, Version::new(1, 9, 8)),
+    (Engine::Terraform, Version::new(1, 10, 5)),
+    (Engine::Terraform, Version::new(1, 11, 4)),
+    (Engine::Terraform, Version::new(1, 12, 2)),
+    (Engine::Terraform, Version::new(1, 13, 5)),
+    (Engine::Terraform, Version::new(1, 14, 9)),
+    (Engine::Terraform, Version::new(1, 15, 5)),
+    (Engine::OpenTofu, Version::new(1, 6, 0)),
+    (Engine::OpenTofu, Version::new(1, 7, 0)),
+    (Engine::OpenTofu, Version::new(1, 8, 0)),
+    (Engine::OpenTofu, Version::new(1, 9, 0)),
+    (Engine::OpenTofu, Version::new(1, 10, 0)),
+    (Engine::OpenTofu, Version::new(1, 11, 0)),
+    (Engine::OpenTofu, Version::new(1, 12, 0)),
+    (Engine::OpenTofu, Version::new(1, 13, 0)),
+];
+
+/// Does the engine model patches (Terraform's loader changed in 1.15.5), or only minors?
+fn by_patch(engine: Engine) -> bool {
+    engine == Engine::Terraform
+}
+
+/// Why a release cannot be judged for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unmodelled {
+    pub asked: String,
+}
+
+impl fmt::Display for Unmodelled {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` is not a release override-guard models; {}", self.asked, modelled_list())
+    }
+}
+
+/// The modelled releases as one sentence, for errors and `--help`.
+pub fn modelled_list() -> String {
+    let list = |e: Engine| {
+        let vs: Vec<String> = MODELLED
+            .iter()
+            .filter(|(en, _)| *en == e)
+            .map(
+                |(_, v)| {
+                    if by_patch(e) { format!("{v}") } else { format!("{}.{}", v.major, v.minor) }
+                },
+            )
+            .collect();
+        vs.join(", ")
+    };
+    format!(
+        "modelled are terraform@{} (a minor means its newest patch listed, an earlier patch \
+         of it is admitted) and opentofu@{} (any patch of these minors)",
+        list(Engine::Terraform).replace(", ", ", @"),
+        list(Engine::OpenTofu).replace(", ", ", @"),
+    )
+}
+
+impl Release {
+    /// The newest modelled release of an engine: what the engine's name alone means.
+    pub fn newest(engine: Engine) -> Release {
+        let version = MODELLED
+            .iter()
+            .filter(|(e, _)| *e == engine)
+            .map(|(_, v)| *v)
+            .max()
+            .unwrap_or(Version::new(1, 0, 0));
+        Release { engine, version }
+    }
+
+    /// The modelled release a version of an engine stands for: a minor's newest listed
+    /// patch for `1.9`; `1.9.3` itself where 1.9's newest listed is 1.9.3 or later (for
+    /// OpenTofu any patch of a listed minor). `None` where it is not modelled.
+    pub fn of(engine: Engine, major: u32, minor: u32, patch: Option<u32>) -> Option<Release> {
+        let newest = MODELLED
+            .iter()
+            .find(|(e, v)| *e == engine && v.major == major && v.minor == minor)
+            .map(|(_, v)| *v)?;
+        let version = match patch {
+            None => newest,
+            Some(p) if !by_patch(engine) => Version::new(major, minor, p),
+            Some(p) if p <= newest.patch => Version::new(major, minor, p),
+            Some(_) => return None,
+        };
+        Some(Release { engine, version })
+    }
+
+    /// `terraform`, `opentofu` (or `tofu`), `terraform@1.9`, `opentofu@1.10.2`.
+    pub fn parse(s: &str) -> Result<Release, Unmodelled> {
+        let bad = || Unmodelled { asked: s.to_string() };
+        let (name, version) = match s.split_once('@') {
+            Some((n, v)) => (n, Some(v)),
+            None => (s, None),
+        };
+        let engine = match name.trim().to_ascii_lowercase().as_str() {
+            "terraform" => Engine::Terraform,
+            "opentofu" | "tofu" => Engine::OpenTofu,
+            _ => return Err(bad()),
+        };
+        let Some(v) = version else { return Ok(Release::newest(engine)) };
+        let v = v.trim().trim_start_matches('v');
+        let parts: Vec<&str> = v.split('.').collect();
+        let num = |p: &str| -> Option<u32> {
+            if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            p.parse().ok()
+        };
+        let (major, minor, patch) = match parts.as_slice() {
+            [a, b] => (num(a), num(b), None),
+            [a, b, c] => (num(a), num(b), Some(num(c).ok_or_else(bad)?)),
+            _ => return Err(bad()),
+        };
+        let (Some(major), Some(minor)) = (major, minor) else { return Err(bad()) };
+        Release::of(engine, major, minor, patch).ok_or_else(bad)
+    }
+
+    /// Is this release at least `v` of its engine?
+    pub fn at_least(self, v: Version) -> bool {
+        self.version >= v
+    }
+}
+
+/// `Terraform 1.9.8`, `OpenTofu 1.10` (OpenTofu's patch is not modelled: see [`MODELLED`]).
+impl fmt::Display for Release {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let v = self.version;
+        if by_patch(self.engine) || v.patch != 0 {
+            write!(f, "{} {v}", self.engine.name())
+        } else {
+            write!(f, "{} {}.{}", self.engine.name(), v.major, v.minor)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tf(a: u32, b: u32, c: u32) -> Release {
+        Release { engine: Engine::Terraform, version: Version::new(a, b, c) }
+    }
+
+    #[test]
+    fn an_engine_alone_is_its_newest_release_and_a_minor_its_newest_patch() {
+        assert_eq!(Release::parse("terraform"), Ok(tf(1, 15, 5)));
+        assert_eq!(Release::parse("terraform@1.9"), Ok(tf(1, 9, 8)));
+        assert_eq!(Release::parse("terraform@1.15.3"), Ok(tf(1, 15, 3)));
+        assert_eq!(Release::parse("Terraform@v1.6.0"), Ok(tf(1, 6, 0)));
+        let tofu = Release::parse("tofu@1.10.2").map(|r| (r.engine, r.version));
+        assert_eq!(tofu, Ok((Engine::OpenTofu, Version::new(1, 10, 2))));
+        assert_eq!(Release::parse("opentofu").map(|r| r.to_string()), Ok("OpenTofu 1.13".into()));
+        assert_eq!(tf(1, 9, 8).to_string(), "Terraform 1.9.8");
+    }
+
+    #[test]
+    fn what_is_not_modelled_is_an_error_that_lists_what_is() {
+        for s in [
+            "terraform@1.5",
+            "terraform@1.15.6",
+            "terraform@1.16",
+            "terraform@1",
+            "terraform@1.9.x",
+            "terraform@1.9.8-rc1",
+            "terraform@",
+            "opentofu@1.14",
+            "pulumi",
+        ] {
+            let e = Release::parse(s).expect_err(s);
+            let text = e.to_string();
+            assert!(text.starts_with(&format!("`{s}` is not a release")), "{text}");
+            assert!(text.contains("terraform@1.6.6, @1.7.5"), "{text}");
+            assert!(text.contains("opentofu@1.6, @1.7"), "{text}");
+        }
+    }
+
+    #[test]
+    fn releases_order_by_version() {
+        assert!(tf(1, 15, 5).at_least(Version::new(1, 15, 0)));
+        assert!(!tf(1, 14, 9).at_least(Version::new(1, 15, 0)));
+    }
+}
