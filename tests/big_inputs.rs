@@ -113,7 +113,7 @@ fn resource_blocks_are_read_in_a_small_multiple_of_their_size() {
     let mut expect = String::new();
     let _ = writeln!(
         expect,
-        "m/main.tf:{}:1: warning[missing-override-comment]: resource.aws_instance.r{last} is changed by override.tf, but nothing in the original says so",
+        "m/main.tf:{}:1: warning[missing-override-comment]: resource.aws_instance.r{last} is changed by override.tf, but no comment above it names override.tf",
         12 * last + 1
     );
     let _ = writeln!(

@@ -359,7 +359,7 @@ fn new_only_leaves_out_the_debt_already_committed() {
     assert_eq!(
         lines,
         [
-            "db/main.tf:7:1: warning[missing-override-comment]: variable.password is changed by override.tf, but nothing in the original says so",
+            "db/main.tf:7:1: warning[missing-override-comment]: variable.password is changed by override.tf, but no comment above it names override.tf",
             "db/override.tf:8:3: error[weakened-safeguard]: variable.password: sensitive is turned off",
             "1 module, 2 files, 1 override file: 1 error, 1 warning (built-in default policy)",
         ],

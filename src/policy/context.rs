@@ -220,9 +220,11 @@ fn pairs<'a>(m: &'a Module, o: &Originals<'a>) -> Vec<Change<'a>> {
                     }
                     for t in b.body.blocks().filter(kept_in_terraform) {
                         match t.kind.as_str() {
+                            // Named by what the original loses: a cloud block over a
+                            // backend changes `terraform.backend`.
                             "backend" | "cloud" if state.is_some_and(|s| std::ptr::eq(s, t)) => out
                                 .push(Change {
-                                    address: format!("terraform.{}", t.kind),
+                                    address: format!("terraform.{}", o.state.unwrap_or(t).kind),
                                     over: Node::Block(t),
                                     base: o.state.map(Node::Block),
                                 }),
@@ -313,6 +315,34 @@ pub fn comments_around(m: &Module, span: Span) -> Vec<Comment> {
         }
     }
     out
+}
+
+/// Every comment inside the item at `span` (a trailing `# …` on one of its lines, a JSON
+/// `"//"` of a nested object), in the order written.
+pub fn comments_in(m: &Module, span: Span) -> Vec<Comment> {
+    let Some(f) = m.files.files.get(span.file) else { return Vec::new() };
+    let inside = |s: usize, e: usize| span.start <= s && e <= span.end;
+    match f.syntax {
+        Syntax::Hcl => crate::terraform::hcl::comments(&f.text)
+            .into_iter()
+            .filter(|&(s, e)| inside(s, e))
+            .map(|(s, e)| {
+                let raw = f.text.get(s..e).unwrap_or("").trim_end();
+                let text = raw.trim_start_matches('#').trim_start_matches("//");
+                let text = text.trim_start_matches("/*").trim_end_matches("*/");
+                Comment { span: Span::new(span.file, s, e), text: text.trim().to_string() }
+            })
+            .collect(),
+        Syntax::Json => parsed(m, span.file)
+            .map(|p| {
+                p.notes
+                    .iter()
+                    .filter(|n| inside(n.span.start, n.span.end))
+                    .map(|n| Comment { span: n.span, text: n.text.clone() })
+                    .collect()
+            })
+            .unwrap_or_default(),
+    }
 }
 
 fn parsed(m: &Module, file: FileId) -> Option<&ParsedFile> {

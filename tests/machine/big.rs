@@ -48,7 +48,7 @@ pub fn a_fifty_megabyte_file_gives_the_correct_result() {
         lines,
         [
             format!(
-                "big/main.tf:{}:1: warning[missing-override-comment]: resource.aws_instance.r{last} is changed by override.tf, but nothing in the original says so",
+                "big/main.tf:{}:1: warning[missing-override-comment]: resource.aws_instance.r{last} is changed by override.tf, but no comment above it names override.tf",
                 12 * last + 1
             ),
             format!(

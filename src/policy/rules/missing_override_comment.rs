@@ -8,9 +8,9 @@ use regex::Regex;
 use super::options::Options;
 use super::rule::Rule;
 use crate::finding::{Finding, Level};
-use crate::policy::context::{Context, comments_around};
+use crate::policy::context::{Change, Comment, Context, Node, comments_around, comments_in};
 use crate::policy::validate::{Field, Key, Kind, Validator, Value};
-use crate::terraform::Syntax;
+use crate::terraform::{Item, Span, Syntax};
 
 pub static RULE: Rule = Rule {
     id: super::RuleId::MissingOverrideComment,
@@ -23,7 +23,10 @@ What it checks
   override file; in JSON files, a `\"//\"` property in the block's object. `pattern` is a
   regex the comment must match instead; `{override}` in it stands for the override file's
   name. The finding shows both places. An override's `required_version` replaces the
-  constraint of every primary file: each wants its comment.
+  constraint of every primary file: each wants its comment. A comment inside the block,
+  or one that does not name the file (\"the _override.tf\", a misspelt name), does not
+  count: the finding points at it. An override file whose every value a later override
+  file replaces is not to be named; the later one is.
 
   An override block that changes nothing is no change: one that is empty (its arguments
   commented out), or holds only what Terraform ignores in an override file (which
@@ -92,6 +95,11 @@ fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
         if cx.m.files.get(c.file()).local.is_some() {
             continue;
         }
+        // An override file whose every value a later one replaces runs nothing: the
+        // later file is the one to name.
+        if !survives(cx, c) {
+            continue;
+        }
         if !seen.insert((base.span(), c.file())) {
             continue;
         }
@@ -104,11 +112,13 @@ fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
                 &matchers[matchers.len() - 1].1
             }
         };
-        if comments_around(cx.m, base.span()).iter().any(|k| re.is_match(&k.text)) {
+        let around = comments_around(cx.m, base.span());
+        if around.iter().any(|k| re.is_match(&k.text)) {
             continue;
         }
         let json = cx.m.files.get(base.span().file).syntax == Syntax::Json;
-        let help = if let Some(p) = &cx.options.comment.pattern {
+        let pattern = cx.options.comment.pattern.as_deref();
+        let mut help = if let Some(p) = pattern {
             format!("add a comment directly above it that matches the policy's pattern `{p}`")
         } else if json {
             format!(
@@ -119,10 +129,25 @@ fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
                 "add a comment naming {name} directly above it (`override-guard fix` writes one)"
             )
         };
+        let wanted = match (pattern, json) {
+            (Some(_), _) => "no comment above it matches the policy's pattern".to_string(),
+            (None, true) => format!("no \"//\" property of it names {name}"),
+            (None, false) => format!("no comment above it names {name}"),
+        };
+        // A comment that speaks of an override without counting (misspelt, naming no
+        // file or another, inside the block) is the likely cause: point at it.
+        if let Some(k) = near_miss(cx, &around, base.span()) {
+            let line = cx.m.files.get(k.span.file).line_col(k.span.start).0;
+            let text: String = k.text.trim().chars().take(80).collect();
+            help.push_str(&format!(
+                "; the comment on line {line} (`{text}`) speaks of an override but does not count{}",
+                if pattern.is_some() { "" } else { ": it must name the file, directly above the changed item" }
+            ));
+        }
         out.push(
             Finding::new(
                 RULE.id,
-                format!("{} is changed by {name}, but nothing in the original says so", c.address),
+                format!("{} is changed by {name}, but {wanted}", c.address),
                 cx.site(
                     base.head(),
                     if json {
@@ -137,4 +162,56 @@ fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
             .help(help),
         );
     }
+}
+
+/// Does any value of the change's override item reach the effective configuration? A
+/// later override file can replace all of it (`sensitive = false` in `a_override.tf`,
+/// set back by `b_override.tf`). Only objects and local values are traced; anything
+/// else counts as surviving.
+fn survives(cx: &Context<'_>, c: &Change<'_>) -> bool {
+    let within = |inner: Span, outer: Span| {
+        inner.file == outer.file && outer.start <= inner.start && inner.end <= outer.end
+    };
+    match c.over {
+        Node::Block(b) if b.kind != "terraform" => {
+            let Some(e) = cx.m.blocks.iter().find(|e| e.address().as_deref() == Some(&c.address))
+            else {
+                return true;
+            };
+            fn any_in(
+                body: &crate::terraform::Body,
+                outer: Span,
+                within: &dyn Fn(Span, Span) -> bool,
+            ) -> bool {
+                body.items.iter().any(|i| match i {
+                    Item::Attr(a) => within(a.span, outer),
+                    Item::Json(p) => within(p.span, outer),
+                    Item::Block(b) => within(b.span, outer) || any_in(&b.body, outer, within),
+                })
+            }
+            any_in(&e.body, b.span, &within)
+        }
+        Node::Attr(a) if c.address.starts_with("local.") => {
+            cx.m.locals.iter().filter(|l| l.name == a.name).all(|l| within(l.span, a.span))
+        }
+        _ => true,
+    }
+}
+
+/// A comment on or in the original item that mentions an override (or `overide`, as it
+/// is often misspelt) but did not count.
+fn near_miss(cx: &Context<'_>, around: &[Comment], base: Span) -> Option<Comment> {
+    let speaks = |t: &str| {
+        // The tool's own markers (`override-guard:ignore[local-override] …`) speak of no
+        // override file.
+        let t = t.to_ascii_lowercase();
+        if t.contains("override-guard") || t.contains("override_guard") {
+            return false;
+        }
+        t.contains("overrid") || t.contains("overid") || t.contains("over-rid")
+    };
+    if let Some(k) = around.iter().find(|k| speaks(&k.text)) {
+        return Some(k.clone());
+    }
+    comments_in(cx.m, base).into_iter().find(|k| speaks(&k.text))
 }

@@ -101,6 +101,15 @@ fn shadowed(cx: &Context<'_>, out: &mut Vec<Finding>) {
     }
 }
 
+/// Does an override file of the module declare `variable "name"`?
+fn override_declares(cx: &Context<'_>, name: &str) -> bool {
+    use crate::terraform::FileClass;
+    cx.m.parsed
+        .iter()
+        .filter(|p| cx.m.files.get(p.file).class == FileClass::Override)
+        .any(|p| p.body.blocks_of("variable").any(|b| b.labels.first().is_some_and(|l| l == name)))
+}
+
 fn undeclared(cx: &Context<'_>, out: &mut Vec<Finding>) {
     let Some(r) = &cx.vars else { return };
     let declared: Vec<&str> = r.vars.iter().map(|v| v.name.as_str()).collect();
@@ -110,6 +119,11 @@ fn undeclared(cx: &Context<'_>, out: &mut Vec<Finding>) {
         }
         // `terraform query` or `terraform test` uses the value: no typo.
         if cx.var_uses.iter().any(|u| u.name == *name) {
+            continue;
+        }
+        // Declared only in an override file: Terraform refuses the module ("Missing base
+        // variable declaration to override", the merge-error), it ignores no value.
+        if override_declares(cx, name) {
             continue;
         }
         let hint = crate::diag::did_you_mean(name, declared.iter().copied())
