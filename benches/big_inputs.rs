@@ -14,8 +14,10 @@
 
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+#[path = "common/child.rs"]
+mod child;
 #[path = "../tests/shapes.rs"]
 mod shapes;
 
@@ -55,7 +57,7 @@ fn args() -> Args {
 fn main() -> std::io::Result<()> {
     let mut it = std::env::args().skip(1);
     if it.next().as_deref() == Some("--run-child") {
-        return run_child(it);
+        return child::run_child(it);
     }
     let a = args();
     println!(
@@ -119,60 +121,16 @@ struct Measured {
 fn measure(bin: &Path, dir: &Path, args: &[&str], runs: usize) -> std::io::Result<Measured> {
     let (mut walls, mut cpus, mut rss) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..runs {
-        // Through a fresh copy of this benchmark (`--run-child`): Linux counts the memory of
-        // the process a child was forked from into the child's peak.
-        let out = Command::new(std::env::current_exe()?)
-            .arg("--run-child")
-            .arg(dir)
-            .arg(bin)
-            .args(args)
-            .stderr(Stdio::inherit())
-            .output()?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        let v: Vec<i64> = text.split_whitespace().filter_map(|w| w.parse().ok()).collect();
-        let [nanos, cpu_micros, kib, code] = v[..] else {
-            return Err(std::io::Error::other(format!("--run-child printed {text:?}")));
-        };
+        let r = child::measured(dir, bin, args)?;
+        let code = r.code;
         if code != 0 && code != 1 {
             return Err(std::io::Error::other(format!("override-guard {args:?} exited {code}")));
         }
-        walls.push(Duration::from_nanos(nanos as u64));
-        cpus.push(Duration::from_micros(cpu_micros as u64));
-        rss.push(kib as f64 / 1024.0);
+        walls.push(r.wall);
+        cpus.push(r.cpu);
+        rss.push(r.rss_mib);
     }
     Ok(Measured { wall: median(walls), cpu: median(cpus), rss_mib: median(rss) })
-}
-
-/// `--run-child DIR PROGRAM ARGS...`: runs PROGRAM and prints `wall-nanoseconds
-/// cpu-microseconds max-rss-KiB code`.
-fn run_child(mut it: impl Iterator<Item = String>) -> std::io::Result<()> {
-    let (Some(dir), Some(program)) = (it.next(), it.next()) else {
-        return Err(std::io::Error::other("--run-child DIR PROGRAM ARGS..."));
-    };
-    let mut cmd = Command::new(program);
-    cmd.args(it).current_dir(dir).stdout(Stdio::null()).stderr(Stdio::null()).stdin(Stdio::null());
-    for k in ["GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE"] {
-        cmd.env_remove(k);
-    }
-    let t = Instant::now();
-    let child = cmd.spawn()?;
-    let mut status = 0;
-    // SAFETY: a zeroed rusage is a valid value for wait4 to fill in.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: the pid is our own child's, not yet reaped (std's `Child` is dropped unwaited).
-    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
-    let wall = t.elapsed();
-    if pid < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { -1 };
-    let time = |t: libc::timeval| {
-        Duration::from_secs(u64::try_from(t.tv_sec).unwrap_or(0))
-            + Duration::from_micros(u64::try_from(t.tv_usec).unwrap_or(0))
-    };
-    let cpu = (time(usage.ru_utime) + time(usage.ru_stime)).as_micros();
-    println!("{} {cpu} {} {code}", wall.as_nanos(), usage.ru_maxrss);
-    Ok(())
 }
 
 fn git(dir: &Path, args: &[&str]) -> std::io::Result<()> {

@@ -25,6 +25,8 @@ use override_guard::source::{Source, WorktreeSource};
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use override_guard::terraform::{FileClass, SourceText, Syntax, hcl, json};
 
+#[path = "common/child.rs"]
+mod child;
 mod corpus;
 
 struct Args {
@@ -58,7 +60,7 @@ fn args() -> Args {
 fn main() -> std::io::Result<()> {
     let mut it = std::env::args().skip(1);
     if it.next().as_deref() == Some("--run-child") {
-        return run_child(it);
+        return child::run_child(it);
     }
     let a = args();
     println!(
@@ -318,49 +320,8 @@ fn measure(dir: &Path, args: &[&str], codes: &[i32], runs: usize) -> std::io::Re
 /// the memory of the process a child was forked from into the child's peak RSS, and this
 /// process holds whole corpora.
 fn run_measured(dir: &Path, program: &Path, args: &[&str]) -> std::io::Result<Measured> {
-    let out = Command::new(std::env::current_exe()?)
-        .arg("--run-child")
-        .arg(dir)
-        .arg(program)
-        .args(args)
-        .stderr(Stdio::inherit())
-        .output()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let v: Vec<i64> = text.split_whitespace().filter_map(|w| w.parse().ok()).collect();
-    match v[..] {
-        [nanos, kib, code] => Ok(Measured {
-            wall: Duration::from_nanos(nanos as u64),
-            rss_mib: kib as f64 / 1024.0,
-            code: code as i32,
-        }),
-        _ => Err(std::io::Error::other(format!("--run-child printed {text:?}"))),
-    }
-}
-
-/// `--run-child DIR PROGRAM ARGS...`: runs PROGRAM and prints `nanoseconds max-rss-KiB code`.
-fn run_child(mut it: impl Iterator<Item = String>) -> std::io::Result<()> {
-    let (Some(dir), Some(program)) = (it.next(), it.next()) else {
-        return Err(std::io::Error::other("--run-child DIR PROGRAM ARGS..."));
-    };
-    let mut cmd = Command::new(program);
-    cmd.args(it).current_dir(dir).stdout(Stdio::null()).stderr(Stdio::null()).stdin(Stdio::null());
-    for k in ["GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE"] {
-        cmd.env_remove(k);
-    }
-    let t = Instant::now();
-    let child = cmd.spawn()?;
-    let mut status = 0;
-    // SAFETY: a zeroed rusage is a valid value for wait4 to fill in.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: the pid is our own child's, not yet reaped (std's `Child` is dropped unwaited).
-    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
-    let wall = t.elapsed();
-    if pid < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { -1 };
-    println!("{} {} {code}", wall.as_nanos(), usage.ru_maxrss);
-    Ok(())
+    let r = child::measured(dir, program, args)?;
+    Ok(Measured { wall: r.wall, rss_mib: r.rss_mib, code: r.code })
 }
 
 fn git(dir: &Path, args: &[&str]) -> std::io::Result<()> {

@@ -42,9 +42,24 @@ fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     let mut ignored: Vec<_> = cx.m.ignored.iter().collect();
     ignored.sort_by_key(|i| (i.span.file, i.span.start));
     for i in ignored {
-        out.push(
-            Finding::new(RULE.id, i.what.clone(), cx.site(i.span, i.label))
-                .help("remove it, or move the change into the original file"),
-        );
+        // Where the other engine merges it (OpenTofu's `deprecated`), the finding holds
+        // for this engine only, and removing the argument would change what the other runs.
+        let other = cx.other.filter(|o| !o.ignored.iter().any(|j| j.span == i.span));
+        let (what, help) = match other {
+            Some(o) => {
+                let (this, that) = (cx.m.engine.name(), o.engine.name());
+                let what = if i.what.starts_with(this) {
+                    format!("{}; {that} does not", i.what)
+                } else {
+                    format!("{} by {this}; {that} does not ignore it", i.what)
+                };
+                let help = format!(
+                    "move the change into the original file for both engines, or keep it for {that} (see engine-divergence)"
+                );
+                (what, help)
+            }
+            None => (i.what.clone(), "remove it, or move the change into the original file".into()),
+        };
+        out.push(Finding::new(RULE.id, what, cx.site(i.span, i.label)).help(help));
     }
 }

@@ -136,31 +136,35 @@ fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
         };
         // A comment that speaks of an override without counting (misspelt, naming no
         // file or another, inside the block) is the likely cause: point at it.
-        if let Some(k) = near_miss(cx, &around, base.span()) {
+        let miss = near_miss(cx, &around, base.span());
+        if let Some(k) = &miss {
             let line = cx.m.files.get(k.span.file).line_col(k.span.start).0;
-            let text: String = k.text.trim().chars().take(80).collect();
-            help.push_str(&format!(
-                "; the comment on line {line} (`{text}`) speaks of an override but does not count{}",
-                if pattern.is_some() { "" } else { ": it must name the file, directly above the changed item" }
-            ));
-        }
-        out.push(
-            Finding::new(
-                RULE.id,
-                format!("{} is changed by {name}, but {wanted}", c.address),
-                cx.site(
-                    base.head(),
-                    if json {
-                        "no \"//\" comment naming the override"
-                    } else {
-                        "no warning comment above this"
-                    },
+            help.push_str(&match pattern {
+                Some(_) => format!("; the comment on line {line} does not match it"),
+                None => format!(
+                    "; the comment on line {line} does not count: it must name {name}, directly above the changed item"
                 ),
-            )
-            .address(c.address.clone())
-            .related(cx.site(over_span, "changed here"))
-            .help(help),
-        );
+            });
+        }
+        let mut f = Finding::new(
+            RULE.id,
+            format!("{} is changed by {name}, but {wanted}", c.address),
+            cx.site(
+                base.head(),
+                if json {
+                    "no \"//\" comment naming the override"
+                } else {
+                    "no comment above this names it"
+                },
+            ),
+        )
+        .address(c.address.clone())
+        .related(cx.site(over_span, "changed here"))
+        .help(help);
+        if let Some(k) = miss {
+            f = f.related(cx.site(k.span, "speaks of an override, but does not count"));
+        }
+        out.push(f);
     }
 }
 
