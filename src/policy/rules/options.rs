@@ -72,8 +72,15 @@ fn names_file(text: &str, name: &str) -> bool {
     let part = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.');
     text.match_indices(name).any(|(i, _)| {
         let before = text[..i].chars().next_back();
-        let after = text[i + name.len()..].chars().next();
-        !before.is_some_and(part) && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+        let mut rest = text[i + name.len()..].chars();
+        let after = rest.next();
+        // A sentence's full stop ends the name; `override.tf.json` is another file.
+        let longer = match after {
+            Some('.') => rest.next().is_some_and(char::is_alphanumeric),
+            Some(c) => c.is_alphanumeric() || c == '_' || c == '-',
+            None => false,
+        };
+        !before.is_some_and(part) && !longer
     })
 }
 
@@ -91,5 +98,32 @@ impl ProtectedOptions {
         let set = self.attributes.as_ref()?;
         let path = dotted.replace('.', "/");
         set.matches(&path).first().map(|&i| self.raw[i].as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_file;
+
+    #[test]
+    fn a_comment_names_the_file_and_not_a_longer_one() {
+        for yes in [
+            "overridden by override.tf",
+            "see override.tf.",
+            "(override.tf)",
+            "`override.tf`: instance type",
+            "override.tf",
+        ] {
+            assert!(names_file(yes, "override.tf"), "{yes}");
+        }
+        for no in [
+            "overridden by b_override.tf",
+            "see override.tf.json",
+            "override.tfvars",
+            "override.tf-old",
+            "my-override.tf",
+        ] {
+            assert!(!names_file(no, "override.tf"), "{no}");
+        }
     }
 }
