@@ -5,6 +5,7 @@
 //! decoded into these types so that the merge never needs to know which syntax a value
 //! came from; only the printers and the provenance comments do.
 
+pub mod constraint;
 pub mod discover;
 pub(crate) mod expr;
 pub mod hcl;
