@@ -5,7 +5,9 @@
 //! data beside it, for the caller to report: a pin of a release not modelled (judged with the
 //! modelled release nearest below it), a pin the constraints exclude (`version-mismatch`).
 
-use super::constraint::{self, Constraint};
+use std::fmt;
+
+use super::constraint::{self, Constraint, ConstraintError};
 use super::discover::Engine;
 use super::pins::{self, Pin, Spec};
 use super::release::{self, Release, Version};
@@ -43,6 +45,73 @@ pub enum Finding {
     PreReleaseConstraint { constraint: String, element: String },
     /// `required_version` admits no modelled release of the engine: judged with its newest.
     NoneAdmitted { engine: Engine, constraints: Vec<String> },
+    /// A `required_version` that is no constraint (Terraform refuses the module): left out.
+    InvalidConstraint { error: ConstraintError },
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Pin { file, line } => write!(f, "pinned in {file}:{line}"),
+            Origin::RequiredVersion { constraints } => {
+                let list: Vec<String> = constraints.iter().map(|c| format!("`{c}`")).collect();
+                write!(
+                    f,
+                    "the newest modelled release required_version {} admits",
+                    list.join(" and ")
+                )
+            }
+            Origin::Newest => f.write_str("the newest modelled release (nothing pins one)"),
+        }
+    }
+}
+
+/// One sentence each, for a diagnostic that names the pin's file and line itself.
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Finding::Unreadable { pin, why } => {
+                write!(f, "{}:{}: the pin cannot be read: {why}", pin.file, pin.line)
+            }
+            Finding::NotModelled { pin, judged } => {
+                write!(
+                    f,
+                    "{pin} is not a release override-guard models; judged with {judged}, the nearest"
+                )
+            }
+            Finding::PreRelease { pin, judged } => {
+                write!(f, "{pin} is a pre-release; judged as {judged}")
+            }
+            Finding::NothingMatches { pin } => {
+                write!(f, "{pin} matches no modelled release; left out")
+            }
+            Finding::OtherEngine { pin, module } => {
+                write!(
+                    f,
+                    "{pin} runs {}, where the module is written for {}",
+                    pin.engine.name(),
+                    module.name()
+                )
+            }
+            Finding::Mismatch { pin, release, constraint } => {
+                write!(f, "{pin} runs {release}, which required_version `{constraint}` excludes")
+            }
+            Finding::PreReleaseConstraint { constraint, element } => write!(
+                f,
+                "required_version `{constraint}` names a pre-release (`{}`), which Terraform refuses; left out",
+                element.trim()
+            ),
+            Finding::NoneAdmitted { engine, constraints } => write!(
+                f,
+                "required_version `{}` admits no modelled {} release; judged with the newest",
+                constraints.join("` and `"),
+                engine.name()
+            ),
+            Finding::InvalidConstraint { error } => {
+                write!(f, "required_version `{}`: {error}", error.text)
+            }
+        }
+    }
 }
 
 /// The release chosen, where it came from, and what the choice noticed.
@@ -222,6 +291,31 @@ pub fn choose(
         findings.push(none_admitted(engine, &usable));
     }
     Chosen { release: Release::newest(engine), from: Origin::Newest, findings }
+}
+
+/// The wiring of the three steps for one module: the pin found from `module_dir` up through
+/// `read`, the module's effective `required_version` values as written (one per attribute),
+/// and the engine where something says it. A value that is no constraint is reported and
+/// left out (Terraform refuses such a module with every release).
+pub fn detect(
+    read: &dyn Fn(&str) -> Option<Vec<u8>>,
+    module_dir: &str,
+    required_version: &[&str],
+    engine_hint: Option<Engine>,
+) -> Chosen {
+    let mut findings = Vec::new();
+    let mut constraints = Vec::new();
+    for text in required_version {
+        match Constraint::parse(text) {
+            Ok(c) => constraints.push(c),
+            Err(error) => findings.push(Finding::InvalidConstraint { error }),
+        }
+    }
+    let pin = pins::find(read, module_dir);
+    let mut chosen = choose(pin.as_ref(), &constraints, engine_hint);
+    findings.append(&mut chosen.findings);
+    chosen.findings = findings;
+    chosen
 }
 
 #[cfg(test)]
@@ -438,6 +532,71 @@ mod tests {
         let got = choose(Some(&p), &[], Some(Engine::Terraform));
         assert_eq!(got.release, tofu(1, 10, 0));
         assert_eq!(got.findings, vec![Finding::OtherEngine { pin: p, module: Engine::Terraform }]);
+    }
+
+    #[test]
+    fn detect_finds_the_pin_parses_required_version_and_chooses() {
+        let files = [("envs/.terraform-version", "1.9.8\r\n")];
+        let read =
+            |p: &str| files.iter().find(|(f, _)| *f == p).map(|(_, t)| t.as_bytes().to_vec());
+        let got = detect(&read, "envs/prod", &[">= 1.10", ">= 1.x"], None);
+        assert_eq!(got.release, tf(1, 9, 8));
+        assert_eq!(got.from.to_string(), "pinned in envs/.terraform-version:1");
+        let said: Vec<String> = got.findings.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            said,
+            vec![
+                "required_version `>= 1.x`: Invalid version constraint: This string does not use correct \
+                 version constraint syntax."
+                    .to_string(),
+                "envs/.terraform-version:1: `1.9.8` runs Terraform 1.9.8, which required_version `>= 1.10` \
+                 excludes"
+                    .to_string(),
+            ]
+        );
+        let none = detect(&read, "modules/vpc", &["~> 1.12.0"], None);
+        assert_eq!(none.release, tf(1, 12, 2));
+        assert_eq!(
+            none.from.to_string(),
+            "the newest modelled release required_version `~> 1.12.0` admits"
+        );
+        assert_eq!(
+            detect(&read, "", &[], None).from.to_string(),
+            "the newest modelled release (nothing pins one)"
+        );
+    }
+
+    #[test]
+    fn every_finding_says_what_was_bent_in_one_sentence() {
+        let p = tf_pin("1.5.7");
+        let all = [
+            Finding::Unreadable { pin: tf_pin("x"), why: "binary, not text".into() },
+            Finding::NotModelled { pin: p.clone(), judged: tf(1, 6, 0) },
+            Finding::PreRelease { pin: p.clone(), judged: tf(1, 6, 0) },
+            Finding::NothingMatches { pin: p.clone() },
+            Finding::OtherEngine { pin: p.clone(), module: Engine::OpenTofu },
+            Finding::PreReleaseConstraint {
+                constraint: ">= 1.9, < 2.0-rc1".into(),
+                element: " < 2.0-rc1".into(),
+            },
+            Finding::NoneAdmitted { engine: Engine::OpenTofu, constraints: vec!["~> 1.15".into()] },
+        ];
+        let said: Vec<String> = all.iter().map(ToString::to_string).collect();
+        assert_eq!(said[0], "envs/.terraform-version:2: the pin cannot be read: binary, not text");
+        assert_eq!(
+            said[1],
+            "envs/.terraform-version:2: `1.5.7` is not a release override-guard models; judged with Terraform 1.6.0, the nearest"
+        );
+        assert!(
+            said[4].ends_with("runs Terraform, where the module is written for OpenTofu"),
+            "{}",
+            said[4]
+        );
+        assert!(said[5].contains("names a pre-release (`< 2.0-rc1`)"), "{}", said[5]);
+        assert_eq!(
+            said[6],
+            "required_version `~> 1.15` admits no modelled OpenTofu release; judged with the newest"
+        );
     }
 
     #[test]

@@ -372,9 +372,19 @@ pub fn parse(path: &str, bytes: &[u8]) -> Vec<Pin> {
     }
 }
 
-/// The directories from a module's up to the root (`""`), nearest first.
+/// The directories from a module's up to the root (`""`), nearest first. A `..` takes the
+/// part before it away: the walk never leaves the repository.
 fn dirs(module_dir: &str) -> Vec<String> {
-    let parts: Vec<&str> = module_dir.split('/').filter(|p| !p.is_empty() && *p != ".").collect();
+    let mut parts: Vec<&str> = Vec::new();
+    for p in module_dir.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
     (0..=parts.len()).rev().map(|n| parts[..n].join("/")).collect()
 }
 
@@ -615,6 +625,23 @@ mod tests {
     }
 
     #[test]
+    fn a_hostile_mise_file_is_refused_without_trouble() {
+        let deep =
+            format!("[tools]\nterraform = {}\"1.9\"{}\n", "[".repeat(100_000), "]".repeat(100_000));
+        let pins = parse("mise.toml", deep.as_bytes());
+        assert!(pins.iter().all(|p| matches!(p.spec, Spec::Unreadable(_))), "{pins:?}");
+        let tables = format!("[tools]\nterraform = {}\n", "{ a = ".repeat(50_000));
+        assert!(
+            parse("mise.toml", tables.as_bytes())
+                .iter()
+                .all(|p| matches!(p.spec, Spec::Unreadable(_)))
+        );
+        let wide = "[tools]\n".to_string()
+            + &(0..20_000).map(|i| format!("t{i} = \"1\"\n")).collect::<String>();
+        assert!(parse("mise.toml", wide.as_bytes()).is_empty());
+    }
+
+    #[test]
     fn other_files_are_no_pins() {
         assert!(parse("main.tf", b"1.9.8").is_empty());
         assert!(parse("a/.terraform-version.bak", b"1.9.8").is_empty());
@@ -676,6 +703,23 @@ mod tests {
         let p = find(&bad, "m").expect("the bad pin");
         assert_eq!(p.file, "m/.terraform-version");
         assert!(matches!(p.spec, Spec::Unreadable(_)));
+    }
+
+    #[test]
+    fn find_never_leaves_the_repository() {
+        let asked = std::cell::RefCell::new(Vec::<String>::new());
+        let read = |p: &str| {
+            asked.borrow_mut().push(p.to_string());
+            None
+        };
+        assert_eq!(find(&read, "../../a/./b/../c/"), None);
+        let asked = asked.borrow();
+        assert!(
+            asked.iter().all(|p| !p.contains("..") && !p.starts_with('/') && !p.contains("./")),
+            "{asked:?}"
+        );
+        assert!(asked.contains(&"a/c/.terraform-version".to_string()), "{asked:?}");
+        assert_eq!(dirs("a/c"), vec!["a/c", "a", ""]);
     }
 
     #[test]
