@@ -710,6 +710,48 @@ mod tests {
         assert!(admits_all(&[], Version::new(0, 1, 0)));
     }
 
+    const OPS: &[&str] = &["", "=", "!=", ">", ">=", "<", "<=", "~>"];
+
+    proptest::proptest! {
+        /// Each operator against Rust's order of release numbers, `~>` by its definition.
+        #[test]
+        fn the_operators_agree_with_the_order_of_releases(
+            op in proptest::sample::select(OPS),
+            c3 in (0u32..3, 0u32..3, 0u32..3),
+            written in 1usize..4,
+            v3 in (0u32..3, 0u32..3, 0u32..3),
+        ) {
+            let parts = [c3.0, c3.1, c3.2];
+            let text = format!("{op} {}", parts[..written].iter().map(u32::to_string).collect::<Vec<_>>().join("."));
+            let mut cv = [0; 3];
+            cv[..written].copy_from_slice(&parts[..written]);
+            let (cv, v) = (Version::new(cv[0], cv[1], cv[2]), Version::new(v3.0, v3.1, v3.2));
+            let want = match op {
+                "" | "=" => v == cv,
+                "!=" => v != cv,
+                ">" => v > cv,
+                ">=" => v >= cv,
+                "<" => v < cv,
+                "<=" => v <= cv,
+                // Below the next of the second-to-last segment written; one segment: no bound.
+                _ => v >= cv && match written {
+                    1 => true,
+                    2 => v.major == cv.major,
+                    _ => (v.major, v.minor) == (cv.major, cv.minor),
+                },
+            };
+            proptest::prop_assert_eq!(c(&text).admits(v), want, "{} against {}", text, v);
+        }
+
+        #[test]
+        fn any_text_is_a_constraint_or_an_error_never_a_panic(text in "[ ~<>=!v0-9.,+a-z\\-]{0,40}") {
+            if let Ok(k) = Constraint::parse(&text) {
+                let _ = k.admits(Version::new(1, 9, 8));
+                let _ = admitted(std::slice::from_ref(&k), Engine::OpenTofu);
+            }
+        }
+    }
+
     #[test]
     fn a_huge_constraint_is_parsed_or_refused_without_trouble() {
         let long = vec![">= 1.0"; 10_000].join(",");

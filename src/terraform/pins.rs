@@ -641,6 +641,18 @@ mod tests {
         assert!(parse("mise.toml", wide.as_bytes()).is_empty());
     }
 
+    proptest::proptest! {
+        #[test]
+        fn any_bytes_are_pins_or_nothing_never_a_panic(
+            name in proptest::sample::select(FILES),
+            bytes in proptest::collection::vec(proptest::sample::select(&b"19.v-#~<>=, \n\r\t[]{}\"'=:tofuerram\xEF\xBB\xBF\xFF\xFE\x00"[..]), 0..200),
+        ) {
+            for p in parse(name, &bytes) {
+                proptest::prop_assert!(p.line >= 1 && p.text.chars().count() <= 81, "{:?}", p);
+            }
+        }
+    }
+
     #[test]
     fn other_files_are_no_pins() {
         assert!(parse("main.tf", b"1.9.8").is_empty());
