@@ -4,12 +4,15 @@
 //! (mise's `[tools]`). Pure: the bytes come from a reader the caller gives, so a pin is found
 //! the same way in a worktree, the index, a revision or an editor's buffers.
 //!
-//! Which file wins follows tenv: in each directory, from the module's up to the
-//! repository's root, the first directory with a pin decides; in it the OpenTofu files come
-//! first (tenv's `tf` proxy runs OpenTofu wherever it finds an OpenTofu pin), then
-//! Terraform's, each engine's in tenv's order (`.opentofu-version`, then `.tool-versions`;
-//! `.terraform-version`, `.tfswitchrc`, then `.tool-versions`), with mise's own files before
-//! `.tool-versions`, which mise reads last.
+//! Which file wins follows tenv: from the module's directory up to the repository's root,
+//! the first directory with a pin decides; in it the OpenTofu files come first (tenv's `tf`
+//! proxy runs OpenTofu wherever it finds an OpenTofu pin), then Terraform's, each engine's in
+//! tenv's order (`.opentofu-version`, then `.tool-versions`; `.terraform-version`,
+//! `.tfswitchrc`, then `.tool-versions`), with mise's own files before `.tool-versions`,
+//! which mise reads last. tenv's proxy walks every parent for OpenTofu's files before it
+//! looks for Terraform's; here the nearest directory decides first, so a module's own
+//! `.terraform-version` is not overruled by an `.opentofu-version` at the root (the `tofu`
+//! and `terraform` commands of tenv each walk for their own engine only).
 
 use std::fmt;
 
@@ -207,7 +210,8 @@ fn unreadable(engine: Engine, file: &str, line: usize, why: String) -> Pin {
 }
 
 /// `.terraform-version`, `.opentofu-version`, `.tfswitchrc`: the first line with a version
-/// (tfenv: `#` starts a comment, blank lines are skipped, `\r` is dropped).
+/// (tfenv: `#` starts a comment, blank lines are skipped, `\r` is dropped; tenv reads the
+/// whole file trimmed, the same for the one line such a file holds).
 fn flat(engine: Engine, file: &str, text: &str) -> Option<Pin> {
     for (i, line) in text.split('\n').enumerate() {
         let l = line.split('#').next().unwrap_or("").trim();
