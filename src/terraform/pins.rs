@@ -253,9 +253,15 @@ fn tool_versions(file: &str, text: &str) -> Vec<Pin> {
     found
 }
 
+/// The offsets of a text's line ends, found once: a file of many tools is not counted
+/// again for each.
+fn line_ends(text: &str) -> Vec<usize> {
+    text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i).collect()
+}
+
 /// The line (from 1) of a byte offset.
-fn line_at(text: &str, offset: usize) -> usize {
-    text.as_bytes().iter().take(offset).filter(|&&b| b == b'\n').count() + 1
+fn line_at(ends: &[usize], offset: usize) -> usize {
+    ends.partition_point(|&e| e < offset) + 1
 }
 
 /// A `[tools]` key's engine: `terraform`, `opentofu`, `tofu`, also behind a backend
@@ -277,11 +283,12 @@ fn mise(file: &str, text: &str) -> Vec<Pin> {
             } else {
                 return Vec::new();
             };
-            let line = line_at(text, e.span().map_or(0, |s| s.start));
+            let line = line_at(&line_ends(text), e.span().map_or(0, |s| s.start));
             let why = format!("not TOML: {}", shown(e.message().trim_end()));
             return vec![unreadable(engine, file, line, why)];
         }
     };
+    let ends = line_ends(text);
     let mut found: Vec<Pin> = Vec::new();
     for (key, value) in root.get_ref() {
         if key.get_ref() != "tools" {
@@ -290,7 +297,7 @@ fn mise(file: &str, text: &str) -> Vec<Pin> {
         let DeValue::Table(tools) = value.get_ref() else { continue };
         for (tool, v) in tools {
             let Some(engine) = tool_engine(tool.get_ref()) else { continue };
-            let line = line_at(text, v.span().start);
+            let line = line_at(&ends, v.span().start);
             let mut value = v;
             if let DeValue::Array(items) = value.get_ref() {
                 match items.first() {
@@ -310,7 +317,7 @@ fn mise(file: &str, text: &str) -> Vec<Pin> {
                     .ok_or_else(|| "a table without a `version` string".to_string()),
                 _ => Err("not a string".to_string()),
             };
-            let line = line_at(text, value.span().start);
+            let line = line_at(&ends, value.span().start);
             found.push(match version {
                 Ok(s) => pin(engine, file, line, s.trim()),
                 Err(why) => unreadable(engine, file, line, why),
@@ -643,6 +650,11 @@ mod tests {
         let wide = "[tools]\n".to_string()
             + &(0..20_000).map(|i| format!("t{i} = \"1\"\n")).collect::<String>();
         assert!(parse("mise.toml", wide.as_bytes()).is_empty());
+        // Many keys of one engine behind backends: lines are counted once, the first wins.
+        let many: String =
+            (0..20_000).map(|i| format!("\"aqua:x{i}/terraform\" = \"1.{i}\"\n")).collect();
+        let pins = parse("mise.toml", format!("[tools]\n{many}").as_bytes());
+        assert_eq!(pins.iter().map(|p| p.line).collect::<Vec<_>>(), vec![2]);
     }
 
     proptest::proptest! {
