@@ -10,198 +10,8 @@ use std::cmp::Ordering;
 use std::fmt;
 
 use super::discover::Engine;
+use super::goversion::GoVersion;
 use super::release::{self, Release, Version};
-
-/// A version as go-version reads it: numeric segments (at least three, padded), how many
-/// were written (the pessimistic operator counts them), a pre-release and build metadata.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GoVersion {
-    segments: Vec<i64>,
-    written: usize,
-    pre: String,
-    meta: String,
-}
-
-/// go-version's characters of a pre-release or metadata identifier.
-fn ident_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'-' || b == b'~'
-}
-
-/// Dot-separated identifiers, none empty: go-version's `x(\.y)*` over [`ident_char`].
-fn dotted(s: &str) -> bool {
-    !s.is_empty() && s.split('.').all(|p| !p.is_empty() && p.bytes().all(ident_char))
-}
-
-/// Go's `strconv.ParseInt(s, 10, 64)`: an optional sign, then decimal digits that fit.
-fn go_parse_int(s: &str) -> Option<i64> {
-    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    s.parse().ok()
-}
-
-impl GoVersion {
-    /// go-version's `NewVersion`: the whole text must be one version (`VersionRegexpRaw`).
-    pub fn parse(text: &str) -> Option<GoVersion> {
-        let s = text.strip_prefix('v').unwrap_or(text);
-        let end = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
-        let (nums, rest) = s.split_at(end);
-        // The segments end before a dot that no digit follows (`1.2.x` is no version).
-        if nums.ends_with('.') {
-            return None;
-        }
-        if nums.contains("..") || nums.starts_with('.') || nums.is_empty() {
-            return None;
-        }
-        let mut segments = Vec::new();
-        for part in nums.split('.') {
-            // Digits only here; go-version's `ParseInt` fails where they do not fit 64 bits.
-            segments.push(part.parse::<i64>().ok()?);
-        }
-        let written = segments.len();
-        while segments.len() < 3 {
-            segments.push(0);
-        }
-        let (pre_text, meta) = match rest.split_once('+') {
-            Some((p, m)) if dotted(m) => (p, m),
-            Some(_) => return None,
-            None => (rest, ""),
-        };
-        let alt2 = |t: &str| {
-            dotted(t) && t.starts_with(|c: char| c.is_ascii_alphabetic() || c == '-' || c == '~')
-        };
-        let pre = if pre_text.is_empty() {
-            ""
-        } else if let Some(r) =
-            pre_text.strip_prefix('-').filter(|r| r.starts_with(|c: char| c.is_ascii_digit()))
-        {
-            // `-` then an identifier that starts with a digit.
-            if !dotted(r) {
-                return None;
-            }
-            r
-        } else if let Some(r) = pre_text.strip_prefix('-').filter(|r| alt2(r)) {
-            // An optional `-` (taken where it can be) then one that starts with a letter.
-            r
-        } else if alt2(pre_text) {
-            pre_text
-        } else {
-            return None;
-        };
-        Some(GoVersion { segments, written, pre: pre.to_string(), meta: meta.to_string() })
-    }
-
-    /// A release's version, three segments and no pre-release.
-    pub fn of(v: Version) -> GoVersion {
-        GoVersion {
-            segments: vec![v.major.into(), v.minor.into(), v.patch.into()],
-            written: 3,
-            pre: String::new(),
-            meta: String::new(),
-        }
-    }
-
-    /// The pre-release, empty where there is none.
-    pub fn prerelease(&self) -> &str {
-        &self.pre
-    }
-
-    /// The first three segments as a release number, where they fit one.
-    pub fn core(&self) -> Option<Version> {
-        let n = |i: usize| self.segments.get(i).and_then(|&s| u32::try_from(s).ok());
-        Some(Version::new(n(0)?, n(1)?, n(2)?))
-    }
-
-    /// go-version's `String`: the canonical text its `Compare` first tests for equality.
-    fn canonical(&self) -> String {
-        let mut s = self.segments.iter().map(i64::to_string).collect::<Vec<_>>().join(".");
-        if !self.pre.is_empty() {
-            s.push('-');
-            s.push_str(&self.pre);
-        }
-        if !self.meta.is_empty() {
-            s.push('+');
-            s.push_str(&self.meta);
-        }
-        s
-    }
-
-    /// go-version's `Compare`: segments of different lengths are equal where the longer
-    /// one's extra segments are zeros, and a pre-release counts only between equal segments.
-    pub fn compare(&self, other: &GoVersion) -> Ordering {
-        if self.canonical() == other.canonical() {
-            return Ordering::Equal;
-        }
-        if self.segments == other.segments {
-            return match (self.pre.is_empty(), other.pre.is_empty()) {
-                (true, true) => Ordering::Equal,
-                (true, false) => Ordering::Greater,
-                (false, true) => Ordering::Less,
-                (false, false) => compare_prereleases(&self.pre, &other.pre),
-            };
-        }
-        let (a, b) = (&self.segments, &other.segments);
-        for i in 0..a.len().max(b.len()) {
-            match (a.get(i), b.get(i)) {
-                (Some(x), Some(y)) if x == y => continue,
-                (Some(x), Some(y)) => return x.cmp(y),
-                (None, _) => {
-                    return if b[i..].iter().all(|&s| s == 0) {
-                        Ordering::Equal
-                    } else {
-                        Ordering::Less
-                    };
-                }
-                (_, None) => {
-                    return if a[i..].iter().all(|&s| s == 0) {
-                        Ordering::Equal
-                    } else {
-                        Ordering::Greater
-                    };
-                }
-            }
-        }
-        Ordering::Equal
-    }
-}
-
-/// go-version's `comparePart`, kept as it is (numeric parts sort before words; two words
-/// compare as bytes).
-fn compare_part(a: &str, b: &str) -> Ordering {
-    if a == b {
-        return Ordering::Equal;
-    }
-    let (an, bn) = (go_parse_int(a), go_parse_int(b));
-    if a.is_empty() {
-        return if bn.is_some() { Ordering::Less } else { Ordering::Greater };
-    }
-    if b.is_empty() {
-        return if an.is_some() { Ordering::Greater } else { Ordering::Less };
-    }
-    match (an, bn) {
-        (Some(_), None) => Ordering::Less,
-        (None, Some(_)) => Ordering::Greater,
-        (None, None) if a > b => Ordering::Greater,
-        (Some(x), Some(y)) if x > y => Ordering::Greater,
-        _ => Ordering::Less,
-    }
-}
-
-/// go-version's `comparePrereleases`: part by part, a missing part as empty.
-fn compare_prereleases(a: &str, b: &str) -> Ordering {
-    if a == b {
-        return Ordering::Equal;
-    }
-    let (pa, pb): (Vec<&str>, Vec<&str>) = (a.split('.').collect(), b.split('.').collect());
-    for i in 0..pa.len().max(pb.len()) {
-        let c = compare_part(pa.get(i).copied().unwrap_or(""), pb.get(i).copied().unwrap_or(""));
-        if c != Ordering::Equal {
-            return c;
-        }
-    }
-    Ordering::Equal
-}
 
 /// A constraint's operator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -377,11 +187,6 @@ impl Constraint {
             ),
         ))
     }
-
-    /// The versions of each element, for the patches worth testing in [`admitted`].
-    fn versions(&self) -> impl Iterator<Item = &GoVersion> {
-        self.all.iter().map(|s| &s.check)
-    }
 }
 
 impl fmt::Display for Constraint {
@@ -395,28 +200,64 @@ pub fn admits_all(constraints: &[Constraint], v: Version) -> bool {
     constraints.iter().all(|c| c.admits(v))
 }
 
-/// The patches of a modelled minor that the constraints admit, lowest first. Terraform's
-/// are 0 to the newest listed; OpenTofu's minor stands for every patch, so the patches worth
-/// testing are 0 and those beside a patch a constraint names (where an admitted run of
-/// patches can begin or end).
+/// The lowest patch of a minor that all the constraints admit, of every patch there is (an
+/// OpenTofu minor stands for all of them). An element naming another minor holds for all its
+/// patches or none; one naming patch `q` of this minor holds alike on the patches below `q`,
+/// at `q`, and on those above (go-version compares segment by segment). So the lowest admitted
+/// patch is 0, some `q` or some `q + 1`, found in one sweep over those points instead of
+/// testing each against every element (a `required_version` of many elements stays linear).
+fn lowest_patch(major: u32, minor: u32, constraints: &[Constraint]) -> Option<u32> {
+    let holds = |s: &Single, p: u32| s.check(&GoVersion::of(Version::new(major, minor, p)));
+    let mut points = vec![0u32];
+    let mut naming = Vec::new();
+    for s in constraints.iter().flat_map(|c| c.all.iter()) {
+        let seg = &s.check.segments;
+        let q = (seg[0] == i64::from(major) && seg[1] == i64::from(minor))
+            .then(|| u32::try_from(seg[2]).ok())
+            .flatten();
+        match q {
+            Some(q) => {
+                points.extend([q, q.saturating_add(1)]);
+                naming.push((s, q));
+            }
+            None if !holds(s, 0) => return None,
+            None => {}
+        }
+    }
+    points.sort_unstable();
+    points.dedup();
+    // How many elements refuse each point, as differences from the point before.
+    let mut refused = vec![0i64; points.len() + 1];
+    let at = |p: u32| points.partition_point(|&x| x < p);
+    for (s, q) in naming {
+        if q > 0 && !holds(s, q - 1) {
+            refused[0] += 1;
+            refused[at(q)] -= 1;
+        }
+        if !holds(s, q) {
+            refused[at(q)] += 1;
+            refused[at(q) + 1] -= 1;
+        }
+        if q < u32::MAX && !holds(s, q + 1) {
+            refused[at(q + 1)] += 1;
+            refused[points.len()] -= 1;
+        }
+    }
+    let mut run = 0;
+    points.iter().zip(&refused).find_map(|(&p, d)| {
+        run += d;
+        (run == 0).then_some(p)
+    })
+}
+
+/// The patches of a modelled minor that the constraints admit, lowest first: Terraform's
+/// each patch from 0 to the newest listed (a handful), OpenTofu's the lowest of all.
 fn admitted_patches(r: Release, constraints: &[Constraint]) -> Vec<u32> {
     let v = r.version;
-    let mut patches: Vec<u32> = if release::models_patches(r.engine) {
-        (0..=v.patch).collect()
-    } else {
-        let mut p = vec![0];
-        for c in constraints.iter().flat_map(Constraint::versions) {
-            if c.segments[0] == i64::from(v.major) && c.segments[1] == i64::from(v.minor) {
-                let named = u32::try_from(c.segments[2]).unwrap_or(u32::MAX);
-                p.extend([named.saturating_sub(1), named, named.saturating_add(1)]);
-            }
-        }
-        p.sort_unstable();
-        p.dedup();
-        p
-    };
-    patches.retain(|&p| admits_all(constraints, Version::new(v.major, v.minor, p)));
-    patches
+    if !release::models_patches(r.engine) {
+        return lowest_patch(v.major, v.minor, constraints).into_iter().collect();
+    }
+    (0..=v.patch).filter(|&p| admits_all(constraints, Version::new(v.major, v.minor, p))).collect()
 }
 
 /// The modelled releases of an engine that all the constraints admit, oldest first: each
@@ -630,22 +471,6 @@ mod tests {
     }
 
     #[test]
-    fn versions_parse_with_go_versions_shapes_of_suffix() {
-        assert_eq!(v("1.2-beta").prerelease(), "beta");
-        assert_eq!(v("1.2beta").prerelease(), "beta");
-        assert_eq!(v("1.2.3-4.x").prerelease(), "4.x");
-        assert_eq!(v("1.2--x").prerelease(), "-x");
-        assert_eq!(v("1.2-").prerelease(), "-");
-        assert_eq!(v("1.2.3~rc").prerelease(), "~rc");
-        assert_eq!(v("1.2.3+build.5").prerelease(), "");
-        assert_eq!(v("v1.15.5").core(), Some(Version::new(1, 15, 5)));
-        assert_eq!(v("1.2.3.4").core(), Some(Version::new(1, 2, 3)));
-        assert_eq!(v("9999999999.0").core(), None);
-        assert!(GoVersion::parse("1.2.3_4").is_none());
-        assert!(GoVersion::parse("-1.2").is_none());
-    }
-
-    #[test]
     fn terraform_refuses_a_pre_release_in_required_version() {
         let k = c(">= 1.9, < 1.15.0-beta1");
         assert_eq!(k.prerelease_element(), Some(" < 1.15.0-beta1"));
@@ -744,11 +569,55 @@ mod tests {
         }
 
         #[test]
+        fn the_lowest_patch_sweep_agrees_with_testing_each_patch_at_random(
+            elements in proptest::collection::vec(
+                (proptest::sample::select(OPS), 9u32..12, 0u32..6, proptest::sample::select(&["", ".0", ".1", "-rc1"][..])),
+                1..5,
+            ),
+        ) {
+            let text: Vec<String> = elements.iter().map(|(op, m, p, tail)| format!("{op} 1.{m}.{p}{tail}")).collect();
+            let k = [c(&text.join(","))];
+            let brute = (0..12).find(|&p| admits_all(&k, Version::new(1, 10, p)));
+            proptest::prop_assert_eq!(lowest_patch(1, 10, &k), brute, "{:?}", text);
+        }
+
+        #[test]
         fn any_text_is_a_constraint_or_an_error_never_a_panic(text in "[ ~<>=!v0-9.,+a-z\\-]{0,40}") {
             if let Ok(k) = Constraint::parse(&text) {
                 let _ = k.admits(Version::new(1, 9, 8));
                 let _ = admitted(std::slice::from_ref(&k), Engine::OpenTofu);
             }
+        }
+    }
+
+    #[test]
+    fn a_constraint_of_many_elements_is_resolved_in_linear_time() {
+        let many: Vec<String> = (0..100_000).map(|i| format!("!= 1.10.{i}")).collect();
+        let k = [c(&many.join(","))];
+        assert_eq!(oldest_admitted(&k, Engine::OpenTofu), Some(tofu(1, 6, 0)));
+        let tofu_1_10 = admitted(&k, Engine::OpenTofu).into_iter().find(|r| r.version.minor == 10);
+        assert_eq!(tofu_1_10, Some(tofu(1, 10, 100_000)));
+        assert!(admitted(&k, Engine::Terraform).iter().all(|r| r.version.minor != 10));
+    }
+
+    #[test]
+    fn the_lowest_patch_sweep_agrees_with_testing_each_patch() {
+        let sets = [
+            vec![">= 1.10.3", "!= 1.10.4", "< 1.10.9"],
+            vec!["> 1.10.3", "!= 1.10.4", "!= 1.10.5"],
+            vec!["~> 1.10.2", "< 1.10.2"],
+            vec!["= 1.10.2.0"],
+            vec!["> 1.10.2.1"],
+            vec!["<= 1.10.2-rc1", ">= 1.10.0"],
+            vec![">= 1.10.2-rc1", "!= 1.10.2"],
+            vec!["~> 1.10", "!= 1.10.0"],
+            vec!["~> 1.10.2.1"],
+            vec![">= 1.11"],
+        ];
+        for set in sets {
+            let k: Vec<Constraint> = set.iter().map(|t| c(t)).collect();
+            let brute = (0..40).find(|&p| admits_all(&k, Version::new(1, 10, p)));
+            assert_eq!(lowest_patch(1, 10, &k), brute, "{set:?}");
         }
     }
 

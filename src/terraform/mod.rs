@@ -9,6 +9,7 @@ pub mod choose;
 pub mod constraint;
 pub mod discover;
 pub(crate) mod expr;
+pub mod goversion;
 pub mod hcl;
 pub mod json;
 pub(crate) mod number;
