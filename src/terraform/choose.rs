@@ -458,6 +458,7 @@ mod tests {
         assert_eq!(choose(Some(&tf_pin("latest:^1.1[0-3]")), &[], None).release, tf(1, 13, 5));
         assert_eq!(choose(Some(&tf_pin("min:^1\\.10")), &[], None).release, tf(1, 10, 0));
         assert_eq!(choose(Some(&tf_pin("~> 1.12.0")), &[], None).release, tf(1, 12, 2));
+        assert_eq!(choose(Some(&tf_pin("latest:~> 1.13.0")), &[], None).release, tf(1, 13, 5));
         // Nothing constrains: tenv falls back to `latest`.
         assert_eq!(choose(Some(&tf_pin("min-required")), &[], None).release, tf(1, 15, 5));
         // The keyword's release is the pin's, not the constraints'.

@@ -32,7 +32,8 @@ pub enum Spec {
     Prefix { major: u32, minor: Option<u32> },
     /// `latest` (also tenv's `latest-stable` and `latest-pre`): the newest release.
     Latest,
-    /// `latest:^1.9`: the newest release whose number the regular expression matches.
+    /// `latest:^1.9`: the newest release whose number the regular expression matches (tfenv's
+    /// and tenv's form; `latest:~> 1.9` is read as a constraint).
     LatestMatching(String),
     /// tenv's `min:^1.9`: the oldest release whose number it matches.
     MinMatching(String),
@@ -106,6 +107,15 @@ impl Spec {
             "latest-allowed" => return Spec::LatestAllowed,
             "min-required" => return Spec::MinRequired,
             _ => {}
+        }
+        // `latest:~> 1.9`: an operator starts no sensible expression of a version number, so
+        // it is read as the constraint it looks like (the newest release it admits).
+        if let Some(k) = text
+            .strip_prefix("latest:")
+            .filter(|p| p.trim_start().starts_with(['~', '<', '>', '=', '!']))
+            .and_then(|p| Constraint::parse(p).ok())
+        {
+            return Spec::Constraint(k);
         }
         for (prefix, latest) in [("latest:", true), ("min:", false)] {
             if let Some(pattern) = text.strip_prefix(prefix) {
@@ -468,6 +478,10 @@ mod tests {
         assert_eq!(spec(f, "latest"), Spec::Latest);
         assert_eq!(spec(f, "latest-stable"), Spec::Latest);
         assert_eq!(spec(f, "latest:^1.9"), Spec::LatestMatching("^1.9".into()));
+        assert!(
+            matches!(spec(f, "latest:~> 1.9.0"), Spec::Constraint(c) if c.text() == "~> 1.9.0")
+        );
+        assert_eq!(spec(f, "latest:1\\.9"), Spec::LatestMatching("1\\.9".into()));
         assert_eq!(spec(f, "min:^1.9"), Spec::MinMatching("^1.9".into()));
         assert_eq!(spec(f, "min-required"), Spec::MinRequired);
         assert_eq!(spec(f, "latest-allowed"), Spec::LatestAllowed);
