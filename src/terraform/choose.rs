@@ -66,7 +66,7 @@ impl fmt::Display for Origin {
     }
 }
 
-/// One sentence each, for a diagnostic that names the pin's file and line itself.
+/// One sentence each, naming the pin's file and line where a pin is concerned.
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
