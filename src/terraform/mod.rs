@@ -5,11 +5,15 @@
 //! decoded into these types so that the merge never needs to know which syntax a value
 //! came from; only the printers and the provenance comments do.
 
+pub mod choose;
+pub mod constraint;
 pub mod discover;
 pub(crate) mod expr;
+pub mod goversion;
 pub mod hcl;
 pub mod json;
 pub(crate) mod number;
+pub mod pins;
 pub mod release;
 pub mod schema;
 

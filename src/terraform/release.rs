@@ -66,6 +66,21 @@ fn by_patch(engine: Engine) -> bool {
     engine == Engine::Terraform
 }
 
+/// The modelled releases of an engine, oldest first, each minor as its newest listed patch:
+/// what a `required_version` constraint or a pin file is resolved against.
+pub fn modelled(engine: Engine) -> impl Iterator<Item = Release> {
+    MODELLED
+        .iter()
+        .filter(move |(e, _)| *e == engine)
+        .map(|&(engine, version)| Release { engine, version })
+}
+
+/// Whether each patch of an engine is its own modelled release (Terraform, whose loader
+/// changed in a patch) or a minor stands for all its patches (OpenTofu).
+pub fn models_patches(engine: Engine) -> bool {
+    by_patch(engine)
+}
+
 /// Why a release cannot be judged for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unmodelled {
@@ -216,6 +231,16 @@ mod tests {
             assert!(text.contains("terraform@1.6.6, @1.7.5"), "{text}");
             assert!(text.contains("opentofu@1.6, @1.7"), "{text}");
         }
+    }
+
+    #[test]
+    fn the_modelled_releases_are_listed_oldest_first_per_engine() {
+        let tf: Vec<String> = modelled(Engine::Terraform).map(|r| r.version.to_string()).collect();
+        assert_eq!(tf.first().map(String::as_str), Some("1.6.6"));
+        assert_eq!(tf.last().map(String::as_str), Some("1.15.5"));
+        assert!(modelled(Engine::OpenTofu).all(|r| r.engine == Engine::OpenTofu));
+        assert_eq!(modelled(Engine::OpenTofu).last(), Some(Release::newest(Engine::OpenTofu)));
+        assert!(models_patches(Engine::Terraform) && !models_patches(Engine::OpenTofu));
     }
 
     #[test]
