@@ -184,7 +184,7 @@ impl<'a> Originals<'a> {
 }
 
 /// Pairs every item of every override file with the primary item of the same address.
-/// Only what the engine decodes counts, on either side (see [`decode::kept`]): a block it
+/// Only what the engine decodes counts, on either side (see `decode::kept`): a block it
 /// drops (an `action` under OpenTofu, a `required_providers` that a syntax error left
 /// holding a block) changes nothing, whatever it says.
 pub fn changes(m: &Module) -> Vec<Change<'_>> {

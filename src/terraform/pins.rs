@@ -410,7 +410,7 @@ fn dirs(module_dir: &str) -> Vec<String> {
 }
 
 /// The pin that decides a module's release: the nearest directory with one, in it the
-/// first of [`ORDER`]. `read` gives a repository-relative file's bytes, `None` where there
+/// first of `ORDER`. `read` gives a repository-relative file's bytes, `None` where there
 /// is none. An unreadable pin is found too (tenv stops at it with an error), to be reported.
 pub fn find(read: &dyn Fn(&str) -> Option<Vec<u8>>, module_dir: &str) -> Option<Pin> {
     for dir in dirs(module_dir) {

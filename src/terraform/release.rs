@@ -180,7 +180,7 @@ impl Release {
     }
 }
 
-/// `Terraform 1.9.8`, `OpenTofu 1.10` (OpenTofu's patch is not modelled: see [`MODELLED`]).
+/// `Terraform 1.9.8`, `OpenTofu 1.10` (OpenTofu's patch is not modelled: its minors stand for every patch).
 impl fmt::Display for Release {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let v = self.version;
