@@ -318,26 +318,37 @@ pub fn comments_around(m: &Module, span: Span) -> Vec<Comment> {
 }
 
 /// Every comment inside the item at `span` (a trailing `# …` on one of its lines, a JSON
-/// `"//"` of a nested object), in the order written.
-pub fn comments_in(m: &Module, span: Span) -> Vec<Comment> {
+/// `"//"` of a nested object), in the order written. `lexed` keeps each native file's
+/// comments, found once: lexing the file again for each item made a rule quadratic.
+pub fn comments_in(
+    m: &Module,
+    lexed: &mut HashMap<FileId, Vec<(usize, usize)>>,
+    span: Span,
+) -> Vec<Comment> {
     let Some(f) = m.files.files.get(span.file) else { return Vec::new() };
-    let inside = |s: usize, e: usize| span.start <= s && e <= span.end;
     match f.syntax {
-        Syntax::Hcl => crate::terraform::hcl::comments(&f.text)
-            .into_iter()
-            .filter(|&(s, e)| inside(s, e))
-            .map(|(s, e)| {
-                let raw = f.text.get(s..e).unwrap_or("").trim_end();
-                let text = raw.trim_start_matches('#').trim_start_matches("//");
-                let text = text.trim_start_matches("/*").trim_end_matches("*/");
-                Comment { span: Span::new(span.file, s, e), text: text.trim().to_string() }
-            })
-            .collect(),
+        Syntax::Hcl => {
+            let all =
+                lexed.entry(span.file).or_insert_with(|| crate::terraform::hcl::comments(&f.text));
+            // In source order: the ones inside start at or after the item's start.
+            let from = all.partition_point(|&(s, _)| s < span.start);
+            all[from..]
+                .iter()
+                .take_while(|&&(s, _)| s < span.end)
+                .filter(|&&(_, e)| e <= span.end)
+                .map(|&(s, e)| {
+                    let raw = f.text.get(s..e).unwrap_or("").trim_end();
+                    let text = raw.trim_start_matches('#').trim_start_matches("//");
+                    let text = text.trim_start_matches("/*").trim_end_matches("*/");
+                    Comment { span: Span::new(span.file, s, e), text: text.trim().to_string() }
+                })
+                .collect()
+        }
         Syntax::Json => parsed(m, span.file)
             .map(|p| {
                 p.notes
                     .iter()
-                    .filter(|n| inside(n.span.start, n.span.end))
+                    .filter(|n| span.start <= n.span.start && n.span.end <= span.end)
                     .map(|n| Comment { span: n.span, text: n.text.clone() })
                     .collect()
             })
