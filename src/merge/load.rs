@@ -10,6 +10,7 @@ use super::module::Module;
 use super::{decode, overrides, primaries};
 use crate::diag::Diagnostic;
 use crate::terraform::discover::{self, Engine};
+use crate::terraform::release::{Release, Target};
 use crate::terraform::{FileClass, Files, ParsedFile, SourceText, Span, Syntax, hcl, json};
 use override_guard_hcl::parse::go_quote_inner;
 
@@ -69,27 +70,28 @@ impl Parses {
 
 /// Loads one module directory: discovery, parsing and the merge.
 ///
-/// `engine` is the user's choice; without one, OpenTofu applies when the directory has
-/// `.tofu` files. `read` is asked for the bytes of each file discovery selects.
+/// `target` is the engine or release asked for (see [`Target`]); without one, OpenTofu
+/// applies when the directory has `.tofu` files. `read` is asked for the bytes of each file
+/// discovery selects.
 pub fn load<E: ReadError>(
     dir: &str,
     names: &[String],
-    engine: Option<Engine>,
+    target: impl Into<Target>,
     read: impl FnMut(&str) -> Result<Vec<u8>, E>,
 ) -> Result<Module, E> {
-    load_reusing(dir, names, engine, read, None)
+    load_reusing(dir, names, target, read, None)
 }
 
 /// [`load`], reusing the parses of files that did not change since they were kept.
 pub fn load_reusing<E: ReadError>(
     dir: &str,
     names: &[String],
-    engine: Option<Engine>,
+    target: impl Into<Target>,
     mut read: impl FnMut(&str) -> Result<Vec<u8>, E>,
     parses: Option<&Parses>,
 ) -> Result<Module, E> {
-    let engine =
-        engine.unwrap_or_else(|| discover::default_engine(names.iter().map(String::as_str)));
+    let release = target.into().resolve(names.iter().map(String::as_str));
+    let engine = release.engine;
     let found = discover::discover(names.iter().map(String::as_str), engine);
     let mut raw = Vec::with_capacity(found.files.len());
     for c in &found.files {
@@ -99,7 +101,7 @@ pub fn load_reusing<E: ReadError>(
         };
         raw.push((c.clone(), bytes));
     }
-    let mut m = Module::unmerged(dir.to_string(), engine, Files::default(), found.skipped);
+    let mut m = Module::unmerged(dir.to_string(), release, Files::default(), found.skipped);
     let mut parsed = Vec::with_capacity(raw.len());
     for (id, (c, bytes)) in raw.into_iter().enumerate() {
         let path = crate::path::join(dir, &c.name);
@@ -169,8 +171,11 @@ pub fn load_reusing<E: ReadError>(
 /// The same module merged by another engine, reusing its parsed files. Only meaningful
 /// when discovery picks the same files for both engines, i.e. without `.tofu` files.
 /// The result carries no parsed files (it is for comparing effective configurations).
+/// The other engine is judged at its newest modelled release; the same engine at the
+/// module's.
 pub fn reassemble(m: &Module, engine: Engine) -> Module {
-    let mut o = Module::unmerged(m.dir.clone(), engine, m.files.clone(), m.skipped.clone());
+    let release = if engine == m.engine { m.release } else { Release::newest(engine) };
+    let mut o = Module::unmerged(m.dir.clone(), release, m.files.clone(), m.skipped.clone());
     assemble(&mut o, &m.parsed);
     o
 }
@@ -183,7 +188,7 @@ pub fn without_overrides(m: &Module) -> Module {
     // Files are in merge order: the primaries come first, so their ids stay the same.
     let n = m.files.files.iter().take_while(|f| f.class == FileClass::Primary).count();
     let files = Files { files: m.files.files[..n].to_vec() };
-    let mut o = Module::unmerged(m.dir.clone(), m.engine, files, m.skipped.clone());
+    let mut o = Module::unmerged(m.dir.clone(), m.release, files, m.skipped.clone());
     let primaries: Vec<Arc<ParsedFile>> = m.parsed.iter().filter(|p| p.file < n).cloned().collect();
     assemble(&mut o, &primaries);
     o.parsed = primaries;
@@ -231,15 +236,15 @@ impl ReadError for std::io::Error {
 }
 
 /// Loads a module from in-memory `(name, text)` pairs (tests, fixtures, re-parsing output).
-pub fn load_texts(dir: &str, files: &[(&str, &str)], engine: Option<Engine>) -> Module {
-    load_texts_reusing(dir, files, engine, None)
+pub fn load_texts(dir: &str, files: &[(&str, &str)], target: impl Into<Target>) -> Module {
+    load_texts_reusing(dir, files, target, None)
 }
 
 /// [`load_texts`], reusing the parses of files whose text is the one kept.
 pub fn load_texts_reusing(
     dir: &str,
     files: &[(&str, &str)],
-    engine: Option<Engine>,
+    target: impl Into<Target>,
     parses: Option<&Parses>,
 ) -> Module {
     let names: Vec<String> = files.iter().map(|(n, _)| n.to_string()).collect();
@@ -248,7 +253,7 @@ pub fn load_texts_reusing(
     let read = |p: &str| -> Result<Vec<u8>, std::convert::Infallible> {
         Ok(map.get(p).map(|t| t.as_bytes().to_vec()).unwrap_or_default())
     };
-    match load_reusing(dir, &names, engine, read, parses) {
+    match load_reusing(dir, &names, target, read, parses) {
         Ok(m) => m,
         Err(never) => match never {},
     }

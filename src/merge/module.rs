@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::diag::Diagnostic;
 use crate::terraform::discover::{Engine, Skip};
+use crate::terraform::release::Release;
 use crate::terraform::{Attr, Block, FileClass, Files, Item, ParsedFile, SourceText, Span};
 
 /// The effective configuration of one module, with provenance and Terraform's diagnostics.
@@ -14,7 +15,11 @@ use crate::terraform::{Attr, Block, FileClass, Files, Item, ParsedFile, SourceTe
 pub struct Module {
     /// Directory, relative to the source root (`""` for the root).
     pub dir: String,
+    /// `release.engine`, the engine whose rules apply (kept apart: most readers ask only it).
     pub engine: Engine,
+    /// The release judged for: what it merges, ignores and rejects (see
+    /// [`crate::terraform::release`]).
+    pub release: Release,
     /// The loaded files, in merge order (primaries, then overrides).
     pub files: Files,
     /// Configuration-looking files that were not loaded, and why.
@@ -84,13 +89,14 @@ impl Module {
     /// re-merge of already parsed files starts.
     pub(crate) fn unmerged(
         dir: String,
-        engine: Engine,
+        release: Release,
         files: Files,
         skipped: Vec<(String, Skip)>,
     ) -> Module {
         Module {
             dir,
-            engine,
+            engine: release.engine,
+            release,
             files,
             skipped,
             blocks: Vec::new(),

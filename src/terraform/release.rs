@@ -81,6 +81,47 @@ pub fn models_patches(engine: Engine) -> bool {
     by_patch(engine)
 }
 
+/// What a caller knows of the release a module is judged for: nothing (the files choose
+/// the engine, `.tofu` files OpenTofu, and its newest modelled release judges), the engine
+/// alone (its newest modelled release), or the release itself. Every load takes one, so
+/// that a release chosen anywhere (flag, policy, pin file) reaches the merge.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Target {
+    #[default]
+    Files,
+    Engine(Engine),
+    Release(Release),
+}
+
+impl Target {
+    /// The release judged, for a directory of these file names.
+    pub fn resolve<'a>(self, names: impl IntoIterator<Item = &'a str>) -> Release {
+        match self {
+            Target::Release(r) => r,
+            Target::Engine(e) => Release::newest(e),
+            Target::Files => Release::newest(super::discover::default_engine(names)),
+        }
+    }
+}
+
+impl From<Option<Engine>> for Target {
+    fn from(e: Option<Engine>) -> Target {
+        e.map_or(Target::Files, Target::Engine)
+    }
+}
+
+impl From<Engine> for Target {
+    fn from(e: Engine) -> Target {
+        Target::Engine(e)
+    }
+}
+
+impl From<Release> for Target {
+    fn from(r: Release) -> Target {
+        Target::Release(r)
+    }
+}
+
 /// Why a release cannot be judged for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unmodelled {
