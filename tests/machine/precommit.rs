@@ -907,7 +907,8 @@ pub fn the_python_hooks_install_the_prebuilt_wheel() {
         ]),
         "override-guard audit --write-baseline",
     );
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    // Written is success: the findings are recorded, not judged.
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     repo.write(
         ".pre-commit-config.yaml",
         &format!(
