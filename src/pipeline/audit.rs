@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::error;
+use crate::terraform::release::EngineChoice;
 use rayon::prelude::*;
 
 use super::load::{LoadedModule, Progress, load_module};
@@ -12,14 +13,13 @@ use super::policies::{Choice, Governing, Policies, Trouble};
 use crate::policy::{self, Coverage, Date, Finding, Level, Partial, RuleId};
 use crate::report::findings::Summary;
 use crate::source::Source;
-use crate::terraform::discover::Engine;
 
 /// What a run asks of the judging besides its source: how each module's policy is
 /// found, the command line's levels, the engine, and the day exceptions expire against.
 pub struct Ask<'a> {
     pub choice: &'a Choice,
     pub levels: &'a [(RuleId, Level)],
-    pub engine: Option<Engine>,
+    pub engine: EngineChoice,
     pub today: Date,
 }
 
@@ -27,7 +27,7 @@ pub struct Ask<'a> {
 /// [`Audit::find`]), and how much of each one's area the run sees.
 pub struct Audit {
     pub policies: Policies,
-    pub engine: Option<Engine>,
+    pub engine: EngineChoice,
     pub today: Date,
     /// How much of each policy's area the run sees (by index in `policies.list`; a policy
     /// without an entry is judged as [`Coverage::Part`]).
@@ -269,7 +269,7 @@ mod tests {
             let ask = Ask {
                 choice: &Choice::Nearest,
                 levels: &[],
-                engine: None,
+                engine: EngineChoice::Files,
                 today: Date::from_days(0),
             };
             let audit = Audit::find(&src, &ask, dirs).expect("policy");

@@ -13,13 +13,18 @@ use super::pins::{self, Pin, Spec};
 use super::release::{self, Release, Version};
 
 /// Where the release came from.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Origin {
+    /// `--engine terraform@1.9`.
+    CommandLine,
+    /// A policy file's `engine` key.
+    Policy { file: String },
     /// A pin file's line.
     Pin { file: String, line: usize },
     /// The module's effective `required_version` (each attribute's text).
     RequiredVersion { constraints: Vec<String> },
     /// Nothing said: the engine's newest modelled release.
+    #[default]
     Newest,
 }
 
@@ -52,6 +57,8 @@ pub enum Finding {
 impl fmt::Display for Origin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Origin::CommandLine => f.write_str("from --engine"),
+            Origin::Policy { file } => write!(f, "from the policy {file}"),
             Origin::Pin { file, line } => write!(f, "pinned in {file}:{line}"),
             Origin::RequiredVersion { constraints } => {
                 let list: Vec<String> = constraints.iter().map(|c| format!("`{c}`")).collect();
@@ -62,6 +69,23 @@ impl fmt::Display for Origin {
                 )
             }
             Origin::Newest => f.write_str("the newest modelled release (nothing pins one)"),
+        }
+    }
+}
+
+impl Finding {
+    /// The pin the finding is about, if any.
+    pub fn pin(&self) -> Option<&Pin> {
+        match self {
+            Finding::Unreadable { pin, .. }
+            | Finding::NotModelled { pin, .. }
+            | Finding::PreRelease { pin, .. }
+            | Finding::NothingMatches { pin }
+            | Finding::OtherEngine { pin, .. }
+            | Finding::Mismatch { pin, .. } => Some(pin),
+            Finding::PreReleaseConstraint { .. }
+            | Finding::NoneAdmitted { .. }
+            | Finding::InvalidConstraint { .. } => None,
         }
     }
 }
