@@ -41,8 +41,23 @@ Example
 fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     let choice = &cx.m.choice;
     let constraint = cx.m.settings.required_version.first();
+    let module = if cx.m.dir.is_empty() {
+        "the root module".to_string()
+    } else {
+        format!("module {}", cx.m.dir)
+    };
     for note in &choice.notes {
-        let mut message = note.to_string();
+        let mut message = match note {
+            choose::Finding::Mismatch { release, constraint, .. } => format!(
+                "this pin runs {release} for {module}, whose required_version `{constraint}` excludes it: {} refuses to run the module",
+                release.engine.name()
+            ),
+            choose::Finding::NotModelled { pin, judged } => format!(
+                "this pin (`{}`) names a release override-guard does not model: {module} is judged for {judged}, the nearest modelled",
+                pin.text
+            ),
+            other => other.to_string(),
+        };
         let site = match (note.pin(), &choice.pin_text) {
             (Some(pin), Some(text)) => {
                 // The site names the pin's file and line: the message need not.
