@@ -355,6 +355,12 @@ const FILES: &[&str] = &[
     ".tool-versions",
 ];
 
+/// Is a file of this name one a version manager reads a pin from? (Sources keep such
+/// files, which are no module's, so that a module's release is read from the same state.)
+pub fn is_pin_file(name: &str) -> bool {
+    FILES.contains(&name)
+}
+
 /// Each engine's files in the order they are read in one directory.
 const ORDER: &[(Engine, &[&str])] = &[
     (Engine::OpenTofu, &[".opentofu-version", "mise.toml", ".mise.toml", ".tool-versions"]),
