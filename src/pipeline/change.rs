@@ -76,4 +76,18 @@ mod tests {
         let t = touched(&changed, &policies, false, &[&src]).expect("listed");
         assert_eq!(t, set(&["other"]));
     }
+
+    #[test]
+    fn a_changed_version_file_touches_the_modules_below_it_whatever_the_policy() {
+        let src = MemorySource::new()
+            .with("envs/a/main.tf", "")
+            .with("envs/a/b/main.tf", "")
+            .with("envs/ab/main.tf", "")
+            .with("other/main.tf", "");
+        let changed = set(&["envs/a/.terraform-version", "other/notes.txt"]);
+        for nearest in [true, false] {
+            let t = touched(&changed, &set(&[]), nearest, &[&src]).expect("listed");
+            assert_eq!(t, set(&["envs/a", "envs/a/b", "other"]));
+        }
+    }
 }
