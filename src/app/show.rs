@@ -37,7 +37,7 @@ pub(super) fn show(
         return Err(no_configuration(&ws, src, matches!(opened, Opened::Git(_)), &scope, &shown));
     }
     let load = |target| merge::load("", &names, target, |p| src.read(&join(&scope, p)));
-    let pins = |p: &str| src.read(p).ok();
+    let pins = |p: &str| src.pin_file(p);
     let mut m = crate::pipeline::load::choose_and_load(load, &pins, &scope, &names, engine, None)
         .map_err(|e| shown.error(e))?;
     for f in &mut m.files.files {

@@ -104,7 +104,7 @@ pub(crate) fn load_chosen(
     let load = |target: EngineChoice| {
         merge::load_reusing(dir, names, target, |p| src.read(p), src.parses())
     };
-    choose_and_load(load, &|p| src.read(p).ok(), dir, names, asked, policy)
+    choose_and_load(load, &|p| src.pin_file(p), dir, names, asked, policy)
 }
 
 /// [`load_chosen`] for any reader: `load` merges the module for a release, `pins` reads a

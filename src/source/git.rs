@@ -684,12 +684,7 @@ impl Source for GitSource {
             Some(None) => {
                 Err(Error::NotLoaded { path: path.to_string(), state: self.label.clone() })
             }
-            None => match self.pins.get(path) {
-                Some((_, bytes)) => Ok(bytes.clone()),
-                None => {
-                    Err(Error::NotInState { path: path.to_string(), state: self.label.clone() })
-                }
-            },
+            None => Err(Error::NotInState { path: path.to_string(), state: self.label.clone() }),
         }
     }
 
@@ -699,6 +694,11 @@ impl Source for GitSource {
 
     fn policy_paths(&self) -> Result<BTreeSet<String>, Error> {
         Ok(self.policies.keys().cloned().collect())
+    }
+
+    /// From the pins read up front: a state holds no other.
+    fn pin_file(&self, path: &str) -> Option<Vec<u8>> {
+        self.pins.get(path).map(|(_, bytes)| bytes.clone())
     }
 
     fn policy_file(&self, dir: &str) -> Result<Option<String>, Error> {
