@@ -38,8 +38,16 @@ pub(super) fn show(
     }
     let load = |target| merge::load("", &names, target, |p| src.read(&join(&scope, p)));
     let pins = |p: &str| src.pin_file(p);
-    let mut m = crate::pipeline::load::choose_and_load(load, &pins, &scope, &names, engine, None)
-        .map_err(|e| shown.error(e))?;
+    let mut m = crate::pipeline::load::choose_and_load(
+        load,
+        &pins,
+        &Default::default(),
+        &scope,
+        &names,
+        engine,
+        None,
+    )
+    .map_err(|e| shown.error(e))?;
     for f in &mut m.files.files {
         f.local = src.local(&join(&scope, &f.path));
     }

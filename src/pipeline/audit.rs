@@ -32,6 +32,9 @@ pub struct Audit {
     /// How much of each policy's area the run sees (by index in `policies.list`; a policy
     /// without an entry is judged as [`Coverage::Part`]).
     pub scopes: Vec<Coverage>,
+    /// The version files of the state's directories, each asked once for all its modules
+    /// (an `Audit` judges one state).
+    pub pins: crate::terraform::pins::Memo,
 }
 
 /// One module judged on its own (a side of a comparison: `diff`, the hook's
@@ -53,7 +56,13 @@ impl Audit {
         dirs: impl IntoIterator<Item = &'d str>,
     ) -> Result<Audit, Trouble> {
         let policies = Policies::resolve(src, ask.choice, dirs, ask.levels)?;
-        Ok(Audit { policies, engine: ask.engine, today: ask.today, scopes: Vec::new() })
+        Ok(Audit {
+            policies,
+            engine: ask.engine,
+            today: ask.today,
+            scopes: Vec::new(),
+            pins: Default::default(),
+        })
     }
 
     /// The run sees `dirs` (the directories the user named, each with everything below
@@ -129,7 +138,8 @@ impl Audit {
         names: &[String],
         progress: &dyn Progress,
     ) -> Result<LoadedModule, error::Error> {
-        load_module(src, dir, names, self.engine, self.policies.of(dir).1, progress)
+        let g = self.policies.of(dir).1;
+        load_module(src, dir, names, self.engine, g, &self.pins, progress)
     }
 
     fn partial(&self, l: &LoadedModule) -> (usize, Partial, Counts) {

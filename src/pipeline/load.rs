@@ -12,6 +12,7 @@ use crate::policy::rules::engine_divergence;
 use crate::source::{Source, join};
 use crate::terraform::choose::{self, Origin};
 use crate::terraform::discover::Engine;
+use crate::terraform::pins;
 use crate::terraform::release::Release;
 
 use super::policies::Governing;
@@ -62,10 +63,11 @@ pub(crate) fn load_module(
     names: &[String],
     engine: EngineChoice,
     g: &Governing,
+    pins: &pins::Memo,
     progress: &dyn Progress,
 ) -> Result<LoadedModule, error::Error> {
     let policy = g.policy.engine.map(|r| (r, g.policy.describe()));
-    let mut module = load_chosen(src, dir, names, engine, policy)?;
+    let mut module = load_chosen(src, dir, names, engine, policy, pins)?;
     mark_local(&mut module, src);
     let tofu = names.iter().any(|n| n.ends_with(".tofu") || n.ends_with(".tofu.json"));
     let other = if compares_engines(g) && (tofu || engine_divergence::may_diverge(&module)) {
@@ -100,11 +102,12 @@ pub(crate) fn load_chosen(
     names: &[String],
     asked: EngineChoice,
     policy: Option<(Release, String)>,
+    memo: &pins::Memo,
 ) -> Result<Module, error::Error> {
     let load = |target: EngineChoice| {
         merge::load_reusing(dir, names, target, |p| src.read(p), src.parses())
     };
-    choose_and_load(load, &|p| src.pin_file(p), dir, names, asked, policy)
+    choose_and_load(load, &|p| src.pin_file(p), memo, dir, names, asked, policy)
 }
 
 /// [`load_chosen`] for any reader: `load` merges the module for a release, `pins` reads a
@@ -113,6 +116,7 @@ pub(crate) fn load_chosen(
 pub(crate) fn choose_and_load<E>(
     load: impl Fn(EngineChoice) -> Result<Module, E>,
     pins: &dyn Fn(&str) -> Option<Vec<u8>>,
+    memo: &pins::Memo,
     dir: &str,
     names: &[String],
     asked: EngineChoice,
@@ -141,7 +145,7 @@ pub(crate) fn choose_and_load<E>(
     let texts: Vec<String> =
         m.settings.required_version.iter().filter_map(|a| a.expr.as_str()).collect();
     let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let chosen = choose::detect(pins, dir, &texts, hint);
+    let chosen = choose::detect_with(memo, pins, dir, &texts, hint);
     if chosen.release != m.release {
         m = load(EngineChoice::Release(chosen.release))?;
     }

@@ -327,6 +327,17 @@ pub fn detect(
     required_version: &[&str],
     engine_hint: Option<Engine>,
 ) -> Chosen {
+    detect_with(&pins::Memo::default(), read, module_dir, required_version, engine_hint)
+}
+
+/// [`detect`] for one of many modules of a state, their directories' pins kept in `memo`.
+pub fn detect_with(
+    memo: &pins::Memo,
+    read: &dyn Fn(&str) -> Option<Vec<u8>>,
+    module_dir: &str,
+    required_version: &[&str],
+    engine_hint: Option<Engine>,
+) -> Chosen {
     let mut findings = Vec::new();
     let mut constraints = Vec::new();
     for text in required_version {
@@ -335,7 +346,7 @@ pub fn detect(
             Err(error) => findings.push(Finding::InvalidConstraint { error }),
         }
     }
-    let pin = pins::find(read, module_dir);
+    let pin = memo.find(read, module_dir);
     let mut chosen = choose(pin.as_ref(), &constraints, engine_hint);
     findings.append(&mut chosen.findings);
     chosen.findings = findings;
