@@ -26,6 +26,7 @@ pub enum RuleId {
     ProtectedAttribute,
     EngineDivergence,
     VersionMismatch,
+    VersionDivergence,
     VariableShadowed,
     UndeclaredVariableValue,
     ExpiredException,
@@ -37,7 +38,7 @@ pub enum RuleId {
 
 impl RuleId {
     /// Every rule, in report order.
-    pub const ALL: [RuleId; 19] = [
+    pub const ALL: [RuleId; 20] = [
         RuleId::MergeError,
         RuleId::OverrideFile,
         RuleId::LocalOverride,
@@ -50,6 +51,7 @@ impl RuleId {
         RuleId::ProtectedAttribute,
         RuleId::EngineDivergence,
         RuleId::VersionMismatch,
+        RuleId::VersionDivergence,
         RuleId::VariableShadowed,
         RuleId::UndeclaredVariableValue,
         RuleId::ExpiredException,
@@ -73,6 +75,7 @@ impl RuleId {
             RuleId::ProtectedAttribute => "protected-attribute",
             RuleId::EngineDivergence => "engine-divergence",
             RuleId::VersionMismatch => "version-mismatch",
+            RuleId::VersionDivergence => "version-divergence",
             RuleId::VariableShadowed => "variable-shadowed",
             RuleId::UndeclaredVariableValue => "undeclared-variable-value",
             RuleId::ExpiredException => "expired-exception",

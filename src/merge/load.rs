@@ -180,6 +180,16 @@ pub fn reassemble(m: &Module, engine: Engine) -> Module {
     o
 }
 
+/// The same module merged again for another release of its engine, from the files it
+/// parsed: what the releases a constraint admits would each make of it. Discovery is the
+/// same for every release of one engine, so the files are.
+pub fn rejudged(m: &Module, release: Release) -> Module {
+    let mut o = Module::unmerged(m.dir.clone(), release, m.files.clone(), m.skipped.clone());
+    assemble(&mut o, &m.parsed);
+    o.parsed = m.parsed.clone();
+    o
+}
+
 /// The module as its primary files alone make it, merged again by the same engine from
 /// the files it already parsed: what its override files change is the difference. Read
 /// errors of the override files go with them. Needs the module's parsed files (a

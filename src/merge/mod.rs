@@ -25,7 +25,7 @@ pub use binary::Binary;
 pub(crate) use binary::{binary_content, one_error_of_binary};
 pub use load::{
     Parses, RawFile, ReadError, load, load_reusing, load_texts, load_texts_reusing, reassemble,
-    without_overrides,
+    rejudged, without_overrides,
 };
 pub use module::{Ignored, Module, ReleaseChoice, Settings};
 pub(crate) use overrides::applied_state;
