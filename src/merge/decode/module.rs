@@ -8,6 +8,7 @@ use super::decoder::Decoder;
 use super::names::{BAD_IDENTIFIER, valid_identifier};
 use super::schema::module_schema;
 use super::traversal::{start_range, syntax_of};
+use crate::terraform::release::Feature;
 
 impl Decoder<'_> {
     pub(super) fn module(&mut self, b: &Block) {
@@ -24,8 +25,12 @@ impl Decoder<'_> {
         if let Some(p) = b.attr("providers") {
             self.passed_providers(p);
         }
+        if !self.has(Feature::ModuleSourceExpressions) {
+            self.static_source(b);
+        }
         if let Some(a) = b.attr("ignore_nested_deprecations")
             && !self.tofu
+            && self.has(Feature::Deprecation)
         {
             let v = crate::merge::variables::value_of(&a.expr);
             if v.is_err() {
@@ -57,6 +62,31 @@ impl Decoder<'_> {
         // OpenTofu checks the repetition arguments after the nested blocks.
         if self.tofu {
             self.count_and_for_each(b, COUNT_FOR_EACH);
+        }
+    }
+
+    /// Before source expressions: `version` is a constant constraint and `source` a
+    /// constant string, parsed as a registry address when the block has a `version` (even
+    /// `version = null`), so a local path then fails. Judged per block, before any merge.
+    /// (The other ways a registry address fails to parse are not modelled.)
+    fn static_source(&mut self, b: &Block) {
+        let version = b.attr("version");
+        if let Some(v) = version {
+            self.version_constraint(v);
+        }
+        let Some(src) = b.attr("source") else { return };
+        let mark = self.out.len();
+        self.static_string(&b.body, "source");
+        if self.has_errors_since(mark) || version.is_none() {
+            return;
+        }
+        let Some(text) = src.expr.as_str() else { return };
+        if text.starts_with("./") || text.starts_with("../") {
+            self.err(
+                "Invalid registry module source address",
+                format!("Failed to parse module registry address: can't use local directory \"{}\" as a module registry address.\n\nTerraform assumed that you intended a module registry source address because you also set the argument \"version\", which applies only to registry modules.", override_guard_hcl::parse::go_quote_inner(&text)),
+                src.expr.span,
+            );
         }
     }
 

@@ -1,0 +1,97 @@
+//! The loader release by release: every `tests/fixtures/releases/<case>/` holds a module
+//! (`module/`) and what each runnable Terraform release made of it (`oracle.json`, one
+//! structure per release, keyed by version, recorded with the project's oracle tool's
+//! release matrix). Loaded for each of those releases, the module's diagnostics (summary,
+//! detail, file, line) and effective configuration must be that release's. 1.8.4 is what
+//! the matrix runs of 1.8; it is judged as `terraform@1.8.4`, 1.8's loader.
+
+use std::path::Path;
+
+use override_guard::merge::{self, Module};
+use override_guard::terraform::release::Release;
+use serde_json::{Value, json};
+
+use crate::fixture::{case_str, case_toml, fixtures};
+use crate::merge::{differences, mine, oracle_diagnostics, relax, theirs};
+use crate::{case_name, per_case, whole};
+
+/// The Terraform releases the oracle's matrix runs: each case is confirmed on all of them.
+pub const RUN: [&str; 9] =
+    ["1.6.6", "1.8.4", "1.9.8", "1.10.5", "1.11.4", "1.12.2", "1.13.5", "1.14.9", "1.15.5"];
+
+/// Every check of the suite, one test per case.
+pub fn trials() -> Vec<libtest_mimic::Trial> {
+    let mut out = vec![whole("releases", "count", || {
+        assert!(fixtures("releases").len() >= 20, "at least 20 release fixtures");
+    })];
+    out.extend(per_case("releases", "agrees-with-each-release", fixtures("releases"), agrees));
+    out
+}
+
+/// The fixture's module as `release` loads it.
+fn load(dir: &Path, release: Release) -> Module {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("module dir")
+        .map(|e| e.expect("entry"))
+        .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    merge::load("", &names, release, |p: &str| std::fs::read(dir.join(p))).expect("readable")
+}
+
+/// The diagnostics in the oracle's shape, sorted as it sorts them.
+fn diagnostics(m: &Module) -> Vec<Value> {
+    crate::merge::diagnostics(m)
+}
+
+/// A field an older release does not have is `null` in its dump: what that release's
+/// loader means by it is the default (a variable or output is not ephemeral).
+fn absent_is_default(s: &mut Value) {
+    for kind in ["variables", "outputs"] {
+        for (_, v) in s[kind].as_object_mut().into_iter().flatten() {
+            if v["ephemeral"].is_null() {
+                v["ephemeral"] = json!(false);
+            }
+        }
+    }
+}
+
+fn agrees(case: &Path) {
+    let name = case_name(case);
+    let toml = case_toml(case);
+    assert!(case_str(&toml, "about").is_some(), "{name}: case.toml says what the case shows");
+    let oracle: Value = serde_json::from_str(
+        &std::fs::read_to_string(case.join("oracle.json")).expect("oracle.json"),
+    )
+    .expect("json");
+    let confirmed: Vec<&str> =
+        oracle.as_object().into_iter().flatten().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(confirmed, RUN, "{name}: confirmed on every release the matrix runs");
+    let mut diffs = Vec::new();
+    for v in RUN {
+        let release = Release::parse(&format!("terraform@{v}")).expect("modelled");
+        let mut s = oracle[v]["structure"].clone();
+        absent_is_default(&mut s);
+        let m = load(&case.join("module"), release);
+        let (mine_d, theirs_d) = (diagnostics(&m), oracle_diagnostics(&s));
+        if mine_d != theirs_d {
+            diffs.push(format!(
+                "{v} diagnostics:\n    override-guard {}\n    Terraform      {}",
+                json!(mine_d),
+                json!(theirs_d)
+            ));
+        }
+        let mut a = mine(&m);
+        let b = theirs(&s);
+        let mut here = Vec::new();
+        if theirs_d.iter().any(|d| d["severity"] == "error") {
+            differences(&a["files"], &b["files"], "files", &mut here);
+        } else {
+            relax(&mut a, &b);
+            differences(&a, &b, "", &mut here);
+        }
+        diffs.extend(here.into_iter().map(|d| format!("{v} {d}")));
+    }
+    assert!(diffs.is_empty(), "{name} disagrees with Terraform:\n  {}", diffs.join("\n  "));
+}
