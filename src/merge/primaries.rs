@@ -514,7 +514,7 @@ fn storage_conflicts(m: &mut Module) {
 }
 
 /// Two import blocks of the primary files for the same resource instance, when both
-/// addresses are static (`appendFile`).
+/// addresses are static (`appendFile`). Before `for_each` the error is the block's.
 fn duplicate_import(m: &mut Module, b: &Block) {
     let Some(to) = b.attr("to") else { return };
     let Some((mine, resource)) = super::decode::static_resource_instance(&to.expr) else { return };
@@ -536,7 +536,7 @@ fn duplicate_import(m: &mut Module, b: &Block) {
                 "An import block for the resource \"{resource}\" was already declared at {}. A resource can have only one import block.",
                 m.files.range_string(prev)
             ),
-            to.expr.span,
+            if m.release.has(Feature::ImportForEach) { to.expr.span } else { b.decl_span(&m.files) },
         ));
     }
 }

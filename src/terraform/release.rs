@@ -230,7 +230,8 @@ pub enum Feature {
     /// Top-level `removed` blocks (an override's is ignored by Terraform, an error for
     /// OpenTofu); before, `Unsupported block type`.
     RemovedBlocks,
-    /// `for_each` in `import` blocks, whose `to` may then index with an expression.
+    /// `for_each` in `import` blocks, whose `to` may then index with an expression, must
+    /// name a managed resource, and is where a duplicate import is reported.
     ImportForEach,
     /// `HCP Terraform` in the duplicate-cloud texts and `cloud` in the cloud/backend
     /// conflict (Terraform 1.8); before, `Terraform Cloud`.

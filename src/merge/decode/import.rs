@@ -89,9 +89,11 @@ impl Decoder<'_> {
                 }
                 None => None,
             };
-            // Before for_each, an address that is no reference is not judged further.
-            let judged = mode.is_some() || self.has(Feature::ImportForEach);
-            if mode != Some("managed") && judged && (mode.is_some() || self.has_errors_since(mark))
+            // Before for_each (1.6), `to` is any resource instance: neither a data source's
+            // address nor one that is no reference is judged further.
+            if mode != Some("managed")
+                && self.has(Feature::ImportForEach)
+                && (mode.is_some() || self.has_errors_since(mark))
             {
                 self.err(
                     "Invalid import address",

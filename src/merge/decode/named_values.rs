@@ -23,7 +23,8 @@ impl Decoder<'_> {
         let module = module_schema(self.tofu);
         let reserved =
             module.attrs.iter().map(|(n, _)| *n).chain(module.blocks.iter().map(|(t, _)| *t));
-        for r in reserved.filter(|r| r == name) {
+        let release = self.release;
+        for r in reserved.filter(|r| r == name && module.admits(r, release)) {
             self.err(
                 "Invalid variable name",
                 format!("The variable name \"{r}\" is reserved due to its special meaning inside module blocks."),
