@@ -554,12 +554,15 @@ fn merge_module(m: &mut Module, base: &mut Block, o: &Block) {
     check_depends_on(m, o);
     let providers = o.attr("providers");
     ignore_zero_blocks(m, base, o);
-    merge_body(
-        &mut base.body,
-        &o.body,
-        &["depends_on", "providers", "ignore_nested_deprecations"],
-        &["lifecycle"],
-    );
+    // Before Terraform 1.15 `ignore_nested_deprecations` is one more input of the called
+    // module, merged as any (OpenTofu is left as it was modelled).
+    let meta = m.engine == Engine::OpenTofu || m.release.has(Feature::Deprecation);
+    let kept: &[&str] = if meta {
+        &["depends_on", "providers", "ignore_nested_deprecations"]
+    } else {
+        &["depends_on", "providers"]
+    };
+    merge_body(&mut base.body, &o.body, kept, &["lifecycle"]);
     if let Some(p) = providers {
         if p.expr.as_object().is_none_or(|e| !e.is_empty()) {
             set_attr(base, p);
@@ -567,7 +570,7 @@ fn merge_module(m: &mut Module, base: &mut Block, o: &Block) {
             ignore(m, p.span, "an empty providers map in an override changes nothing");
         }
     }
-    if let Some(a) = o.attr("ignore_nested_deprecations") {
+    if let Some(a) = o.attr("ignore_nested_deprecations").filter(|_| meta) {
         ignore(m, a.span, "ignore_nested_deprecations is not merged from override files");
     }
 }
