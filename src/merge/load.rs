@@ -270,9 +270,11 @@ fn assemble(m: &mut Module, parsed: &[Arc<ParsedFile>]) {
         // Each engine's slot keeps the first release asked of it (a module's own): another
         // release of that engine decodes again.
         let slot = &f.decoded[usize::from(m.engine == Engine::OpenTofu)];
-        let decode = || (m.release, decode::decode_file(&m.files, f, m.release, is_override));
+        let v = m.release.version;
+        let key = (v.major, v.minor, v.patch);
+        let decode = || (key, decode::decode_file(&m.files, f, m.release, is_override));
         match slot.get_or_init(decode) {
-            (r, found) if *r == m.release => m.diagnostics.extend(found.iter().cloned()),
+            (k, found) if *k == key => m.diagnostics.extend(found.iter().cloned()),
             _ => m.diagnostics.extend(decode().1),
         }
     }

@@ -398,11 +398,12 @@ pub struct ParsedFile {
     pub notes: Vec<Note>,
     /// What reading and parsing the file reported, in Terraform's order.
     pub diagnostics: Vec<crate::diag::Diagnostic>,
-    /// What decoding it reported, per engine (Terraform, OpenTofu), with the release it
-    /// was decoded for, once asked: a parsed file is shared by every merge of it (the
-    /// language server's next keystroke, the other engine's view, the module without its
-    /// overrides), and decodes the same for the same release.
-    pub decoded: [std::sync::OnceLock<(release::Release, Vec<crate::diag::Diagnostic>)>; 2],
+    /// What decoding it reported, per engine (Terraform, OpenTofu), with the version of
+    /// the release it was decoded for (major, minor, patch), once asked: a parsed file is
+    /// shared by every merge of it (the language server's next keystroke, the other
+    /// engine's view, the module without its overrides), and decodes the same for the
+    /// same release.
+    pub decoded: [std::sync::OnceLock<((u32, u32, u32), Vec<crate::diag::Diagnostic>)>; 2],
 }
 
 /// A JSON `"//"` comment and the object it sits in.
