@@ -27,7 +27,59 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
         assert!(fixtures("releases").len() >= 20, "at least 20 release fixtures");
     })];
     out.extend(per_case("releases", "agrees-with-each-release", fixtures("releases"), agrees));
+    out.push(whole("releases", "opentofu-rows", opentofu_rows));
+    out.push(whole("releases", "what-the-merge-keeps", what_the_merge_keeps));
     out
+}
+
+/// The summaries a release reports for these files.
+fn summaries(release: &str, files: &[(&str, &str)]) -> Vec<String> {
+    let r = Release::parse(release).expect("modelled");
+    merge::load_texts("", files, r).diagnostics.into_iter().map(|d| d.summary).collect()
+}
+
+/// OpenTofu's rows, as read in its sources and tests at each tag (no build can be run):
+/// ephemeral resources and arguments arrive in 1.11, `deprecated` in 1.10, `const` in
+/// 1.12, `removed` in 1.7.
+fn opentofu_rows() {
+    let eph = [("main.tf", "ephemeral \"random_password\" \"p\" {\n}\n")];
+    assert_eq!(summaries("opentofu@1.10", &eph), ["Unsupported block type"]);
+    assert!(summaries("opentofu@1.11", &eph).is_empty());
+    let var = |arg: &str| format!("variable \"a\" {{\n  default = 1\n  {arg}\n}}\n");
+    let dep = var("deprecated = \"x\"");
+    assert_eq!(summaries("opentofu@1.9", &[("main.tf", &dep)]), ["Unsupported argument"]);
+    assert!(summaries("opentofu@1.10", &[("main.tf", &dep)]).is_empty());
+    let c = var("const = true");
+    assert_eq!(summaries("opentofu@1.11", &[("main.tf", &c)]), ["Unsupported argument"]);
+    assert!(summaries("opentofu@1.12", &[("main.tf", &c)]).is_empty());
+    let removed = [("main.tf", "removed {\n  from = null_resource.a\n}\n")];
+    assert_eq!(summaries("opentofu@1.6", &removed), ["Unsupported block type"]);
+    assert!(summaries("opentofu@1.7", &removed).is_empty());
+}
+
+/// What the merge keeps where the diagnostics cannot tell: Terraform 1.13 drops every
+/// action (1.14 keeps them), and before 1.15 a module's `ignore_nested_deprecations` is
+/// an input like any, merged from an override.
+fn what_the_merge_keeps() {
+    let action = [("main.tf", "action \"a\" \"b\" {\n}\n")];
+    let kinds = |release: &str| -> Vec<String> {
+        let r = Release::parse(release).expect("modelled");
+        merge::load_texts("", &action, r).blocks.iter().map(|b| b.kind.to_string()).collect()
+    };
+    assert!(kinds("terraform@1.13").is_empty());
+    assert_eq!(kinds("terraform@1.14"), ["action"]);
+    let files = [
+        ("main.tf", "module \"m\" {\n  source = \"./a\"\n}\n"),
+        ("override.tf", "module \"m\" {\n  ignore_nested_deprecations = true\n}\n"),
+    ];
+    let merged = |release: &str| {
+        let r = Release::parse(release).expect("modelled");
+        let m = merge::load_texts("", &files, r);
+        assert!(m.diagnostics.is_empty(), "{release}: {:?}", m.diagnostics);
+        m.blocks[0].attr("ignore_nested_deprecations").is_some()
+    };
+    assert!(merged("terraform@1.14"));
+    assert!(!merged("terraform@1.15"));
 }
 
 /// The fixture's module as `release` loads it.

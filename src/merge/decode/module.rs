@@ -84,7 +84,7 @@ impl Decoder<'_> {
         if text.starts_with("./") || text.starts_with("../") {
             self.err(
                 "Invalid registry module source address",
-                format!("Failed to parse module registry address: can't use local directory \"{}\" as a module registry address.\n\nTerraform assumed that you intended a module registry source address because you also set the argument \"version\", which applies only to registry modules.", override_guard_hcl::parse::go_quote_inner(&text)),
+                format!("Failed to parse module registry address: can't use local directory \"{}\" as a module registry address.\n\n{} assumed that you intended a module registry source address because you also set the argument \"version\", which applies only to registry modules.", override_guard_hcl::parse::go_quote_inner(&text), self.engine_name()),
                 src.expr.span,
             );
         }
