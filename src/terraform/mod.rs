@@ -403,8 +403,12 @@ pub struct ParsedFile {
     /// shared by every merge of it (the language server's next keystroke, the other
     /// engine's view, the module without its overrides), and decodes the same for the
     /// same release.
-    pub decoded: [std::sync::OnceLock<((u32, u32, u32), Vec<crate::diag::Diagnostic>)>; 2],
+    pub decoded: [std::sync::OnceLock<Decoded>; 2],
 }
+
+/// A file's decoding for one release: its version (major, minor, patch) and the
+/// diagnostics.
+pub type Decoded = ((u32, u32, u32), Vec<crate::diag::Diagnostic>);
 
 /// A JSON `"//"` comment and the object it sits in.
 #[derive(Clone, Debug, PartialEq)]
