@@ -10,6 +10,24 @@ use super::schema::module_schema;
 use super::traversal::{start_range, syntax_of};
 use crate::terraform::release::Feature;
 
+/// A source that is neither local, nor a registry address, nor any remote address a
+/// go-getter detector recognises (`getmodules.MaybeRelativePathErr`): `modules/vpc`,
+/// `foo`. Only the plain case is modelled: one or two parts, none a host name, nothing
+/// that names a getter, a scheme or a user.
+fn maybe_relative_path(src: &str) -> bool {
+    let addr = src.split("//").next().unwrap_or(src);
+    let parts: Vec<&str> = addr.split('/').collect();
+    let host_like = |p: &str| {
+        p.contains('.') && p.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'.' || c == b'-')
+    };
+    !src.is_empty()
+        && !src.starts_with(['.', '/', '\\'])
+        && !src.contains([':', '@', '?'])
+        && parts.len() <= 2
+        && parts.iter().all(|p| !p.is_empty())
+        && !host_like(parts[0])
+}
+
 impl Decoder<'_> {
     pub(super) fn module(&mut self, b: &Block) {
         let s = module_schema(self.tofu);
@@ -75,12 +93,27 @@ impl Decoder<'_> {
             self.version_constraint(v);
         }
         let Some(src) = b.attr("source") else { return };
-        let mark = self.out.len();
-        self.static_string(&b.body, "source");
-        if self.has_errors_since(mark) || version.is_none() {
+        // Without an evaluation context a JSON string is its text, `${` included.
+        let json = self.json && src.expr.source.is_none();
+        let text = match json {
+            true => serde_json::from_str::<String>(self.files.text(src.expr.span)).ok(),
+            false => {
+                let mark = self.out.len();
+                self.static_string(&b.body, "source");
+                src.expr.as_str().filter(|_| !self.has_errors_since(mark))
+            }
+        };
+        let Some(text) = text else { return };
+        if version.is_none() {
+            if maybe_relative_path(&text) {
+                self.err(
+                    "Invalid module source address",
+                    format!("{} failed to determine your intended installation method for remote module package \"{q}\".\n\nIf you intended this as a path relative to the current module, use \"./{q}\" instead. The \"./\" prefix indicates that the address is a relative filesystem path.", self.engine_name(), q = override_guard_hcl::parse::go_quote_inner(&text)),
+                    src.expr.span,
+                );
+            }
             return;
         }
-        let Some(text) = src.expr.as_str() else { return };
         if text.starts_with("./") || text.starts_with("../") {
             self.err(
                 "Invalid registry module source address",
@@ -145,6 +178,32 @@ impl Decoder<'_> {
                 continue;
             }
             seen.push((k, Span { end: v.span.end, ..key.span }));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::maybe_relative_path;
+
+    #[test]
+    fn only_a_plain_name_is_taken_for_a_relative_path() {
+        for s in ["foo", "modules/vpc", "${var.v}"] {
+            assert!(maybe_relative_path(s), "{s}");
+        }
+        for s in [
+            "./a",
+            "../a",
+            "/abs",
+            "hashicorp/consul/aws",
+            "example.com/x",
+            "github.com/a/b",
+            "git::https://example.com/x.git",
+            "git@github.com:a/b.git",
+            "s3::https://x",
+            "",
+        ] {
+            assert!(!maybe_relative_path(s), "{s}");
         }
     }
 }
