@@ -348,7 +348,7 @@ impl Decoder<'_> {
         if relax {
             return;
         }
-        for &(name, required) in &s.attrs {
+        for &(name, required) in s.attrs.iter() {
             if required && body.attr(name).is_none() {
                 self.err(
                     "Missing required argument",

@@ -1,6 +1,8 @@
 //! The fixed schemas Terraform decodes each block kind's body against (the `*Schema`
 //! variables beside each `decode*Block` in `configs/`), one per engine where they differ.
 
+use std::borrow::Cow;
+
 use crate::terraform::release::{Feature, Feature as F, Release};
 
 /// A block type a body accepts, with the names of its labels.
@@ -16,10 +18,11 @@ pub(super) struct Schema {
     pub(super) since: &'static [(&'static str, Feature)],
 }
 
-/// A schema as one release has it: the names its features allow, in the same order.
+/// A schema as one release has it: the names its features allow, in the same order
+/// (borrowed where the release has them all, as the newest does).
 pub(super) struct Known {
-    pub(super) attrs: Vec<(&'static str, bool)>,
-    pub(super) blocks: Vec<BlockS>,
+    pub(super) attrs: Cow<'static, [(&'static str, bool)]>,
+    pub(super) blocks: Cow<'static, [BlockS]>,
 }
 
 impl Schema {
@@ -32,6 +35,9 @@ impl Schema {
     pub(super) fn at(&self, r: Release) -> Known {
         let import = std::ptr::eq(self, &TF_IMPORT) || std::ptr::eq(self, &TOFU_IMPORT);
         let id_required = import && !r.has(Feature::ImportIdentity);
+        if !id_required && self.since.iter().all(|(_, f)| r.has(*f)) {
+            return Known { attrs: Cow::Borrowed(self.attrs), blocks: Cow::Borrowed(self.blocks) };
+        }
         Known {
             attrs: self
                 .attrs
