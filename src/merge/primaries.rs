@@ -516,16 +516,21 @@ fn storage_conflicts(m: &mut Module) {
 /// Two import blocks of the primary files for the same resource instance, when both
 /// addresses are static (`appendFile`). Before `for_each` the error is the block's.
 fn duplicate_import(m: &mut Module, b: &Block) {
+    // Before for_each a `to` that is no resource instance is the zero address, which
+    // every other such `to` equals.
+    let zero = !m.release.has(Feature::ImportForEach);
+    let address = |e| {
+        super::decode::static_resource_instance(e)
+            .or_else(|| zero.then(|| ("<invalid>..".to_string(), "<invalid>..".to_string())))
+    };
     let Some(to) = b.attr("to") else { return };
-    let Some((mine, resource)) = super::decode::static_resource_instance(&to.expr) else { return };
+    let Some((mine, resource)) = address(&to.expr) else { return };
     let earlier: Vec<Span> = m
         .blocks
         .iter()
         .filter(|o| o.kind == "import")
         .filter(|o| {
-            o.attr("to")
-                .and_then(|t| super::decode::static_resource_instance(&t.expr))
-                .is_some_and(|(other, _)| other == mine)
+            o.attr("to").and_then(|t| address(&t.expr)).is_some_and(|(other, _)| other == mine)
         })
         .map(|o| o.decl_span(&m.files))
         .collect();

@@ -253,6 +253,9 @@ pub enum Feature {
     Actions,
     /// The 1.13 texts of a duplicate backend and of a cloud/backend conflict.
     StateStorageWording,
+    /// A constant of the wrong type is `bool required, but have number` (go-cty 1.16, in
+    /// Terraform 1.13); before, `bool required`.
+    ConversionSaysGiven,
     /// Variable `const`.
     ConstVariables,
     /// Output `type`.
@@ -286,6 +289,7 @@ const ROWS: &[(Feature, Option<Version>, Option<Version>)] = {
         (ActionBlocks, v(13, 0), None),
         (Actions, v(14, 0), None),
         (StateStorageWording, v(13, 0), None),
+        (ConversionSaysGiven, v(13, 0), v(6, 0)),
         (ConstVariables, v(15, 0), v(12, 0)),
         (OutputType, v(15, 0), None),
         (Deprecation, v(15, 0), v(10, 0)),
@@ -395,6 +399,7 @@ mod tests {
             ActionBlocks,
             Actions,
             StateStorageWording,
+            ConversionSaysGiven,
             ConstVariables,
             OutputType,
             Deprecation,

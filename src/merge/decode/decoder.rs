@@ -97,6 +97,11 @@ impl Decoder<'_> {
                 Err(e) => e,
             },
         };
+        // Before Terraform 1.13 (its go-cty) the message does not say what was given.
+        let why = match why.split_once(", but have ") {
+            Some((want, _)) if !self.has(Feature::ConversionSaysGiven) => want.to_string(),
+            _ => why,
+        };
         self.err("Unsuitable value type", format!("Unsuitable value: {why}"), at);
     }
 

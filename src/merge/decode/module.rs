@@ -5,7 +5,7 @@ use override_guard_hcl::ast::{self, Node};
 
 use super::common::COUNT_FOR_EACH;
 use super::decoder::Decoder;
-use super::names::{BAD_IDENTIFIER, valid_identifier};
+use super::names::{BAD_IDENTIFIER, valid_constraint, valid_identifier};
 use super::schema::module_schema;
 use super::traversal::{start_range, syntax_of};
 use crate::terraform::release::Feature;
@@ -89,8 +89,21 @@ impl Decoder<'_> {
     /// (The other ways a registry address fails to parse are not modelled.)
     fn static_source(&mut self, b: &Block) {
         let version = b.attr("version");
-        if let Some(v) = version {
-            self.version_constraint(v);
+        match version {
+            // Without an evaluation context a JSON string is its text: `${…}` is no
+            // constraint.
+            Some(v) if self.json && v.expr.source.is_none() => {
+                let text = serde_json::from_str::<String>(self.files.text(v.expr.span));
+                if text.is_ok_and(|t| !valid_constraint(&t)) {
+                    self.err(
+                        "Invalid version constraint",
+                        "This string does not use correct version constraint syntax.",
+                        v.expr.span,
+                    );
+                }
+            }
+            Some(v) => self.version_constraint(v),
+            None => {}
         }
         let Some(src) = b.attr("source") else { return };
         // Without an evaluation context a JSON string is its text, `${` included.
