@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::terraform::discover::Engine;
+use crate::terraform::release::EngineChoice;
 
 /// Guards Terraform and OpenTofu repositories against the quiet danger of override files.
 #[derive(Debug, Parser)]
@@ -51,8 +51,15 @@ impl Cli {
 }
 
 /// `--engine`'s help, the same for every command that takes it.
-const ENGINE_HELP: &str =
-    "Whose rules apply (default: terraform, or opentofu when the module has .tofu files)";
+const ENGINE_HELP: &str = "Whose rules apply, and which release's: terraform, opentofu, \
+     terraform@1.9, terraform@1.15.5, opentofu@1.10 (a minor means its newest modelled patch; \
+     the engine alone its newest modelled release). Default: terraform, or opentofu when the \
+     module has .tofu files";
+
+/// `--engine`'s values: an engine, with or without a release (see [`EngineChoice::parse`]).
+fn release(s: &str) -> Result<EngineChoice, String> {
+    EngineChoice::parse(s).map_err(|e| e.to_string())
+}
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
@@ -67,8 +74,8 @@ pub(crate) enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = ShowFormat::Hcl)]
         format: ShowFormat,
-        #[arg(long, value_enum, help = ENGINE_HELP)]
-        engine: Option<Engine>,
+        #[arg(long, value_parser = release, help = ENGINE_HELP)]
+        engine: Option<EngineChoice>,
         #[command(flatten)]
         from: FromArgs,
     },
@@ -92,8 +99,8 @@ pub(crate) enum Command {
         /// Print sensitive values instead of `(sensitive)`.
         #[arg(long)]
         show_sensitive: bool,
-        #[arg(long, value_enum, help = ENGINE_HELP)]
-        engine: Option<Engine>,
+        #[arg(long, value_parser = release, help = ENGINE_HELP)]
+        engine: Option<EngineChoice>,
         /// --var and --var-file in command-line order (filled in by [`Cli::parse_ordered`]).
         #[arg(skip)]
         order: Vec<VarArg>,
@@ -110,8 +117,8 @@ pub(crate) enum Command {
         /// Output format (default: human on a terminal, compact otherwise).
         #[arg(long, value_enum)]
         format: Option<ReportFormat>,
-        #[arg(long, value_enum, help = ENGINE_HELP)]
-        engine: Option<Engine>,
+        #[arg(long, value_parser = release, help = ENGINE_HELP)]
+        engine: Option<EngineChoice>,
         #[command(flatten)]
         from: FromArgs,
         #[command(flatten)]
@@ -144,8 +151,8 @@ pub(crate) enum Command {
         /// Output format (default: human on a terminal, compact otherwise).
         #[arg(long, value_enum)]
         format: Option<ReportFormat>,
-        #[arg(long, value_enum, help = ENGINE_HELP)]
-        engine: Option<Engine>,
+        #[arg(long, value_parser = release, help = ENGINE_HELP)]
+        engine: Option<EngineChoice>,
         #[command(flatten)]
         policy: PolicyArgs,
         #[command(flatten)]
@@ -165,8 +172,8 @@ pub(crate) enum Command {
         /// Output format (default: human).
         #[arg(long, value_enum)]
         format: Option<ReportFormat>,
-        #[arg(long, value_enum, help = ENGINE_HELP)]
-        engine: Option<Engine>,
+        #[arg(long, value_parser = release, help = ENGINE_HELP)]
+        engine: Option<EngineChoice>,
         #[command(flatten)]
         policy: PolicyArgs,
     },
@@ -187,8 +194,8 @@ pub(crate) enum Command {
         /// Write files even when git does not hold their current content.
         #[arg(long)]
         allow_dirty: bool,
-        #[arg(long, value_enum, help = ENGINE_HELP)]
-        engine: Option<Engine>,
+        #[arg(long, value_parser = release, help = ENGINE_HELP)]
+        engine: Option<EngineChoice>,
         /// The policy file (its `[rules.missing-override-comment]` decides where comments
         /// are wanted, and their pattern).
         #[arg(long, value_name = "PATH")]
@@ -212,8 +219,8 @@ pub(crate) enum Command {
         /// denies it (backend-swap): the swap becomes the original's own.
         #[arg(long)]
         allow_backend_swap: bool,
-        #[arg(long, value_enum, help = ENGINE_HELP)]
-        engine: Option<Engine>,
+        #[arg(long, value_parser = release, help = ENGINE_HELP)]
+        engine: Option<EngineChoice>,
     },
     /// Write a copy of a tree in which every module is its effective configuration, for
     /// scanners and policy engines that read files one by one.
@@ -231,8 +238,8 @@ pub(crate) enum Command {
         /// other directory that holds something is refused.
         #[arg(long)]
         force: bool,
-        #[arg(long, value_enum, help = ENGINE_HELP)]
-        engine: Option<Engine>,
+        #[arg(long, value_parser = release, help = ENGINE_HELP)]
+        engine: Option<EngineChoice>,
     },
     /// Run a scanner on a flattened copy of a tree and put its findings back on your files.
     #[command(
@@ -245,8 +252,8 @@ pub(crate) enum Command {
         /// How to print the scanner's findings.
         #[arg(long, value_enum, default_value_t = ScanFormat::Sarif)]
         format: ScanFormat,
-        #[arg(long, value_enum, help = ENGINE_HELP)]
-        engine: Option<Engine>,
+        #[arg(long, value_parser = release, help = ENGINE_HELP)]
+        engine: Option<EngineChoice>,
         /// The scanner's command line, after `--`.
         #[arg(last = true, required = true, value_name = "COMMAND")]
         command: Vec<String>,
@@ -436,21 +443,6 @@ pub(crate) enum Color {
     Auto,
     Always,
     Never,
-}
-
-/// `--engine terraform|opentofu`: the command line's names for the model's engines (the
-/// model itself knows nothing of clap).
-impl ValueEnum for Engine {
-    fn value_variants<'a>() -> &'a [Self] {
-        &[Engine::Terraform, Engine::OpenTofu]
-    }
-
-    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
-        Some(clap::builder::PossibleValue::new(match self {
-            Engine::Terraform => "terraform",
-            Engine::OpenTofu => "opentofu",
-        }))
-    }
 }
 
 #[cfg(test)]

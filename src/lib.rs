@@ -29,6 +29,7 @@
 //! use override_guard::pipeline::audit::{Ask, Audit};
 //! use override_guard::policy::{Date, RuleId};
 //! use override_guard::render;
+//! use override_guard::terraform::release::EngineChoice;
 //! use override_guard::source::{MemorySource, Source};
 //!
 //! let src = MemorySource::new()
@@ -41,7 +42,7 @@
 //! // Judge: the policy of each module (here none is written: the built-in one), then
 //! // every module merged and judged by it.
 //! let today = Date { year: 2026, month: 11, day: 27 };
-//! let ask = Ask { choice: &Choice::Nearest, levels: &[], engine: None, today };
+//! let ask = Ask { choice: &Choice::Nearest, levels: &[], engine: EngineChoice::Files, today };
 //! let audit = Audit::find(&src, &ask, modules.iter().map(|(dir, _)| dir.as_str()))
 //!     .map_err(|e| format!("{e:?}"))?;
 //! let judged = audit.judge(&src, &modules)?;

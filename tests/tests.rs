@@ -22,6 +22,7 @@ mod lsp;
 mod lsp_hostile;
 mod measure;
 mod nothing_lost;
+mod pins;
 mod props;
 mod release;
 mod review;

@@ -42,7 +42,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let Ok(modules) = src.modules() else { return };
     let modules: Vec<(String, Vec<String>)> = modules.into_iter().collect();
-    let ask = Ask { choice: &Choice::Nearest, levels: &[], engine, today: TODAY };
+    let ask = Ask { choice: &Choice::Nearest, levels: &[], engine: engine.into(), today: TODAY };
     let audit = match Audit::find(&src, &ask, ["m"]) {
         Ok(a) => a,
         Err(Trouble::Policy(errors)) => {

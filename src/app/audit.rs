@@ -15,7 +15,7 @@ use crate::pipeline::audit::Ask;
 use crate::policy::{self, Finding};
 use crate::report::{self, Style, findings};
 use crate::source::disk;
-use crate::terraform::discover::Engine;
+use crate::terraform::release::EngineChoice;
 
 /// `audit`'s baseline files: the one to read, the one to write.
 #[derive(Clone, Copy, Default)]
@@ -76,7 +76,7 @@ pub(super) fn write_baseline(
 pub(super) fn audit_cmd(
     paths: &[PathBuf],
     format: ReportFormat,
-    engine: Option<Engine>,
+    engine: EngineChoice,
     from: &FromArgs,
     args: &PolicyArgs,
     baseline: Baselines<'_>,
@@ -128,7 +128,7 @@ pub(super) struct Audited {
 /// when a policy file is broken (its errors are printed).
 pub(super) fn audited(
     paths: &[PathBuf],
-    engine: Option<Engine>,
+    engine: EngineChoice,
     from: &FromArgs,
     args: &PolicyArgs,
     style: Style,

@@ -14,6 +14,7 @@
 //! pipeline's), so a split run reads like one.
 
 use crate::error;
+use crate::terraform::release::EngineChoice;
 use std::collections::{BTreeSet, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -33,7 +34,7 @@ use crate::review;
 use crate::source::git::Staged;
 use crate::source::worktree::ListedDir;
 use crate::source::{Git, GitSource, Scoped, Source, Tracked, WorktreeSource, join, split};
-use crate::terraform::discover::{self, Engine};
+use crate::terraform::discover;
 
 /// `--from-ref A --to-ref B`: judge what the range changes, at `B`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,7 +75,7 @@ pub(super) struct Hook<'a> {
     pub files: &'a [PathBuf],
     pub new_only: bool,
     pub format: ReportFormat,
-    pub engine: Option<Engine>,
+    pub engine: EngineChoice,
     pub args: &'a PolicyArgs,
     /// `--baseline FILE`, read from the judged state.
     pub baseline: Option<&'a std::path::Path>,

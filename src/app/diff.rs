@@ -16,7 +16,7 @@ use crate::policy::Finding;
 use crate::report::{self, Style, findings};
 use crate::review;
 use crate::source::{Git, Scoped, Source, split};
-use crate::terraform::discover::Engine;
+use crate::terraform::release::EngineChoice;
 
 /// One side of a `diff`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -100,7 +100,7 @@ pub(super) fn diff(
     revs: &[String],
     worktree: bool,
     format: ReportFormat,
-    engine: Option<Engine>,
+    engine: EngineChoice,
     args: &PolicyArgs,
     style: Style,
 ) -> Result<Outcome, error::Error> {

@@ -3,6 +3,7 @@
 //! [`super::write`], after making sure git holds a copy of everything they would change.
 
 use crate::error;
+use crate::terraform::release::EngineChoice;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -20,7 +21,6 @@ use crate::merge;
 use crate::pipeline::{Choice, mark_local};
 use crate::report::{self, Style};
 use crate::source::{Git, Source, WorktreeSource, join};
-use crate::terraform::discover::Engine;
 
 /// What to do with a plan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,7 +34,7 @@ pub(super) fn fix(
     path: &Path,
     mode: Mode,
     allow_dirty: bool,
-    engine: Option<Engine>,
+    engine: EngineChoice,
     policy_path: Option<&Path>,
     style: Style,
 ) -> Result<Outcome, error::Error> {
@@ -147,7 +147,7 @@ pub(super) fn fold(
     files: &[PathBuf],
     dry_run: bool,
     allow: Allow,
-    engine: Option<Engine>,
+    engine: EngineChoice,
     style: Style,
 ) -> Result<Outcome, error::Error> {
     // Files fold into the module of their directory: group them by it.
@@ -283,7 +283,7 @@ struct Swap {
 fn backend_swaps(
     dir: &Path,
     names: &[String],
-    engine: Option<Engine>,
+    engine: EngineChoice,
     style: Style,
 ) -> Result<Option<Vec<Swap>>, error::Error> {
     use crate::finding::{Level, RuleId};

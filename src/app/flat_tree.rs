@@ -3,6 +3,7 @@
 //! [`crate::flatten`] and written with the files around it, and the map of its lines.
 
 use crate::error;
+use crate::terraform::release::EngineChoice;
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -15,7 +16,6 @@ use crate::merge;
 use crate::report;
 use crate::source::worktree::resolved;
 use crate::source::{Source, WorktreeSource, join};
-use crate::terraform::discover::Engine;
 
 /// The map's name, in the flattened tree's root. Scanners do not read it (a hidden JSON
 /// file is nobody's configuration).
@@ -133,7 +133,7 @@ fn under_root<'a>(root: &str, path: &'a str) -> Option<&'a str> {
 pub(super) fn write_tree(
     ws: &Workspace,
     out: &Path,
-    engine: Option<Engine>,
+    engine: EngineChoice,
 ) -> Result<(TreeMap, Tally), error::Error> {
     let shown = ws.shown();
     let src = ws.worktree_source(true)?;

@@ -3,6 +3,7 @@
 //! put back on the user's files.
 
 use crate::error;
+use crate::terraform::release::EngineChoice;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -14,13 +15,12 @@ use crate::cli::ScanFormat;
 use crate::flatten::remap::{self, TreeMap};
 use crate::report;
 use crate::source::disk;
-use crate::terraform::discover::Engine;
 
 pub(super) fn flatten(
     paths: &[PathBuf],
     out: &Path,
     force: bool,
-    engine: Option<Engine>,
+    engine: EngineChoice,
 ) -> Result<Outcome, error::Error> {
     let ws = Workspace::worktree(paths)?;
     let shown_out = out.display().to_string();
@@ -119,7 +119,7 @@ pub(super) fn scan(
     path: &Path,
     command: &[String],
     format: ScanFormat,
-    engine: Option<Engine>,
+    engine: EngineChoice,
 ) -> Result<Outcome, error::Error> {
     let usage = |m: String| error::Error::Usage { message: m };
     let Some((program, args)) = command.split_first() else {

@@ -157,7 +157,7 @@ pub(super) fn offer_baseline(policy: &Path) {
     let was = QUIET.swap(true, Ordering::Relaxed);
     let found = audited(
         &[dir.to_path_buf()],
-        None,
+        crate::terraform::release::EngineChoice::Files,
         &FromArgs::default(),
         &PolicyArgs::default(),
         Style::plain(),

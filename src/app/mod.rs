@@ -105,11 +105,21 @@ fn dispatch(cli: &Cli) -> Result<Outcome, error::Error> {
         QUIET.store(policy.quiet, Ordering::Relaxed);
     }
     let outcome = match &cli.command {
-        Command::Show { dir, format, engine, from } => show(dir, from, *format, *engine, style),
+        Command::Show { dir, format, engine, from } => {
+            show(dir, from, *format, engine.unwrap_or_default(), style)
+        }
         Command::Audit { paths, format, engine, from, policy, baseline, write_baseline } => {
             let baseline =
                 Baselines { read: baseline.baseline.as_deref(), write: write_baseline.as_deref() };
-            audit_cmd(paths, report_format(*format), *engine, from, policy, baseline, style)
+            audit_cmd(
+                paths,
+                report_format(*format),
+                engine.unwrap_or_default(),
+                from,
+                policy,
+                baseline,
+                style,
+            )
         }
         Command::Check { files, new_only, format, engine, policy, from_ref, to_ref, baseline } => {
             let range = check::Range::from_args(from_ref.as_deref(), to_ref.as_deref())?;
@@ -117,7 +127,7 @@ fn dispatch(cli: &Cli) -> Result<Outcome, error::Error> {
                 files,
                 new_only: *new_only,
                 format: report_format(*format),
-                engine: *engine,
+                engine: engine.unwrap_or_default(),
                 args: policy,
                 baseline: baseline.baseline.as_deref(),
                 range,
@@ -125,11 +135,16 @@ fn dispatch(cli: &Cli) -> Result<Outcome, error::Error> {
             };
             hook.run()
         }
-        Command::Diff { revs, worktree, format, engine, policy } => {
-            diff(revs, *worktree, format.unwrap_or(ReportFormat::Human), *engine, policy, style)
-        }
+        Command::Diff { revs, worktree, format, engine, policy } => diff(
+            revs,
+            *worktree,
+            format.unwrap_or(ReportFormat::Human),
+            engine.unwrap_or_default(),
+            policy,
+            style,
+        ),
         Command::Vars { dir, format, show_sensitive, engine, order, .. } => {
-            vars_cmd(dir, order, *format, *show_sensitive, *engine, style)
+            vars_cmd(dir, order, *format, *show_sensitive, engine.unwrap_or_default(), style)
         }
         Command::Fix { path, dry_run, check, allow_dirty, engine, policy } => {
             let mode = match (dry_run, check) {
@@ -137,17 +152,24 @@ fn dispatch(cli: &Cli) -> Result<Outcome, error::Error> {
                 (_, true) => edit::Mode::Check,
                 _ => edit::Mode::Write,
             };
-            edit::fix(path, mode, *allow_dirty, *engine, policy.as_deref(), style)
+            edit::fix(
+                path,
+                mode,
+                *allow_dirty,
+                engine.unwrap_or_default(),
+                policy.as_deref(),
+                style,
+            )
         }
         Command::Fold { files, dry_run, allow_dirty, allow_backend_swap, engine } => {
             let allow = edit::Allow { dirty: *allow_dirty, backend_swap: *allow_backend_swap };
-            edit::fold(files, *dry_run, allow, *engine, style)
+            edit::fold(files, *dry_run, allow, engine.unwrap_or_default(), style)
         }
         Command::Flatten { paths, out, force, engine } => {
-            flatten::flatten(paths, out, *force, *engine)
+            flatten::flatten(paths, out, *force, engine.unwrap_or_default())
         }
         Command::Scan { path, command, format, engine } => {
-            flatten::scan(path, command, *format, *engine)
+            flatten::scan(path, command, *format, engine.unwrap_or_default())
         }
         Command::Remap { sarif, tree, format } => flatten::remap_cmd(sarif, tree, *format),
         Command::Init { path, stdout, pre_commit } => init(path, *stdout, *pre_commit),

@@ -13,7 +13,7 @@ use crate::merge;
 use crate::render;
 use crate::report::{self, Style};
 use crate::source::{self, Source, WorktreeSource, join};
-use crate::terraform::discover::Engine;
+use crate::terraform::release::EngineChoice;
 
 /// `show DIR`: the effective configuration of one module, from the worktree (every file
 /// Terraform would read there, local-only ones marked), the index or a revision.
@@ -21,7 +21,7 @@ pub(super) fn show(
     dir: &Path,
     from: &FromArgs,
     format: ShowFormat,
-    engine: Option<Engine>,
+    engine: EngineChoice,
     style: Style,
 ) -> Result<Outcome, error::Error> {
     let Read { ws, shown, mut opened, modules } =
@@ -36,8 +36,18 @@ pub(super) fn show(
     if names.is_empty() {
         return Err(no_configuration(&ws, src, matches!(opened, Opened::Git(_)), &scope, &shown));
     }
-    let mut m = merge::load("", &names, engine, |p| src.read(&join(&scope, p)))
-        .map_err(|e| shown.error(e))?;
+    let load = |target| merge::load("", &names, target, |p| src.read(&join(&scope, p)));
+    let pins = |p: &str| src.pin_file(p);
+    let mut m = crate::pipeline::load::choose_and_load(
+        load,
+        &pins,
+        &Default::default(),
+        &scope,
+        &names,
+        engine,
+        None,
+    )
+    .map_err(|e| shown.error(e))?;
     for f in &mut m.files.files {
         f.local = src.local(&join(&scope, &f.path));
     }
@@ -107,7 +117,7 @@ fn module_tree(
     ws: &Workspace,
     opened: &mut Opened,
     module: merge::Module,
-    engine: Option<Engine>,
+    engine: EngineChoice,
     stack: &mut Vec<String>,
 ) -> render::configjson::ModuleTree {
     let mut calls = BTreeMap::new();

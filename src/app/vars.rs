@@ -9,7 +9,7 @@ use crate::error;
 use crate::merge;
 use crate::report::{self, Style};
 use crate::source::{Source, WorktreeSource, join};
-use crate::terraform::discover::Engine;
+use crate::terraform::release::EngineChoice;
 
 /// `vars`: the module's variables with every value the files, flags and environment give
 /// them. Reads the module, its auto-loaded variables files, the `--var-file`s and
@@ -19,7 +19,7 @@ pub(super) fn vars_cmd(
     order: &[VarArg],
     format: VarsFormat,
     reveal: bool,
-    engine: Option<Engine>,
+    engine: EngineChoice,
     style: Style,
 ) -> Result<Outcome, error::Error> {
     use crate::vars::{CliArg, Inputs, VarFile};

@@ -25,6 +25,7 @@ pub enum RuleId {
     WeakenedSafeguard,
     ProtectedAttribute,
     EngineDivergence,
+    VersionMismatch,
     VariableShadowed,
     UndeclaredVariableValue,
     ExpiredException,
@@ -36,7 +37,7 @@ pub enum RuleId {
 
 impl RuleId {
     /// Every rule, in report order.
-    pub const ALL: [RuleId; 18] = [
+    pub const ALL: [RuleId; 19] = [
         RuleId::MergeError,
         RuleId::OverrideFile,
         RuleId::LocalOverride,
@@ -48,6 +49,7 @@ impl RuleId {
         RuleId::WeakenedSafeguard,
         RuleId::ProtectedAttribute,
         RuleId::EngineDivergence,
+        RuleId::VersionMismatch,
         RuleId::VariableShadowed,
         RuleId::UndeclaredVariableValue,
         RuleId::ExpiredException,
@@ -70,6 +72,7 @@ impl RuleId {
             RuleId::WeakenedSafeguard => "weakened-safeguard",
             RuleId::ProtectedAttribute => "protected-attribute",
             RuleId::EngineDivergence => "engine-divergence",
+            RuleId::VersionMismatch => "version-mismatch",
             RuleId::VariableShadowed => "variable-shadowed",
             RuleId::UndeclaredVariableValue => "undeclared-variable-value",
             RuleId::ExpiredException => "expired-exception",

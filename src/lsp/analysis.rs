@@ -64,6 +64,9 @@ pub struct FileView {
 pub struct Analysis {
     pub files: Vec<FileView>,
     pub findings: Vec<Finding>,
+    /// The release judged for and why (`Terraform 1.9.2, pinned in .terraform-version:1`),
+    /// said under each hover: what an override does depends on it.
+    pub judged: String,
 }
 
 impl Analysis {
@@ -100,7 +103,8 @@ impl Analysis {
         for f in &mut files {
             merge_hints(&mut f.hints);
         }
-        Analysis { files, findings }
+        let judged = format!("{}, {}", m.release, m.choice.from);
+        Analysis { files, findings, judged }
     }
 
     pub fn file(&self, path: &str) -> Option<&FileView> {
@@ -147,6 +151,7 @@ impl Analysis {
                 out.push_str(&format!("  \n{}", escape(h)));
             }
         }
+        out.push_str(&format!("\n\n_Judged for {}_", escape(&self.judged)));
         Some(out)
     }
 }

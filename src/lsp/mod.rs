@@ -449,7 +449,12 @@ impl Server<'_> {
         if !names.iter().any(|n| config_ext(n, Engine::OpenTofu).is_some()) {
             return Ok(None);
         }
-        let ask = Ask { choice: &Choice::Nearest, levels: &[], engine: None, today: self.today };
+        let ask = Ask {
+            choice: &Choice::Nearest,
+            levels: &[],
+            engine: crate::terraform::release::EngineChoice::Files,
+            today: self.today,
+        };
         let audit = match Audit::find(&src, &ask, [rel.as_str()]) {
             Ok(a) => a,
             // Only a `--policy` file's mistakes come back so; the nearest one's are `broken`.

@@ -10,7 +10,7 @@ use super::module::Module;
 use super::{decode, overrides, primaries};
 use crate::diag::Diagnostic;
 use crate::terraform::discover::{self, Engine};
-use crate::terraform::release::{Release, Target};
+use crate::terraform::release::{EngineChoice, Release};
 use crate::terraform::{FileClass, Files, ParsedFile, SourceText, Span, Syntax, hcl, json};
 use override_guard_hcl::parse::go_quote_inner;
 
@@ -70,13 +70,13 @@ impl Parses {
 
 /// Loads one module directory: discovery, parsing and the merge.
 ///
-/// `target` is the engine or release asked for (see [`Target`]); without one, OpenTofu
+/// `target` is the engine or release asked for (see [`EngineChoice`]); without one, OpenTofu
 /// applies when the directory has `.tofu` files. `read` is asked for the bytes of each file
 /// discovery selects.
 pub fn load<E: ReadError>(
     dir: &str,
     names: &[String],
-    target: impl Into<Target>,
+    target: impl Into<EngineChoice>,
     read: impl FnMut(&str) -> Result<Vec<u8>, E>,
 ) -> Result<Module, E> {
     load_reusing(dir, names, target, read, None)
@@ -86,7 +86,7 @@ pub fn load<E: ReadError>(
 pub fn load_reusing<E: ReadError>(
     dir: &str,
     names: &[String],
-    target: impl Into<Target>,
+    target: impl Into<EngineChoice>,
     mut read: impl FnMut(&str) -> Result<Vec<u8>, E>,
     parses: Option<&Parses>,
 ) -> Result<Module, E> {
@@ -236,7 +236,7 @@ impl ReadError for std::io::Error {
 }
 
 /// Loads a module from in-memory `(name, text)` pairs (tests, fixtures, re-parsing output).
-pub fn load_texts(dir: &str, files: &[(&str, &str)], target: impl Into<Target>) -> Module {
+pub fn load_texts(dir: &str, files: &[(&str, &str)], target: impl Into<EngineChoice>) -> Module {
     load_texts_reusing(dir, files, target, None)
 }
 
@@ -244,7 +244,7 @@ pub fn load_texts(dir: &str, files: &[(&str, &str)], target: impl Into<Target>) 
 pub fn load_texts_reusing(
     dir: &str,
     files: &[(&str, &str)],
-    target: impl Into<Target>,
+    target: impl Into<EngineChoice>,
     parses: Option<&Parses>,
 ) -> Module {
     let names: Vec<String> = files.iter().map(|(n, _)| n.to_string()).collect();

@@ -27,5 +27,5 @@ pub use load::{
     Parses, RawFile, ReadError, load, load_reusing, load_texts, load_texts_reusing, reassemble,
     without_overrides,
 };
-pub use module::{Ignored, Module, Settings};
+pub use module::{Ignored, Module, ReleaseChoice, Settings};
 pub(crate) use overrides::applied_state;

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use crate::diag::Diagnostic;
+use crate::terraform::choose::{self, Origin};
 use crate::terraform::discover::{Engine, Skip};
 use crate::terraform::release::Release;
 use crate::terraform::{Attr, Block, FileClass, Files, Item, ParsedFile, SourceText, Span};
@@ -20,6 +21,9 @@ pub struct Module {
     /// The release judged for: what it merges, ignores and rejects (see
     /// [`crate::terraform::release`]).
     pub release: Release,
+    /// Why that release: set by whoever chose it (a load alone knows only what it was
+    /// asked), for the reports and `version-mismatch`.
+    pub choice: ReleaseChoice,
     /// The loaded files, in merge order (primaries, then overrides).
     pub files: Files,
     /// Configuration-looking files that were not loaded, and why.
@@ -42,6 +46,15 @@ pub struct Module {
     /// Shared: the language server's parse cache and [`super::without_overrides`] hand the
     /// same parses on instead of copying them.
     pub parsed: Vec<Arc<ParsedFile>>,
+}
+
+/// Where a module's release came from and what choosing it noticed.
+#[derive(Clone, Debug, Default)]
+pub struct ReleaseChoice {
+    pub from: Origin,
+    pub notes: Vec<choose::Finding>,
+    /// The text of the pin file that chose (or was passed over), for the notes' sites.
+    pub pin_text: Option<Arc<str>>,
 }
 
 /// The effective `terraform` block.
@@ -97,6 +110,7 @@ impl Module {
             dir,
             engine: release.engine,
             release,
+            choice: ReleaseChoice::default(),
             files,
             skipped,
             blocks: Vec::new(),

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::error;
+use crate::terraform::release::EngineChoice;
 use rayon::prelude::*;
 
 use super::load::{LoadedModule, Progress, load_module};
@@ -12,14 +13,13 @@ use super::policies::{Choice, Governing, Policies, Trouble};
 use crate::policy::{self, Coverage, Date, Finding, Level, Partial, RuleId};
 use crate::report::findings::Summary;
 use crate::source::Source;
-use crate::terraform::discover::Engine;
 
 /// What a run asks of the judging besides its source: how each module's policy is
 /// found, the command line's levels, the engine, and the day exceptions expire against.
 pub struct Ask<'a> {
     pub choice: &'a Choice,
     pub levels: &'a [(RuleId, Level)],
-    pub engine: Option<Engine>,
+    pub engine: EngineChoice,
     pub today: Date,
 }
 
@@ -27,11 +27,14 @@ pub struct Ask<'a> {
 /// [`Audit::find`]), and how much of each one's area the run sees.
 pub struct Audit {
     pub policies: Policies,
-    pub engine: Option<Engine>,
+    pub engine: EngineChoice,
     pub today: Date,
     /// How much of each policy's area the run sees (by index in `policies.list`; a policy
     /// without an entry is judged as [`Coverage::Part`]).
     pub scopes: Vec<Coverage>,
+    /// The version files of the state's directories, each asked once for all its modules
+    /// (an `Audit` judges one state).
+    pub pins: crate::terraform::pins::Memo,
 }
 
 /// One module judged on its own (a side of a comparison: `diff`, the hook's
@@ -53,7 +56,13 @@ impl Audit {
         dirs: impl IntoIterator<Item = &'d str>,
     ) -> Result<Audit, Trouble> {
         let policies = Policies::resolve(src, ask.choice, dirs, ask.levels)?;
-        Ok(Audit { policies, engine: ask.engine, today: ask.today, scopes: Vec::new() })
+        Ok(Audit {
+            policies,
+            engine: ask.engine,
+            today: ask.today,
+            scopes: Vec::new(),
+            pins: Default::default(),
+        })
     }
 
     /// The run sees `dirs` (the directories the user named, each with everything below
@@ -129,7 +138,8 @@ impl Audit {
         names: &[String],
         progress: &dyn Progress,
     ) -> Result<LoadedModule, error::Error> {
-        load_module(src, dir, names, self.engine, self.policies.of(dir).1, progress)
+        let g = self.policies.of(dir).1;
+        load_module(src, dir, names, self.engine, g, &self.pins, progress)
     }
 
     fn partial(&self, l: &LoadedModule) -> (usize, Partial, Counts) {
@@ -242,7 +252,10 @@ mod tests {
             self.0.modules()
         }
         fn read(&self, path: &str) -> Result<Vec<u8>, error::Error> {
-            self.1.fetch_add(1, Ordering::Relaxed);
+            // The module's files; the version files looked for (none here) do not count.
+            if path.ends_with(".tf") || path.ends_with(".tofu") {
+                self.1.fetch_add(1, Ordering::Relaxed);
+            }
             self.0.read(path)
         }
         fn policy_file(&self, dir: &str) -> Result<Option<String>, error::Error> {
@@ -269,7 +282,7 @@ mod tests {
             let ask = Ask {
                 choice: &Choice::Nearest,
                 levels: &[],
-                engine: None,
+                engine: EngineChoice::Files,
                 today: Date::from_days(0),
             };
             let audit = Audit::find(&src, &ask, dirs).expect("policy");

@@ -1,11 +1,13 @@
 //! Which modules a change touches, for the hook and `diff`: those of its changed files,
-//! and, when each module takes the nearest policy file, every module a changed policy
-//! file governs (in either state).
+//! every module below a changed version file (`.terraform-version`, …), and, when each
+//! module takes the nearest policy file, every module a changed policy file governs (in
+//! either state).
 
 use std::collections::BTreeSet;
 
 use crate::error;
 use crate::source::{Source, split};
+use crate::terraform::pins;
 
 /// The module directories of some paths.
 pub(crate) fn dirs_of(paths: &BTreeSet<String>) -> BTreeSet<String> {
@@ -23,11 +25,15 @@ pub(crate) fn touched(
     states: &[&dyn Source],
 ) -> Result<BTreeSet<String>, error::Error> {
     let mut out = dirs_of(changed);
+    // A version file pins the release of every module below it, whatever the policy.
+    let pins: BTreeSet<String> =
+        changed.iter().filter(|p| pins::is_pin_file(split(p).1)).cloned().collect();
+    let mut governed = dirs_of(&pins);
     if nearest {
-        let governed = dirs_of(policies_changed);
-        for src in states {
-            out.extend(modules_under(*src, &governed)?);
-        }
+        governed.extend(dirs_of(policies_changed));
+    }
+    for src in states {
+        out.extend(modules_under(*src, &governed)?);
     }
     Ok(out)
 }
@@ -69,5 +75,19 @@ mod tests {
         assert_eq!(t, set(&["envs/a", "other"]));
         let t = touched(&changed, &policies, false, &[&src]).expect("listed");
         assert_eq!(t, set(&["other"]));
+    }
+
+    #[test]
+    fn a_changed_version_file_touches_the_modules_below_it_whatever_the_policy() {
+        let src = MemorySource::new()
+            .with("envs/a/main.tf", "")
+            .with("envs/a/b/main.tf", "")
+            .with("envs/ab/main.tf", "")
+            .with("other/main.tf", "");
+        let changed = set(&["envs/a/.terraform-version", "other/notes.txt"]);
+        for nearest in [true, false] {
+            let t = touched(&changed, &set(&[]), nearest, &[&src]).expect("listed");
+            assert_eq!(t, set(&["envs/a", "envs/a/b", "other"]));
+        }
     }
 }

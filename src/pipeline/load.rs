@@ -3,11 +3,17 @@
 //! Terraform reads by itself, and which files exist only in this checkout.
 
 use crate::error;
-use crate::merge::{self, Module};
+use crate::terraform::release::EngineChoice;
+use std::sync::Arc;
+
+use crate::merge::{self, Module, ReleaseChoice};
 use crate::policy::Subject;
 use crate::policy::rules::engine_divergence;
 use crate::source::{Source, join};
+use crate::terraform::choose::{self, Origin};
 use crate::terraform::discover::Engine;
+use crate::terraform::pins;
+use crate::terraform::release::Release;
 
 use super::policies::Governing;
 
@@ -55,11 +61,13 @@ pub(crate) fn load_module(
     src: &dyn Source,
     dir: &str,
     names: &[String],
-    engine: Option<Engine>,
+    engine: EngineChoice,
     g: &Governing,
+    pins: &pins::Memo,
     progress: &dyn Progress,
 ) -> Result<LoadedModule, error::Error> {
-    let mut module = merge::load_reusing(dir, names, engine, |p| src.read(p), src.parses())?;
+    let policy = g.policy.engine.map(|r| (r, g.policy.describe()));
+    let mut module = load_chosen(src, dir, names, engine, policy, pins)?;
     mark_local(&mut module, src);
     let tofu = names.iter().any(|n| n.ends_with(".tofu") || n.ends_with(".tofu.json"));
     let other = if compares_engines(g) && (tofu || engine_divergence::may_diverge(&module)) {
@@ -81,6 +89,78 @@ pub(crate) fn load_module(
         if tfvars.is_empty() { Vec::new() } else { var_uses(src, dir, names, module.engine)? };
     progress.tick();
     Ok(LoadedModule { module, other, tfvars, var_uses })
+}
+
+/// Loads a module for the release it runs on: the command line's when it names one, else
+/// its policy's `engine` (`policy`: the release and the policy's path), else the one the
+/// team's pin files and the module's effective `required_version` choose (see
+/// [`choose::detect`]), else the engine's newest. The first load tells the engine and the
+/// constraints; a second one is made only where the release chosen is another.
+pub(crate) fn load_chosen(
+    src: &dyn Source,
+    dir: &str,
+    names: &[String],
+    asked: EngineChoice,
+    policy: Option<(Release, String)>,
+    memo: &pins::Memo,
+) -> Result<Module, error::Error> {
+    let load = |target: EngineChoice| {
+        merge::load_reusing(dir, names, target, |p| src.read(p), src.parses())
+    };
+    choose_and_load(load, &|p| src.pin_file(p), memo, dir, names, asked, policy)
+}
+
+/// [`load_chosen`] for any reader: `load` merges the module for a release, `pins` reads a
+/// file of the source by its path from the source's root (`None` where there is none),
+/// `dir` is the module's directory from that root.
+pub(crate) fn choose_and_load<E>(
+    load: impl Fn(EngineChoice) -> Result<Module, E>,
+    pins: &dyn Fn(&str) -> Option<Vec<u8>>,
+    memo: &pins::Memo,
+    dir: &str,
+    names: &[String],
+    asked: EngineChoice,
+    policy: Option<(Release, String)>,
+) -> Result<Module, E> {
+    let (target, from) = match (asked, policy) {
+        (EngineChoice::Release(r), _) => (EngineChoice::Release(r), Some(Origin::CommandLine)),
+        // `--engine opentofu` over a policy's `terraform@1.9`: the flag's engine, newest.
+        (EngineChoice::Engine(e), Some((r, _))) if e != r.engine => (asked, Some(Origin::Newest)),
+        (_, Some((r, file))) => (EngineChoice::Release(r), Some(Origin::Policy { file })),
+        // The engine alone: its newest release, nothing detected.
+        (EngineChoice::Engine(_), None) => (asked, Some(Origin::Newest)),
+        (EngineChoice::Files, None) => (asked, None),
+    };
+    if let Some(from) = from {
+        let mut m = load(target)?;
+        m.choice.from = from;
+        return Ok(m);
+    }
+    let mut m = load(target)?;
+    let tofu = names.iter().any(|n| n.ends_with(".tofu") || n.ends_with(".tofu.json"));
+    let hint = match asked {
+        EngineChoice::Engine(e) => Some(e),
+        _ => tofu.then_some(Engine::OpenTofu),
+    };
+    let texts: Vec<String> =
+        m.settings.required_version.iter().filter_map(|a| a.expr.as_str()).collect();
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let chosen = choose::detect_with(memo, pins, dir, &texts, hint);
+    if chosen.release != m.release {
+        m = load(EngineChoice::Release(chosen.release))?;
+    }
+    let pin_file = match &chosen.from {
+        Origin::Pin { file, .. } => Some(file.clone()),
+        _ => chosen.findings.iter().find_map(|f| f.pin()).map(|p| p.file.clone()),
+    };
+    m.choice = ReleaseChoice {
+        from: chosen.from,
+        notes: chosen.findings,
+        pin_text: pin_file
+            .and_then(|f| pins(&f))
+            .map(|b| Arc::from(String::from_utf8_lossy(&b).as_ref())),
+    };
+    Ok(m)
 }
 
 /// What the query and test files of the module in `dir` declare or refer to (see

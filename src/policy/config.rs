@@ -21,6 +21,7 @@ use super::date::Date;
 use super::rules::{self, Options, RULES, RuleId};
 use super::validate::{Field, Kind, PolicyError, Validator, Value, names};
 use crate::diag::did_you_mean;
+use crate::terraform::release::Release;
 
 /// The built-in default policy.
 pub const DEFAULT: &str = include_str!("../../policies/default.toml");
@@ -34,6 +35,15 @@ pub const STARTER: &str = include_str!("../../policies/starter.toml");
 /// The keys of the policy file: the reader looks every key up in these tables (and each
 /// rule's `options`), and the JSON Schema (`schema.rs`) is written from the same tables.
 pub const TOP: &[Field] = &[
+    Field {
+        name: "engine",
+        kind: Kind::Release,
+        required: false,
+        default: None,
+        help: "the engine and release the modules under this policy run on (`terraform@1.9`, \
+               `opentofu@1.10`); `--engine` wins over it, and without either the release is \
+               detected per module (version files, then `required_version`)",
+    },
     Field {
         name: "rules",
         kind: Kind::Rules,
@@ -157,6 +167,8 @@ pub struct Policy {
     pub exceptions: Vec<Exception>,
     /// The rules' own options, each read by its rule.
     pub options: Options,
+    /// `engine = "terraform@1.9"`: the release the modules it governs run on.
+    pub engine: Option<Release>,
 }
 
 /// A rule's level and where it applies.
@@ -231,11 +243,20 @@ impl Policy {
                 .collect(),
             exceptions: Vec::new(),
             options: Options::default(),
+            engine: None,
         };
         for (key, value) in root.get_ref() {
             let Some(field) = v.known(key, TOP, "top-level key") else { continue };
             match field.name {
                 "rules" => rules(&mut v, value, &mut policy),
+                "engine" => {
+                    if let Some(text) = v.string(value, "engine") {
+                        match Release::parse(&text) {
+                            Ok(r) => policy.engine = Some(r),
+                            Err(e) => v.err(value.span(), e.to_string(), None),
+                        }
+                    }
+                }
                 "exceptions" => {
                     for t in v.array_of_tables(value) {
                         if let Some(e) = exception(&mut v, t) {

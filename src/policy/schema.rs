@@ -96,6 +96,10 @@ fn kind(k: &Kind) -> Value {
         Kind::Rule => {
             json!({ "type": "string", "enum": RULES.iter().map(|r| r.id.as_str()).collect::<Vec<_>>() })
         }
+        Kind::Release => json!({
+            "type": "string",
+            "pattern": "^(terraform|opentofu|tofu)(@v?[0-9]+\\.[0-9]+(\\.[0-9]+)?)?$"
+        }),
         Kind::Rules => json!({
             "type": "object",
             "additionalProperties": false,
@@ -204,6 +208,7 @@ mod tests {
             Kind::Count => ("2", "\"2\""),
             Kind::Date => ("2027-01-31", "2027-01-31T10:00:00"),
             Kind::Rule => ("\"override-file\"", "1"),
+            Kind::Release => ("\"terraform@1.9\"", "1"),
             Kind::Rules => ("{ merge-error = \"deny\" }", "1"),
             Kind::Tables(_) => ("[]", "1"),
         }

@@ -55,6 +55,8 @@ pub enum Kind {
     Date,
     /// A rule id.
     Rule,
+    /// An engine and maybe its release: `terraform`, `terraform@1.9`, `opentofu@1.10`.
+    Release,
     /// `[rules]`: a level or a table per rule id, each with its rule's options.
     Rules,
     /// An array of tables (a single table is an array of one), with these keys.

@@ -27,13 +27,27 @@ pub fn layout(m: &Module) -> String {
     layout_as(m, false)
 }
 
+/// `Terraform` where nothing chose a release and the newest judged (as before releases
+/// were modelled); else the release and why: `Terraform 1.9.8, pinned in
+/// .terraform-version:1`.
+pub fn judged_by(m: &Module) -> String {
+    use crate::terraform::choose::Origin;
+    use crate::terraform::release::Release;
+    let said =
+        matches!(m.choice.from, Origin::CommandLine | Origin::Policy { .. } | Origin::Pin { .. });
+    if !said && m.release == Release::newest(m.engine) {
+        return m.engine.name().to_string();
+    }
+    format!("{}, {}", m.release, m.choice.from)
+}
+
 fn layout_as(m: &Module, grouped: bool) -> String {
     let shapes = Shapes::of(m);
     let mut p = Printer { m: Some(m), out: String::new(), left: left_out(m), grouped };
     let names: Vec<&str> = m.files.files.iter().map(|f| f.name()).collect();
     p.out.push_str(&format!(
         "# Effective configuration ({}) merged from: {}\n",
-        m.engine.name(),
+        judged_by(m),
         if names.is_empty() { "(no files)".to_string() } else { names.join(", ") }
     ));
     // Files git does not track: what runs here is not what CI and the team run.

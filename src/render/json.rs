@@ -25,6 +25,12 @@ pub fn view(m: &Module) -> Value {
     json!({
         "dir": m.dir,
         "engine": m.engine,
+        // Which release judged, and why (the engine alone above, as before releases).
+        "release": {
+            "engine": m.release.engine,
+            "version": m.release.version.to_string(),
+            "from": m.choice.from.to_string(),
+        },
         "files": m.files.files.iter().map(|f| {
             let mut o = json!({"path": f.path, "class": f.class, "syntax": f.syntax});
             if let Some(l) = f.local {

@@ -150,6 +150,10 @@ impl Source for Cached<'_> {
         self.inner.policy_file(dir)
     }
 
+    fn pin_file(&self, path: &str) -> Option<Vec<u8>> {
+        self.inner.pin_file(path)
+    }
+
     fn policy_paths(&self) -> Result<BTreeSet<String>, Error> {
         self.inner.policy_paths()
     }

@@ -151,6 +151,13 @@ impl Git {
                 changed.insert(path.clone());
             }
         }
+        // A changed pin file changes the release of the modules below it.
+        for (path, (id, _)) in &index.pins {
+            if !same(path) && head.pins.get(path).is_none_or(|(h, _)| h != id) {
+                changed.insert(path.clone());
+            }
+        }
+        changed.extend(head.pins.keys().filter(|p| !index.pins.contains_key(*p)).cloned());
         let mut policies_changed: BTreeSet<String> = index
             .policies
             .iter()
@@ -426,6 +433,8 @@ pub struct GitSource {
     files: FileList,
     /// Every policy file (there are few: read up front).
     policies: BTreeMap<String, PolicyBlob>,
+    /// Every version managers' pin file, read up front as the policies are.
+    pins: BTreeMap<String, (gix::ObjectId, Vec<u8>)>,
     /// (repository-relative path, what was skipped and why).
     notes: Vec<(String, String)>,
     /// Configuration files that are links leading nowhere inside the state (dangling,
@@ -573,12 +582,12 @@ impl GitSource {
         special: Special,
         lazy: Option<Box<Lazy>>,
     ) -> GitSource {
-        let Special { policies, notes, broken, links } = special;
+        let Special { policies, notes, broken, links, pins } = special;
         let lazy = lazy.map(|mut l| {
             l.links = links;
             l
         });
-        GitSource { label, files, policies, notes, broken, lazy }
+        GitSource { label, files, policies, pins, notes, broken, lazy }
     }
 
     /// Is `dir` under a directory whose files are not listed yet?
@@ -685,6 +694,11 @@ impl Source for GitSource {
 
     fn policy_paths(&self) -> Result<BTreeSet<String>, Error> {
         Ok(self.policies.keys().cloned().collect())
+    }
+
+    /// From the pins read up front: a state holds no other.
+    fn pin_file(&self, path: &str) -> Option<Vec<u8>> {
+        self.pins.get(path).map(|(_, bytes)| bytes.clone())
     }
 
     fn policy_file(&self, dir: &str) -> Result<Option<String>, Error> {

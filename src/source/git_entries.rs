@@ -12,7 +12,7 @@ use gix::index::entry::{Mode, Stage};
 use super::disk::Kind;
 use super::file_list::FileList;
 use super::{Error, POLICY_FILE, split};
-use crate::terraform::discover;
+use crate::terraform::{discover, pins};
 
 /// A failure of gix about `path` (a path, a revision), kept as the error's cause.
 pub(super) fn failed(
@@ -69,6 +69,9 @@ pub(super) struct Special {
     /// or its own where it leads nowhere (see `broken`). A link out of the repository
     /// has a note instead.
     pub(super) links: HashMap<String, gix::ObjectId>,
+    /// The version managers' pin files (`.terraform-version`, …; few: read up front), by
+    /// path, with their blob: the release a module is judged for is read from its state.
+    pub(super) pins: BTreeMap<String, (gix::ObjectId, Vec<u8>)>,
 }
 
 /// The entries of the index that are part of the next commit, then a sparse index's
@@ -112,10 +115,12 @@ pub(super) fn in_index(
 /// monorepo's index, so it looks at bytes only.
 fn special_entry(e: &Entry<'_>) -> bool {
     let policy = POLICY_FILE.as_bytes();
+    let name = e.path.rsplit(|&b| b == b'/').next().unwrap_or_default();
     (e.mode != Mode::FILE && e.mode != Mode::FILE_EXECUTABLE)
         || !e.path.is_ascii()
         || (e.path.ends_with(policy)
             && (e.path.len() == policy.len() || e.path[e.path.len() - policy.len() - 1] == b'/'))
+        || name.to_str().is_ok_and(pins::is_pin_file)
 }
 
 /// One pass over every entry of a state: its policy files (read), submodules, links to
@@ -130,6 +135,7 @@ pub(super) fn special<'a>(
         notes: Vec::new(),
         broken: HashMap::new(),
         links: HashMap::new(),
+        pins: BTreeMap::new(),
     };
     for e in entries.filter(special_entry) {
         let Ok(path) = e.path.to_str() else {
@@ -148,7 +154,16 @@ pub(super) fn special<'a>(
             continue;
         }
         let name = split(path).1;
-        if name == POLICY_FILE && (e.mode == Mode::FILE || e.mode == Mode::FILE_EXECUTABLE) {
+        let regular = e.mode == Mode::FILE || e.mode == Mode::FILE_EXECUTABLE;
+        if pins::is_pin_file(name) {
+            // A link is not followed: a pin is a small file a person writes.
+            if regular {
+                let bytes = read_blob(repo, e.id, Kind::Policy, path)?;
+                out.pins.insert(path.to_string(), (e.id, bytes));
+            }
+            continue;
+        }
+        if name == POLICY_FILE && regular {
             let bytes = read_blob(repo, e.id, Kind::Policy, path)?;
             out.policies.insert(path.to_string(), (e.id, Ok(bytes)));
         } else if name == POLICY_FILE && e.mode == Mode::SYMLINK {

@@ -73,6 +73,14 @@ pub trait Source: Sync {
         None
     }
 
+    /// The bytes of a version manager's pin file (`.terraform-version`, `mise.toml`, …;
+    /// see [`crate::terraform::pins`]) at `path`, `None` where this state has none. Asked
+    /// for every directory above every module: a source that listed a directory answers
+    /// from its listing instead of asking the disk again.
+    fn pin_file(&self, path: &str) -> Option<Vec<u8>> {
+        self.read(path).ok()
+    }
+
     /// The text of the policy file directly in `dir`, if there is one. Every source
     /// answers from its own state (the worktree, the index, a revision), so a module is
     /// judged by the policy of the same state.
@@ -154,6 +162,10 @@ impl Source for Scoped<'_> {
 
     fn policy_file(&self, dir: &str) -> Result<Option<String>, Error> {
         self.inner.policy_file(dir)
+    }
+
+    fn pin_file(&self, path: &str) -> Option<Vec<u8>> {
+        self.inner.pin_file(path)
     }
 
     fn parent_policy(&self) -> Result<Option<ParentPolicy>, Error> {

@@ -65,6 +65,13 @@ impl Source for Overlay<'_> {
         }
     }
 
+    fn pin_file(&self, path: &str) -> Option<Vec<u8>> {
+        match self.buffers.get(path) {
+            Some(text) => Some(text.clone().into_bytes()),
+            None => self.inner.pin_file(path),
+        }
+    }
+
     fn policy_file(&self, dir: &str) -> Result<Option<String>, Error> {
         match self.buffers.get(&join(dir, POLICY_FILE)) {
             Some(text) => Ok(Some(text.clone())),

@@ -49,6 +49,8 @@ struct Listing {
     local: HashMap<String, Local>,
     /// Policy files of the listed directories.
     policies: BTreeSet<String>,
+    /// Version managers' pin files of the listed directories.
+    pins: BTreeSet<String>,
     /// The directories read whole: one without a policy file here has none on disk.
     listed: HashSet<String>,
     /// Files skipped (links out of the repository), as (path, why).
@@ -65,6 +67,7 @@ impl Listing {
         }
         self.local.extend(part.local);
         self.policies.extend(part.policies);
+        self.pins.extend(part.pins);
         self.listed.extend(part.listed);
         self.notes.extend(part.notes);
         self.leftovers.extend(part.leftovers);
@@ -373,6 +376,10 @@ impl WorktreeSource {
                 out.policies.insert(join(dir, name));
                 continue;
             }
+            if crate::terraform::pins::is_pin_file(name) {
+                out.pins.insert(join(dir, name));
+                continue;
+            }
             if !discover::is_listed(name) {
                 if name.starts_with('.') && crate::path::temp_of(name).is_some() {
                     out.leftovers.push(join(dir, name));
@@ -524,6 +531,17 @@ impl Source for WorktreeSource {
             Unread::Io(io) => broken_link(self.shown(path), &full, io),
             e => e.error(self.shown(path)),
         })
+    }
+
+    fn pin_file(&self, path: &str) -> Option<Vec<u8>> {
+        // A listed directory without it has none on disk: the disk is not asked again.
+        if let Some(Ok(l)) = self.listing.get()
+            && l.listed.contains(super::split(path).0)
+            && !l.pins.contains(path)
+        {
+            return None;
+        }
+        self.read(path).ok()
     }
 
     fn policy_file(&self, dir: &str) -> Result<Option<String>, Error> {

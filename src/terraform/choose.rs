@@ -13,13 +13,18 @@ use super::pins::{self, Pin, Spec};
 use super::release::{self, Release, Version};
 
 /// Where the release came from.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Origin {
+    /// `--engine terraform@1.9`.
+    CommandLine,
+    /// A policy file's `engine` key.
+    Policy { file: String },
     /// A pin file's line.
     Pin { file: String, line: usize },
     /// The module's effective `required_version` (each attribute's text).
     RequiredVersion { constraints: Vec<String> },
     /// Nothing said: the engine's newest modelled release.
+    #[default]
     Newest,
 }
 
@@ -52,6 +57,8 @@ pub enum Finding {
 impl fmt::Display for Origin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Origin::CommandLine => f.write_str("from --engine"),
+            Origin::Policy { file } => write!(f, "from the policy {file}"),
             Origin::Pin { file, line } => write!(f, "pinned in {file}:{line}"),
             Origin::RequiredVersion { constraints } => {
                 let list: Vec<String> = constraints.iter().map(|c| format!("`{c}`")).collect();
@@ -62,6 +69,23 @@ impl fmt::Display for Origin {
                 )
             }
             Origin::Newest => f.write_str("the newest modelled release (nothing pins one)"),
+        }
+    }
+}
+
+impl Finding {
+    /// The pin the finding is about, if any.
+    pub fn pin(&self) -> Option<&Pin> {
+        match self {
+            Finding::Unreadable { pin, .. }
+            | Finding::NotModelled { pin, .. }
+            | Finding::PreRelease { pin, .. }
+            | Finding::NothingMatches { pin }
+            | Finding::OtherEngine { pin, .. }
+            | Finding::Mismatch { pin, .. } => Some(pin),
+            Finding::PreReleaseConstraint { .. }
+            | Finding::NoneAdmitted { .. }
+            | Finding::InvalidConstraint { .. } => None,
         }
     }
 }
@@ -303,6 +327,17 @@ pub fn detect(
     required_version: &[&str],
     engine_hint: Option<Engine>,
 ) -> Chosen {
+    detect_with(&pins::Memo::default(), read, module_dir, required_version, engine_hint)
+}
+
+/// [`detect`] for one of many modules of a state, their directories' pins kept in `memo`.
+pub fn detect_with(
+    memo: &pins::Memo,
+    read: &dyn Fn(&str) -> Option<Vec<u8>>,
+    module_dir: &str,
+    required_version: &[&str],
+    engine_hint: Option<Engine>,
+) -> Chosen {
     let mut findings = Vec::new();
     let mut constraints = Vec::new();
     for text in required_version {
@@ -311,7 +346,7 @@ pub fn detect(
             Err(error) => findings.push(Finding::InvalidConstraint { error }),
         }
     }
-    let pin = pins::find(read, module_dir);
+    let pin = memo.find(read, module_dir);
     let mut chosen = choose(pin.as_ref(), &constraints, engine_hint);
     findings.append(&mut chosen.findings);
     chosen.findings = findings;

@@ -355,6 +355,12 @@ const FILES: &[&str] = &[
     ".tool-versions",
 ];
 
+/// Is a file of this name one a version manager reads a pin from? (Sources keep such
+/// files, which are no module's, so that a module's release is read from the same state.)
+pub fn is_pin_file(name: &str) -> bool {
+    FILES.contains(&name)
+}
+
 /// Each engine's files in the order they are read in one directory.
 const ORDER: &[(Engine, &[&str])] = &[
     (Engine::OpenTofu, &[".opentofu-version", "mise.toml", ".mise.toml", ".tool-versions"]),
@@ -413,20 +419,51 @@ fn dirs(module_dir: &str) -> Vec<String> {
 /// first of `ORDER`. `read` gives a repository-relative file's bytes, `None` where there
 /// is none. An unreadable pin is found too (tenv stops at it with an error), to be reported.
 pub fn find(read: &dyn Fn(&str) -> Option<Vec<u8>>, module_dir: &str) -> Option<Pin> {
-    for dir in dirs(module_dir) {
-        let mut read_here: Vec<(&str, Vec<Pin>)> = Vec::new();
-        for (engine, names) in ORDER {
-            for name in *names {
-                if !read_here.iter().any(|(n, _)| n == name) {
-                    let path =
-                        if dir.is_empty() { name.to_string() } else { format!("{dir}/{name}") };
-                    let pins = read(&path).map(|b| parse(&path, &b)).unwrap_or_default();
-                    read_here.push((name, pins));
+    dirs(module_dir).iter().find_map(|dir| in_dir(read, dir))
+}
+
+/// [`find`] for many modules of one state: what each directory holds is asked once, as
+/// most modules share the directories above them.
+#[derive(Debug, Default)]
+pub struct Memo {
+    dirs: std::sync::Mutex<std::collections::HashMap<String, Option<Pin>>>,
+}
+
+impl Memo {
+    pub fn find(&self, read: &dyn Fn(&str) -> Option<Vec<u8>>, module_dir: &str) -> Option<Pin> {
+        for dir in dirs(module_dir) {
+            let known = self.dirs.lock().ok().and_then(|d| d.get(&dir).cloned());
+            let here = match known {
+                Some(here) => here,
+                None => {
+                    let here = in_dir(read, &dir);
+                    if let Ok(mut d) = self.dirs.lock() {
+                        d.insert(dir, here.clone());
+                    }
+                    here
                 }
-                let pins = read_here.iter().find(|(n, _)| n == name).map(|(_, p)| p);
-                if let Some(p) = pins.and_then(|p| p.iter().find(|p| p.engine == *engine)) {
-                    return Some(p.clone());
-                }
+            };
+            if here.is_some() {
+                return here;
+            }
+        }
+        None
+    }
+}
+
+/// The pin of one directory: the first of `ORDER` its files hold.
+fn in_dir(read: &dyn Fn(&str) -> Option<Vec<u8>>, dir: &str) -> Option<Pin> {
+    let mut read_here: Vec<(&str, Vec<Pin>)> = Vec::new();
+    for (engine, names) in ORDER {
+        for name in *names {
+            if !read_here.iter().any(|(n, _)| n == name) {
+                let path = if dir.is_empty() { name.to_string() } else { format!("{dir}/{name}") };
+                let pins = read(&path).map(|b| parse(&path, &b)).unwrap_or_default();
+                read_here.push((name, pins));
+            }
+            let pins = read_here.iter().find(|(n, _)| n == name).map(|(_, p)| p);
+            if let Some(p) = pins.and_then(|p| p.iter().find(|p| p.engine == *engine)) {
+                return Some(p.clone());
             }
         }
     }
@@ -688,6 +725,28 @@ mod tests {
         assert!(parse("main.tf", b"1.9.8").is_empty());
         assert!(parse("a/.terraform-version.bak", b"1.9.8").is_empty());
         assert!(parse(".terraform.lock.hcl", b"1.9.8").is_empty());
+    }
+
+    #[test]
+    fn the_memo_finds_what_find_finds_and_asks_each_file_once() {
+        let files =
+            repo(&[(".terraform-version", "1.9.8"), ("envs/.tool-versions", "terraform 1.11.4")]);
+        let asked = std::sync::Mutex::new(Vec::new());
+        let read = |p: &str| {
+            if let Ok(mut a) = asked.lock() {
+                a.push(p.to_string());
+            }
+            files(p)
+        };
+        let memo = Memo::default();
+        for dir in ["envs/a", "envs/b", "envs", "modules/x", "modules/y", "", "envs/a"] {
+            assert_eq!(memo.find(&read, dir), find(&files, dir), "{dir}");
+        }
+        let mut asked = asked.into_inner().unwrap_or_default();
+        let all = asked.len();
+        asked.sort();
+        asked.dedup();
+        assert_eq!(all, asked.len(), "a path asked twice");
     }
 
     #[test]

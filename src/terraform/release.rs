@@ -86,39 +86,46 @@ pub fn models_patches(engine: Engine) -> bool {
 /// alone (its newest modelled release), or the release itself. Every load takes one, so
 /// that a release chosen anywhere (flag, policy, pin file) reaches the merge.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Target {
+pub enum EngineChoice {
     #[default]
     Files,
     Engine(Engine),
     Release(Release),
 }
 
-impl Target {
+impl EngineChoice {
+    /// `terraform` or `opentofu` alone (the engine, its newest release), or with a release:
+    /// `terraform@1.9`, `opentofu@1.10.2` (see [`Release::parse`]).
+    pub fn parse(s: &str) -> Result<EngineChoice, Unmodelled> {
+        let r = Release::parse(s)?;
+        Ok(if s.contains('@') { EngineChoice::Release(r) } else { EngineChoice::Engine(r.engine) })
+    }
+
     /// The release judged, for a directory of these file names.
     pub fn resolve<'a>(self, names: impl IntoIterator<Item = &'a str>) -> Release {
         match self {
-            Target::Release(r) => r,
-            Target::Engine(e) => Release::newest(e),
-            Target::Files => Release::newest(super::discover::default_engine(names)),
+            EngineChoice::Release(r) => r,
+            EngineChoice::Engine(e) => Release::newest(e),
+            EngineChoice::Files => Release::newest(super::discover::default_engine(names)),
         }
     }
 }
 
-impl From<Option<Engine>> for Target {
-    fn from(e: Option<Engine>) -> Target {
-        e.map_or(Target::Files, Target::Engine)
+impl From<Option<Engine>> for EngineChoice {
+    fn from(e: Option<Engine>) -> EngineChoice {
+        e.map_or(EngineChoice::Files, EngineChoice::Engine)
     }
 }
 
-impl From<Engine> for Target {
-    fn from(e: Engine) -> Target {
-        Target::Engine(e)
+impl From<Engine> for EngineChoice {
+    fn from(e: Engine) -> EngineChoice {
+        EngineChoice::Engine(e)
     }
 }
 
-impl From<Release> for Target {
-    fn from(r: Release) -> Target {
-        Target::Release(r)
+impl From<Release> for EngineChoice {
+    fn from(r: Release) -> EngineChoice {
+        EngineChoice::Release(r)
     }
 }
 

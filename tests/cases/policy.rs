@@ -56,7 +56,7 @@ pub fn run_case(case: &Path) -> String {
     let modules: Vec<(String, Vec<String>)> =
         src.modules().expect("in-memory source").into_iter().collect();
     let dirs = modules.iter().map(|(d, _)| d.as_str());
-    let ask = Ask { choice: &choice, levels: &[], engine, today };
+    let ask = Ask { choice: &choice, levels: &[], engine: engine.into(), today };
     let mut audit = match Audit::find(&src, &ask, dirs) {
         Ok(a) => a,
         Err(Trouble::Policy(errors)) => {

@@ -23,6 +23,7 @@ mod registry;
 mod rule;
 mod silent_drop;
 mod tfvars;
+mod version_mismatch;
 mod weakened_safeguard;
 
 pub use crate::finding::RuleId;

@@ -8,7 +8,7 @@ use super::rule::Rule;
 use super::{
     backend_swap, engine_divergence, ignored_override, local_override, merge_error, meta,
     misnamed_override, missing_override_comment, override_file, protected_attribute, silent_drop,
-    tfvars, weakened_safeguard,
+    tfvars, version_mismatch, weakened_safeguard,
 };
 use crate::finding::RuleId;
 
@@ -25,6 +25,7 @@ pub static RULES: &[&Rule] = &[
     &weakened_safeguard::RULE,
     &protected_attribute::RULE,
     &engine_divergence::RULE,
+    &version_mismatch::RULE,
     &tfvars::SHADOWED,
     &tfvars::UNDECLARED,
     &meta::EXPIRED_EXCEPTION,

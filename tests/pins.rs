@@ -1,0 +1,168 @@
+//! The release each module is judged for, chosen as teams pin it, end to end on real
+//! repositories: version files read from the state being judged (the index for the hook,
+//! a revision, the worktree), a changed version file touching the modules below it, a
+//! monorepo whose modules pin different releases, and `--engine` and a policy's `engine`
+//! winning over the pins.
+
+use crate::util::Sandbox;
+
+const NEEDS_1_10: &str = "terraform {\n  required_version = \">= 1.10\"\n}\n";
+
+fn mismatch_line(pin_file: &str, release: &str, module: &str) -> String {
+    format!(
+        "{pin_file}:1:1: warning[version-mismatch]: this pin runs Terraform {release} for module {module}, whose required_version `>= 1.10` excludes it: Terraform refuses to run the module"
+    )
+}
+
+/// A repository whose root pins 1.15.5 and whose module `app/` needs 1.10 or newer.
+fn pinned_repo() -> Sandbox {
+    let s = Sandbox::new();
+    s.commit(&[(".terraform-version", "1.15.5\n"), ("app/main.tf", NEEDS_1_10)], "base");
+    s
+}
+
+#[test]
+fn the_hook_reads_the_staged_pin_and_its_change_touches_the_modules_below() {
+    let s = pinned_repo();
+    // Staged: a pin the module excludes. Worktree: back to a good one, not staged. Only
+    // the version file changed: the module below it is judged all the same.
+    s.stage(&[(".terraform-version", "1.9.2\n")]);
+    s.write(".terraform-version", "1.15.5\n");
+    let got = s.run(&["check", "--format", "compact"]);
+    assert_eq!(got.code, 0, "{}", got.shown());
+    let want = mismatch_line(".terraform-version", "1.9.2", "app");
+    assert!(got.out().lines().any(|l| l == want), "{}", got.shown());
+    assert!(
+        got.out().ends_with("0 errors, 1 warning (built-in default policy)\n"),
+        "{}",
+        got.shown()
+    );
+
+    // The reverse: the good pin staged, the worktree's excluded.
+    s.stage(&[(".terraform-version", "1.15.5\n")]);
+    s.write(".terraform-version", "1.9.2\n");
+    let got = s.run(&["check", "--format", "compact"]);
+    assert_eq!(got.code, 0, "{}", got.shown());
+    assert!(!got.out().contains("version-mismatch"), "{}", got.shown());
+    // … which the worktree's audit reports, and HEAD's does not.
+    let got = s.run(&["audit", ".", "--format", "compact"]);
+    assert!(got.out().lines().any(|l| l == want), "{}", got.shown());
+    let got = s.run(&["audit", "--rev", "HEAD", "--format", "compact"]);
+    assert!(!got.out().contains("version-mismatch"), "{}", got.shown());
+}
+
+#[test]
+fn each_module_of_a_monorepo_is_judged_for_its_own_pin() {
+    let s = Sandbox::new();
+    s.commit(
+        &[
+            (".terraform-version", "1.14.9\n"),
+            ("old/.tool-versions", "nodejs 20.11.0\nterraform 1.9.2\n"),
+            ("old/main.tf", NEEDS_1_10),
+            ("new/mise.toml", "[tools]\nterraform = \"1.12\"\n"),
+            ("new/main.tf", NEEDS_1_10),
+            ("root/main.tf", NEEDS_1_10),
+        ],
+        "modules pinning different releases",
+    );
+    let header = |dir: &str| {
+        let got = s.run(&["show", dir]);
+        assert_eq!(got.code, 0, "{}", got.shown());
+        got.out().lines().next().unwrap_or_default().to_string()
+    };
+    assert_eq!(
+        header("old"),
+        "# Effective configuration (Terraform 1.9.2, pinned in old/.tool-versions:2) merged from: main.tf"
+    );
+    // A minor: its newest modelled patch.
+    assert_eq!(
+        header("new"),
+        "# Effective configuration (Terraform 1.12.2, pinned in new/mise.toml:2) merged from: main.tf"
+    );
+    // No pin of its own: the root's.
+    assert_eq!(
+        header("root"),
+        "# Effective configuration (Terraform 1.14.9, pinned in .terraform-version:1) merged from: main.tf"
+    );
+    // Shown from inside the module, the pins above it are found the same.
+    let got = s.run_env("old", &["show", "."], &[]);
+    assert!(
+        got.out().starts_with(
+            "# Effective configuration (Terraform 1.9.2, pinned in old/.tool-versions:2)"
+        ),
+        "{}",
+        got.shown()
+    );
+
+    let json = s.run(&["show", "new", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    assert_eq!(
+        v["release"],
+        serde_json::json!({"engine": "terraform", "version": "1.12.2", "from": "pinned in new/mise.toml:2"})
+    );
+
+    // Only `old` pins a release its constraint excludes.
+    let got = s.run(&["audit", ".", "--format", "compact"]);
+    let out = got.out();
+    let found: Vec<&str> = out.lines().filter(|l| l.contains("version-mismatch")).collect();
+    assert_eq!(
+        found,
+        [mismatch_line("old/.tool-versions", "1.9.2", "old").replacen(":1:1:", ":2:1:", 1)],
+        "{}",
+        got.shown()
+    );
+    // The revision says the same.
+    let rev = s.run(&["audit", "--rev", "HEAD", "--format", "compact"]);
+    assert_eq!(rev.out(), got.out());
+}
+
+#[test]
+fn the_command_line_and_the_policy_win_over_the_pins() {
+    let s = Sandbox::new();
+    s.commit(&[(".terraform-version", "1.9.2\n"), ("app/main.tf", NEEDS_1_10)], "base");
+    let header = |args: &[&str]| {
+        let got = s.run(args);
+        assert_eq!(got.code, 0, "{}", got.shown());
+        got.out().lines().next().unwrap_or_default().to_string()
+    };
+    assert_eq!(
+        header(&["show", "app", "--engine", "terraform@1.12"]),
+        "# Effective configuration (Terraform 1.12.2, from --engine) merged from: main.tf"
+    );
+    // The engine alone: its newest release, no pin read.
+    assert_eq!(
+        header(&["show", "app", "--engine", "terraform"]),
+        "# Effective configuration (Terraform) merged from: main.tf"
+    );
+    let got = s.run(&["audit", "app", "--engine", "terraform@1.14", "--format", "compact"]);
+    assert!(!got.out().contains("version-mismatch"), "{}", got.shown());
+
+    // A policy's engine governs its modules, and the pin is not judged.
+    s.commit(&[(".override-guard.toml", "engine = \"terraform@1.13\"\n")], "policy");
+    let got = s.run(&["audit", ".", "--format", "compact"]);
+    assert_eq!(got.code, 0, "{}", got.shown());
+    assert!(!got.out().contains("version-mismatch"), "{}", got.shown());
+
+    // A release not modelled is refused, with the list of those that are.
+    let got = s.run(&["show", "app", "--engine", "terraform@1.5"]);
+    assert_eq!(got.code, 2, "{}", got.shown());
+    assert!(
+        got.err().contains(
+            "`terraform@1.5` is not a release override-guard models; modelled are terraform@1.6.6"
+        ),
+        "{}",
+        got.shown()
+    );
+    s.commit(
+        &[(".override-guard.toml", "engine = \"terraform@2.0\"\n")],
+        "a policy naming no modelled release",
+    );
+    let got = s.run(&["audit", ".", "--format", "compact"]);
+    // A mistake of the policy, on its line, as every other (`policy-error`, exit 1).
+    assert_eq!(got.code, 1, "{}", got.shown());
+    assert!(
+        got.out().contains(".override-guard.toml:1:10: error[policy-error]: `terraform@2.0` is not a release override-guard models"),
+        "{}",
+        got.shown()
+    );
+}
