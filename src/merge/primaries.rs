@@ -525,6 +525,8 @@ fn duplicate_import(m: &mut Module, b: &Block) {
     };
     let Some(to) = b.attr("to") else { return };
     let Some((mine, resource)) = address(&to.expr) else { return };
+    // Terraform 1.6 names the instance, key and all.
+    let resource = if zero { mine.clone() } else { resource };
     let earlier: Vec<Span> = m
         .blocks
         .iter()

@@ -63,8 +63,12 @@ impl Decoder<'_> {
 
     pub(super) fn import(&mut self, b: &Block) {
         let s = if self.tofu { &TOFU_IMPORT } else { &TF_IMPORT };
+        let mark = self.out.len();
         self.content(&b.body, self.missing(b), s, false, true);
-        if self.tofu {
+        // From for_each (1.7) until identity (1.12), a body that does not fit the schema is
+        // judged no further.
+        let stops = self.has(Feature::ImportForEach) && !self.has(Feature::ImportIdentity);
+        if self.tofu || stops && self.has_errors_since(mark) {
             return;
         }
         let mut in_module = false;
