@@ -277,9 +277,16 @@ fn assemble(m: &mut Module, parsed: &[Arc<ParsedFile>]) {
     for f in primaries.iter().chain(&overrides) {
         m.diagnostics.extend(f.diagnostics.iter().cloned());
         let is_override = m.files.get(f.file).class == FileClass::Override;
+        // Each engine's slot keeps the first release asked of it (a module's own): another
+        // release of that engine decodes again.
         let slot = &f.decoded[usize::from(m.engine == Engine::OpenTofu)];
-        let found = slot.get_or_init(|| decode::decode_file(&m.files, f, m.engine, is_override));
-        m.diagnostics.extend(found.iter().cloned());
+        let v = m.release.version;
+        let key = (v.major, v.minor, v.patch);
+        let decode = || (key, decode::decode_file(&m.files, f, m.release, is_override));
+        match slot.get_or_init(decode) {
+            (k, found) if *k == key => m.diagnostics.extend(found.iter().cloned()),
+            _ => m.diagnostics.extend(decode().1),
+        }
     }
     let mut st = primaries::State::default();
     primaries::required_providers(m, &primaries, &overrides);

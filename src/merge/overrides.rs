@@ -8,6 +8,7 @@ use super::primaries::State;
 use super::{Ignored, Module, decode, variables};
 use crate::diag::Diagnostic;
 use crate::terraform::discover::Engine;
+use crate::terraform::release::{Feature, Release};
 use crate::terraform::{Attr, Block, Item, JsonValue, ParsedFile};
 
 const TF_ORDER: [&str; 14] = [
@@ -34,7 +35,7 @@ pub(super) fn merge_file(m: &mut Module, st: &mut State, f: &ParsedFile) {
     for kind in TF_ORDER {
         for item in f.body.items.iter() {
             let Item::Block(o) = item else { continue };
-            if o.kind != kind || !decode::kept(m.engine, o) {
+            if o.kind != kind || !decode::kept(m.release, o) {
                 continue;
             }
             match kind {
@@ -112,7 +113,7 @@ fn rejected_variables(st: &mut State, f: &ParsedFile) {
 fn merge_terraform(m: &mut Module, f: &ParsedFile) {
     let tofu = m.engine == Engine::OpenTofu;
     let tblocks: Vec<&Block> =
-        f.body.blocks_of("terraform").filter(|t| decode::kept(m.engine, t)).collect();
+        f.body.blocks_of("terraform").filter(|t| decode::kept(m.release, t)).collect();
     if tblocks.is_empty() {
         return;
     }
@@ -139,7 +140,7 @@ fn merge_terraform(m: &mut Module, f: &ParsedFile) {
         }
     }
     for kind in STATE_KINDS {
-        match state_blocks(&tblocks, kind, m.engine).as_slice() {
+        match state_blocks(&tblocks, kind, m.release).as_slice() {
             [] => {}
             [one] => {
                 let s = &mut m.settings;
@@ -164,7 +165,7 @@ fn merge_terraform(m: &mut Module, f: &ParsedFile) {
                             "Each override file may have only one backend configuration. A backend was previously configured at {at}."
                         ),
                     ),
-                    _ => super::primaries::duplicate_cloud(&at, tofu),
+                    _ => super::primaries::duplicate_cloud(&at, m.release),
                 };
                 m.diagnostics.push(
                     Diagnostic::error(summary, detail, second.decl_span(&m.files))
@@ -223,21 +224,21 @@ const STATE_KINDS: [&str; 2] = ["backend", "cloud"];
 /// the module's state storage; two or more are an error, and none of them applies
 /// (spec §5.11).
 /// Only blocks the engine keeps once decoded count (a label-less `backend` is dropped).
-fn state_blocks<'a>(tblocks: &[&'a Block], kind: &'static str, engine: Engine) -> Vec<&'a Block> {
+fn state_blocks<'a>(tblocks: &[&'a Block], kind: &'static str, release: Release) -> Vec<&'a Block> {
     tblocks
         .iter()
         .flat_map(|t| t.body.blocks_of(kind))
-        .filter(|b| decode::kept_in_terraform(engine, b))
+        .filter(|b| decode::kept_in_terraform(release, b))
         .collect()
 }
 
 /// The state storage block of an override file that Terraform applies, if any: of the
 /// kinds written exactly once, the last applied (a `cloud` after a `backend` of the same
 /// file replaces it). A block this does not return changes nothing.
-pub(crate) fn applied_state(f: &ParsedFile, engine: Engine) -> Option<&Block> {
+pub(crate) fn applied_state(f: &ParsedFile, release: Release) -> Option<&Block> {
     let tblocks: Vec<&Block> = f.body.blocks_of("terraform").collect();
     STATE_KINDS.iter().rev().find_map(|kind| {
-        match state_blocks(&tblocks, kind, engine).as_slice() {
+        match state_blocks(&tblocks, kind, release).as_slice() {
             [one] => Some(*one),
             _ => None,
         }
@@ -391,7 +392,7 @@ fn missing_base(m: &Module, o: &Block) -> Diagnostic {
 /// (spec §5.2): the error points at the first it keeps.
 fn check_depends_on(m: &mut Module, o: &Block) {
     if let Some(d) = o.attr("depends_on") {
-        let actions = m.engine == Engine::Terraform;
+        let actions = m.release.has(Feature::Actions);
         match super::decode::depends_on(&m.files, d, actions).0.first() {
             Some(&span) => m.diagnostics.push(Diagnostic::error(
                 "Unsupported override",
@@ -553,12 +554,15 @@ fn merge_module(m: &mut Module, base: &mut Block, o: &Block) {
     check_depends_on(m, o);
     let providers = o.attr("providers");
     ignore_zero_blocks(m, base, o);
-    merge_body(
-        &mut base.body,
-        &o.body,
-        &["depends_on", "providers", "ignore_nested_deprecations"],
-        &["lifecycle"],
-    );
+    // Before Terraform 1.15 `ignore_nested_deprecations` is one more input of the called
+    // module, merged as any (OpenTofu is left as it was modelled).
+    let meta = m.engine == Engine::OpenTofu || m.release.has(Feature::Deprecation);
+    let kept: &[&str] = if meta {
+        &["depends_on", "providers", "ignore_nested_deprecations"]
+    } else {
+        &["depends_on", "providers"]
+    };
+    merge_body(&mut base.body, &o.body, kept, &["lifecycle"]);
     if let Some(p) = providers {
         if p.expr.as_object().is_none_or(|e| !e.is_empty()) {
             set_attr(base, p);
@@ -566,7 +570,7 @@ fn merge_module(m: &mut Module, base: &mut Block, o: &Block) {
             ignore(m, p.span, "an empty providers map in an override changes nothing");
         }
     }
-    if let Some(a) = o.attr("ignore_nested_deprecations") {
+    if let Some(a) = o.attr("ignore_nested_deprecations").filter(|_| meta) {
         ignore(m, a.span, "ignore_nested_deprecations is not merged from override files");
     }
 }

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use super::{Module, decode};
 use crate::diag::Diagnostic;
 use crate::terraform::discover::Engine;
+use crate::terraform::release::{Feature, Release};
 use crate::terraform::{Block, Item, ParsedFile, Span};
 
 /// Lookup tables from object address to its place in the module.
@@ -31,7 +32,7 @@ pub(super) fn required_providers(
     overrides: &[&ParsedFile],
 ) {
     for f in primaries {
-        for rp in required_providers_blocks(f, m.engine) {
+        for rp in required_providers_blocks(f, m.release) {
             match m.settings.required_providers_span {
                 None => {
                     m.settings.required_providers_span = Some(rp.def_span);
@@ -55,7 +56,7 @@ pub(super) fn required_providers(
         }
     }
     for f in overrides {
-        for rp in required_providers_blocks(f, m.engine) {
+        for rp in required_providers_blocks(f, m.release) {
             for entry in rp.body.attrs() {
                 let list = &mut m.settings.required_providers;
                 match list.iter_mut().find(|a| a.name == entry.name) {
@@ -69,12 +70,12 @@ pub(super) fn required_providers(
 
 /// The `required_providers` blocks of a file that the engine keeps (see
 /// [`decode::kept_in_terraform`]): one it drops neither counts as a duplicate nor overrides.
-fn required_providers_blocks(f: &ParsedFile, engine: Engine) -> impl Iterator<Item = &Block> {
+fn required_providers_blocks(f: &ParsedFile, release: Release) -> impl Iterator<Item = &Block> {
     f.body
         .blocks()
-        .filter(move |t| t.kind == "terraform" && decode::kept(engine, t))
+        .filter(move |t| t.kind == "terraform" && decode::kept(release, t))
         .flat_map(|t| t.body.blocks_of("required_providers"))
-        .filter(move |rp| decode::kept_in_terraform(engine, rp))
+        .filter(move |rp| decode::kept_in_terraform(release, rp))
 }
 
 /// Appends one primary file (spec §3).
@@ -91,7 +92,7 @@ pub(super) fn append_file(m: &mut Module, st: &mut State, f: &ParsedFile) {
 
 fn append_block(m: &mut Module, st: &mut State, b: &Block) {
     let tofu = m.engine == Engine::OpenTofu;
-    if !decode::kept(m.engine, b) {
+    if !decode::kept(m.release, b) {
         return;
     }
     match b.kind.as_str() {
@@ -125,7 +126,7 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
                     if let Item::Block(d) = inner
                         && d.kind == "data"
                         && d.labels.len() == 2
-                        && decode::nested_data_decodes(&m.files, m.engine, d)
+                        && decode::nested_data_decodes(&m.files, m.release, d)
                     {
                         let key = format!("data.{}.{}", d.labels[0], d.labels[1]);
                         if let Some(prev) = data_span(m, st, &key) {
@@ -301,7 +302,7 @@ fn append_terraform(m: &mut Module, st: &mut State, t: &Block) {
             // Label-less `backend`, labelled `cloud`: Terraform reports and drops them.
             Item::Block(b)
                 if matches!(b.kind.as_str(), "backend" | "cloud")
-                    && !decode::kept_in_terraform(m.engine, b) => {}
+                    && !decode::kept_in_terraform(m.release, b) => {}
             Item::Block(b) if b.kind == "encryption" && tofu => match &m.settings.encryption {
                 None => m.settings.encryption = Some(b.clone()),
                 Some(prev) => {
@@ -333,7 +334,8 @@ fn append_terraform(m: &mut Module, st: &mut State, t: &Block) {
                     }
                     Some(prev) => {
                         let at = m.files.range_string(prev.decl_span(&m.files));
-                        let (summary, detail) = match (b.kind.as_str(), tofu) {
+                        let old = tofu || !m.release.has(Feature::StateStorageWording);
+                        let (summary, detail) = match (b.kind.as_str(), old) {
                             ("backend", false) => (
                                 "Duplicate 'backend' configuration block".to_string(),
                                 format!(
@@ -346,7 +348,7 @@ fn append_terraform(m: &mut Module, st: &mut State, t: &Block) {
                                     "A module may have only one backend configuration. The backend was previously configured at {at}."
                                 ),
                             ),
-                            ("cloud", _) => duplicate_cloud(&at, tofu),
+                            ("cloud", _) => duplicate_cloud(&at, m.release),
                             _ => (
                                 "Duplicate 'state_store' configuration block".to_string(),
                                 format!(
@@ -412,12 +414,19 @@ fn provider_meta(m: &mut Module, st: &mut State, b: &Block) {
 }
 
 /// A second `cloud` block, in primary files or in one override file (same texts).
-pub(super) fn duplicate_cloud(at: &str, tofu: bool) -> (String, String) {
-    if tofu {
+pub(super) fn duplicate_cloud(at: &str, release: Release) -> (String, String) {
+    if release.engine == Engine::OpenTofu {
         (
             "Duplicate cloud configurations".into(),
             format!(
                 "A module may have only one 'cloud' block configuring a cloud backend. A cloud backend was previously configured at {at}."
+            ),
+        )
+    } else if !release.has(Feature::HcpTerraformWording) {
+        (
+            "Duplicate Terraform Cloud configurations".into(),
+            format!(
+                "A module may have only one 'cloud' block configuring Terraform Cloud. Terraform Cloud was previously configured at {at}."
             ),
         )
     } else {
@@ -444,6 +453,29 @@ fn storage_conflicts(m: &mut Module) {
             ),
             b.decl_span(&m.files),
         ),
+        (Some(b), Some(c), None) if !m.release.has(Feature::HcpTerraformWording) => {
+            Diagnostic::error(
+                "Both a backend and Terraform Cloud configuration are present",
+                format!(
+                    "A module may declare either one 'cloud' block configuring Terraform Cloud OR one 'backend' block configuring a state backend. Terraform Cloud is configured at {}; a backend is configured at {}. Remove the backend block to configure Terraform Cloud.",
+                    m.files.range_string(c.decl_span(&m.files)),
+                    m.files.range_string(b.decl_span(&m.files))
+                ),
+                b.decl_span(&m.files),
+            )
+        }
+        // (`Enteprise` is Terraform's spelling until 1.13.)
+        (Some(b), Some(c), None) if !m.release.has(Feature::StateStorageWording) => {
+            Diagnostic::error(
+                "Both a backend and cloud configuration are present",
+                format!(
+                    "A module may declare either one 'cloud' block OR one 'backend' block configuring a state backend. The 'cloud' block is configured at {}; a backend is configured at {}. Remove the backend block to configure HCP Terraform or Terraform Enteprise.",
+                    m.files.range_string(c.decl_span(&m.files)),
+                    m.files.range_string(b.decl_span(&m.files))
+                ),
+                b.decl_span(&m.files),
+            )
+        }
         (Some(b), Some(c), None) => Diagnostic::error(
             "Conflicting 'cloud' and 'backend' configuration blocks are present",
             format!(
@@ -482,18 +514,25 @@ fn storage_conflicts(m: &mut Module) {
 }
 
 /// Two import blocks of the primary files for the same resource instance, when both
-/// addresses are static (`appendFile`).
+/// addresses are static (`appendFile`). Before `for_each` the error is the block's.
 fn duplicate_import(m: &mut Module, b: &Block) {
+    // Before for_each a `to` that is no resource instance is the zero address, which
+    // every other such `to` equals.
+    let zero = !m.release.has(Feature::ImportForEach);
+    let address = |e| {
+        super::decode::static_resource_instance(e)
+            .or_else(|| zero.then(|| ("<invalid>..".to_string(), "<invalid>..".to_string())))
+    };
     let Some(to) = b.attr("to") else { return };
-    let Some((mine, resource)) = super::decode::static_resource_instance(&to.expr) else { return };
+    let Some((mine, resource)) = address(&to.expr) else { return };
+    // Terraform 1.6 names the instance, key and all.
+    let resource = if zero { mine.clone() } else { resource };
     let earlier: Vec<Span> = m
         .blocks
         .iter()
         .filter(|o| o.kind == "import")
         .filter(|o| {
-            o.attr("to")
-                .and_then(|t| super::decode::static_resource_instance(&t.expr))
-                .is_some_and(|(other, _)| other == mine)
+            o.attr("to").and_then(|t| address(&t.expr)).is_some_and(|(other, _)| other == mine)
         })
         .map(|o| o.decl_span(&m.files))
         .collect();
@@ -504,7 +543,7 @@ fn duplicate_import(m: &mut Module, b: &Block) {
                 "An import block for the resource \"{resource}\" was already declared at {}. A resource can have only one import block.",
                 m.files.range_string(prev)
             ),
-            to.expr.span,
+            if m.release.has(Feature::ImportForEach) { to.expr.span } else { b.decl_span(&m.files) },
         ));
     }
 }

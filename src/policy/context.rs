@@ -143,7 +143,7 @@ impl<'a> Originals<'a> {
         }
         let primaries = m.parsed.iter().filter(|f| m.files.get(f.file).class == FileClass::Primary);
         for f in primaries {
-            for b in f.body.blocks().filter(|b| decode::kept(m.engine, b)) {
+            for b in f.body.blocks().filter(|b| decode::kept(m.release, b)) {
                 match b.kind.as_str() {
                     "locals" => {
                         for a in b.body.attrs() {
@@ -152,7 +152,7 @@ impl<'a> Originals<'a> {
                     }
                     "terraform" => {
                         o.versions.extend(b.attr("required_version"));
-                        for t in b.body.blocks().filter(|t| decode::kept_in_terraform(m.engine, t))
+                        for t in b.body.blocks().filter(|t| decode::kept_in_terraform(m.release, t))
                         {
                             match t.kind.as_str() {
                                 "backend" | "cloud" => o.state = o.state.or(Some(t)),
@@ -197,9 +197,9 @@ fn pairs<'a>(m: &'a Module, o: &Originals<'a>) -> Vec<Change<'a>> {
     for f in overrides {
         // Of a file's backend and cloud blocks, only the one Terraform applies changes
         // anything (two of a kind are an error, and a cloud replaces a backend).
-        let state = crate::merge::applied_state(f, m.engine);
-        let kept_in_terraform = |t: &&Block| decode::kept_in_terraform(m.engine, t);
-        for b in f.body.blocks().filter(|b| decode::kept(m.engine, b)) {
+        let state = crate::merge::applied_state(f, m.release);
+        let kept_in_terraform = |t: &&Block| decode::kept_in_terraform(m.release, t);
+        for b in f.body.blocks().filter(|b| decode::kept(m.release, b)) {
             match b.kind.as_str() {
                 "locals" => out.extend(b.body.attrs().map(|a| Change {
                     address: format!("local.{}", a.name),

@@ -398,11 +398,17 @@ pub struct ParsedFile {
     pub notes: Vec<Note>,
     /// What reading and parsing the file reported, in Terraform's order.
     pub diagnostics: Vec<crate::diag::Diagnostic>,
-    /// What decoding it reported, per engine (Terraform, OpenTofu), once asked: a parsed
-    /// file is shared by every merge of it (the language server's next keystroke, the
-    /// other engine's view, the module without its overrides), and decodes the same.
-    pub decoded: [std::sync::OnceLock<Vec<crate::diag::Diagnostic>>; 2],
+    /// What decoding it reported, per engine (Terraform, OpenTofu), with the version of
+    /// the release it was decoded for (major, minor, patch), once asked: a parsed file is
+    /// shared by every merge of it (the language server's next keystroke, the other
+    /// engine's view, the module without its overrides), and decodes the same for the
+    /// same release.
+    pub decoded: [std::sync::OnceLock<Decoded>; 2],
 }
+
+/// A file's decoding for one release: its version (major, minor, patch) and the
+/// diagnostics.
+pub type Decoded = ((u32, u32, u32), Vec<crate::diag::Diagnostic>);
 
 /// A JSON `"//"` comment and the object it sits in.
 #[derive(Clone, Debug, PartialEq)]

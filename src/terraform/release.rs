@@ -228,6 +228,95 @@ impl Release {
     }
 }
 
+/// One change of the loader, release by release: what a module may say, or what its
+/// diagnostics say, from the release it arrives in. Each is one row of [`Release::has`]'s
+/// table; modelling the next release is a row there and the fixtures that confirm it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Feature {
+    /// Top-level `removed` blocks (an override's is ignored by Terraform, an error for
+    /// OpenTofu); before, `Unsupported block type`.
+    RemovedBlocks,
+    /// `for_each` in `import` blocks, whose `to` may then index with an expression, must
+    /// name a managed resource, and is where a duplicate import is reported.
+    ImportForEach,
+    /// `HCP Terraform` in the duplicate-cloud texts and `cloud` in the cloud/backend
+    /// conflict (Terraform 1.8); before, `Terraform Cloud`.
+    HcpTerraformWording,
+    /// `provisioner` and `connection` blocks inside `removed`.
+    RemovedProvisioners,
+    /// Variable validations may refer to other objects; before, only to the variable.
+    ValidationReferences,
+    /// Top-level `ephemeral` resources (ignored in Terraform's overrides).
+    EphemeralResources,
+    /// Variable and output `ephemeral`.
+    EphemeralValues,
+    /// `identity` in `import` blocks; before, `id` is required.
+    ImportIdentity,
+    /// `action` blocks and `lifecycle { action_trigger }` are in the schema, but decoded
+    /// only with experiments: a release build drops every action (Terraform 1.13).
+    ActionBlocks,
+    /// Actions decoded, merged and checked (`depends_on` may not name one).
+    Actions,
+    /// The 1.13 texts of a duplicate backend and of a cloud/backend conflict.
+    StateStorageWording,
+    /// A constant of the wrong type is `bool required, but have number` (go-cty 1.16, in
+    /// Terraform 1.13); before, `bool required`.
+    ConversionSaysGiven,
+    /// Variable `const`.
+    ConstVariables,
+    /// Output `type`.
+    OutputType,
+    /// Variable and output `deprecated`, module `ignore_nested_deprecations`.
+    Deprecation,
+    /// Module `source` and `version` are expressions, evaluated at init: the load no
+    /// longer asks for a static source nor judges it (`version = null` beside a local
+    /// source loads).
+    ModuleSourceExpressions,
+}
+
+/// From which release of each engine a feature is there: `None` where the engine never
+/// has it. OpenTofu's rows are the ones its sources and tests were read for at each tag
+/// (forked at 1.6); a change it shares with Terraform but whose OpenTofu release was not
+/// read is dated 1.6, as its newest release is modelled.
+const ROWS: &[(Feature, Option<Version>, Option<Version>)] = {
+    use Feature::*;
+    const fn v(minor: u32, patch: u32) -> Option<Version> {
+        Some(Version::new(1, minor, patch))
+    }
+    &[
+        (RemovedBlocks, v(7, 0), v(7, 0)),
+        (ImportForEach, v(7, 0), v(7, 0)),
+        (HcpTerraformWording, v(8, 0), None),
+        (RemovedProvisioners, v(9, 0), v(6, 0)),
+        (ValidationReferences, v(9, 0), v(6, 0)),
+        (EphemeralResources, v(10, 0), v(11, 0)),
+        (EphemeralValues, v(10, 0), v(11, 0)),
+        (ImportIdentity, v(12, 0), v(6, 0)),
+        (ActionBlocks, v(13, 0), None),
+        (Actions, v(14, 0), None),
+        (StateStorageWording, v(13, 0), None),
+        (ConversionSaysGiven, v(13, 0), v(6, 0)),
+        (ConstVariables, v(15, 0), v(12, 0)),
+        (OutputType, v(15, 0), None),
+        (Deprecation, v(15, 0), v(10, 0)),
+        (ModuleSourceExpressions, v(15, 0), v(8, 0)),
+    ]
+};
+
+impl Release {
+    /// Does this release's loader have `feature`?
+    pub fn has(self, feature: Feature) -> bool {
+        ROWS.iter().find(|(f, _, _)| *f == feature).is_some_and(|&(_, tf, tofu)| {
+            let since = match self.engine {
+                Engine::Terraform => tf,
+                Engine::OpenTofu => tofu,
+            };
+            since.is_some_and(|v| self.version >= v)
+        })
+    }
+}
+
 /// `Terraform 1.9.8`, `OpenTofu 1.10` (OpenTofu's patch is not modelled: its minors stand for every patch).
 impl fmt::Display for Release {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -289,6 +378,42 @@ mod tests {
         assert!(modelled(Engine::OpenTofu).all(|r| r.engine == Engine::OpenTofu));
         assert_eq!(modelled(Engine::OpenTofu).last(), Some(Release::newest(Engine::OpenTofu)));
         assert!(models_patches(Engine::Terraform) && !models_patches(Engine::OpenTofu));
+    }
+
+    #[test]
+    fn features_arrive_in_their_release() {
+        assert!(!tf(1, 6, 6).has(Feature::RemovedBlocks));
+        assert!(tf(1, 7, 0).has(Feature::RemovedBlocks));
+        assert!(!tf(1, 14, 9).has(Feature::ConstVariables));
+        assert!(tf(1, 15, 5).has(Feature::ConstVariables));
+        assert!(tf(1, 13, 5).has(Feature::ActionBlocks) && !tf(1, 13, 5).has(Feature::Actions));
+        let tofu = |m| Release { engine: Engine::OpenTofu, version: Version::new(1, m, 0) };
+        assert!(!tofu(13).has(Feature::Actions));
+        assert!(
+            !tofu(10).has(Feature::EphemeralResources) && tofu(11).has(Feature::EphemeralResources)
+        );
+        // Every feature has its row.
+        use Feature::*;
+        for f in [
+            RemovedBlocks,
+            ImportForEach,
+            HcpTerraformWording,
+            RemovedProvisioners,
+            ValidationReferences,
+            EphemeralResources,
+            EphemeralValues,
+            ImportIdentity,
+            ActionBlocks,
+            Actions,
+            StateStorageWording,
+            ConversionSaysGiven,
+            ConstVariables,
+            OutputType,
+            Deprecation,
+            ModuleSourceExpressions,
+        ] {
+            assert!(Release::newest(Engine::Terraform).has(f), "{f:?}");
+        }
     }
 
     #[test]

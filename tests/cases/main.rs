@@ -21,6 +21,7 @@ mod fold;
 mod merge;
 mod opentofu;
 mod policy;
+mod releases;
 mod syntax;
 #[path = "../util.rs"]
 #[allow(dead_code)] // shared with the other test binary, which uses the rest
@@ -80,7 +81,7 @@ fn readme_counts() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut checked = 0;
     for (page, text) in doc_pages() {
-        for suite in ["merge", "vars", "policy", "fix", "fold", "syntax"] {
+        for suite in ["merge", "vars", "policy", "fix", "fold", "syntax", "releases"] {
             let mention = format!("tests/fixtures/{suite}/");
             for (at, _) in text.match_indices(&mention) {
                 let rest = &text[at..];
@@ -144,6 +145,7 @@ fn main() {
     let mut trials = Vec::new();
     trials.extend(merge::trials());
     trials.extend(opentofu::trials());
+    trials.extend(releases::trials());
     trials.extend(syntax::trials());
     trials.extend(fmt::trials());
     trials.extend(vars::trials());

@@ -92,7 +92,7 @@ fn oracle_body(v: &Value) -> Value {
 }
 
 /// JSON-syntax blocks have no line in the oracle: compare files only there.
-fn relax(mine: &mut Value, oracle: &Value) {
+pub fn relax(mine: &mut Value, oracle: &Value) {
     // The oracle reports JSON-syntax nested blocks as one JSON value: compare the file.
     if let (Value::Array(blocks), Value::Object(o)) = (&*mine, oracle)
         && !o.contains_key("line")
@@ -181,7 +181,7 @@ fn bool_of(a: Option<&Attr>, default: bool) -> Value {
 }
 
 /// The facts override-guard computed, in the oracle's shape.
-fn mine(m: &Module) -> Value {
+pub fn mine(m: &Module) -> Value {
     let mut resources = serde_json::Map::new();
     let mut data = serde_json::Map::new();
     let mut outputs = serde_json::Map::new();
@@ -289,7 +289,7 @@ fn mine(m: &Module) -> Value {
 }
 
 /// The same facts, read from the oracle's output.
-fn theirs(s: &Value) -> Value {
+pub fn theirs(s: &Value) -> Value {
     let mut resources = serde_json::Map::new();
     let mut data = serde_json::Map::new();
     for (kind, out) in [("resources", &mut resources), ("data", &mut data)] {
@@ -363,7 +363,7 @@ fn theirs(s: &Value) -> Value {
     })
 }
 
-fn diagnostics(m: &Module) -> Vec<Value> {
+pub fn diagnostics(m: &Module) -> Vec<Value> {
     let mut v: Vec<Value> = m
         .diagnostics
         .iter()
@@ -380,7 +380,7 @@ fn diagnostics(m: &Module) -> Vec<Value> {
     v
 }
 
-fn oracle_diagnostics(s: &Value) -> Vec<Value> {
+pub fn oracle_diagnostics(s: &Value) -> Vec<Value> {
     let mut v: Vec<Value> = s["diagnostics"]
         .as_array()
         .into_iter()
@@ -392,7 +392,7 @@ fn oracle_diagnostics(s: &Value) -> Vec<Value> {
 }
 
 /// Paths where two fact trees differ.
-fn differences(a: &Value, b: &Value, path: &str, out: &mut Vec<String>) {
+pub fn differences(a: &Value, b: &Value, path: &str, out: &mut Vec<String>) {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
             let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();

@@ -66,7 +66,12 @@ mod tests {
     /// What decoding the file's check blocks reports.
     fn diags(text: &str, over: bool) -> Vec<(String, String)> {
         let (files, f) = one_file(text);
-        let mut d = Decoder::new(&files, 0, Engine::Terraform, over);
+        let mut d = Decoder::new(
+            &files,
+            0,
+            crate::terraform::release::Release::newest(Engine::Terraform),
+            over,
+        );
         for b in f.body.blocks_of("check") {
             d.check(b);
         }

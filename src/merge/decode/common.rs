@@ -12,6 +12,7 @@ use super::schema::CHECK_RULE;
 use super::traversal::{
     QUOTED_REFERENCE, Trav, depends_on, native_quoted, string_traversal, variables,
 };
+use crate::terraform::release::Feature;
 
 impl Decoder<'_> {
     /// `decodeVersionConstraint` of an argument (`required_version`, a provider's `version`).
@@ -256,7 +257,7 @@ impl Decoder<'_> {
     /// `DecodeDependsOn` of a block's `depends_on`.
     pub(super) fn depends_on(&mut self, b: &Block) {
         if let Some(a) = b.attr("depends_on") {
-            self.out.extend(depends_on(self.files, a, !self.tofu).1);
+            self.out.extend(depends_on(self.files, a, self.has(Feature::Actions)).1);
         }
     }
 }

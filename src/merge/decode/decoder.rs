@@ -5,10 +5,11 @@
 use crate::cty;
 use crate::diag::{Diagnostic, Severity};
 use crate::terraform::discover::Engine;
+use crate::terraform::release::{Feature, Release};
 use crate::terraform::{Attr, Block, Body, Expr, ExprKind, Files, Item, Span, Syntax, TplPart};
 
 use super::names::name_suggestion;
-use super::schema::Schema;
+use super::schema::{Known, Schema};
 use super::traversal::{Trav, abs_traversal, calls, json_traversal, start_range, variables};
 
 /// One file's decoding: where its text is, what it is, and the diagnostics so far.
@@ -20,6 +21,8 @@ pub(super) struct Decoder<'a> {
     pub(super) over: bool,
     /// Whether OpenTofu, not Terraform, is the engine.
     pub(super) tofu: bool,
+    /// The release whose loader decodes (its schemas and texts).
+    pub(super) release: Release,
     /// Whether the file was read without a syntax error (what its literals evaluate to is
     /// then read off the model, not parsed again).
     pub(super) clean: bool,
@@ -28,13 +31,14 @@ pub(super) struct Decoder<'a> {
 
 impl<'a> Decoder<'a> {
     /// A decoder for a file of `files` (JSON or not as that file is).
-    pub(super) fn new(files: &'a Files, file: usize, engine: Engine, over: bool) -> Self {
+    pub(super) fn new(files: &'a Files, file: usize, release: Release, over: bool) -> Self {
         let json = files.files.get(file).is_some_and(|s| s.syntax == Syntax::Json);
         Decoder {
             files,
             json,
             over,
-            tofu: engine == Engine::OpenTofu,
+            tofu: release.engine == Engine::OpenTofu,
+            release,
             clean: false,
             out: Vec::new(),
         }
@@ -92,6 +96,11 @@ impl Decoder<'_> {
                 Ok(_) => return,
                 Err(e) => e,
             },
+        };
+        // Before Terraform 1.13 (its go-cty) the message does not say what was given.
+        let why = match why.split_once(", but have ") {
+            Some((want, _)) if !self.has(Feature::ConversionSaysGiven) => want.to_string(),
+            _ => why,
         };
         self.err("Unsuitable value type", format!("Unsuitable value: {why}"), at);
     }
@@ -184,6 +193,11 @@ impl Decoder<'_> {
         b.decl_span(self.files)
     }
 
+    /// Does the release decoding have `f`?
+    pub(super) fn has(&self, f: Feature) -> bool {
+        self.release.has(f)
+    }
+
     pub(super) fn engine_name(&self) -> &'static str {
         if self.tofu { "OpenTofu" } else { "Terraform" }
     }
@@ -242,6 +256,7 @@ impl Decoder<'_> {
         relax: bool,
         all: bool,
     ) -> Vec<&'b Block> {
+        let s = &s.at(self.release);
         let json_missing_after = self.json;
         if !json_missing_after {
             self.missing_args(body, missing, s, relax);
@@ -334,12 +349,12 @@ impl Decoder<'_> {
         blocks
     }
 
-    fn missing_args(&mut self, body: &Body, missing: Span, s: &Schema, relax: bool) {
+    fn missing_args(&mut self, body: &Body, missing: Span, s: &Known, relax: bool) {
         if relax {
             return;
         }
-        for (name, required) in s.attrs {
-            if *required && body.attr(name).is_none() {
+        for &(name, required) in s.attrs.iter() {
+            if required && body.attr(name).is_none() {
                 self.err(
                     "Missing required argument",
                     format!("The argument \"{name}\" is required, but no definition was found."),

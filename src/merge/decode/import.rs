@@ -7,6 +7,7 @@ use super::decoder::Decoder;
 use super::endpoint::move_endpoint;
 use super::schema::{TF_IMPORT, TOFU_IMPORT};
 use super::traversal::{NOT_A_REFERENCE, Trav, syntax_of};
+use crate::terraform::release::Feature;
 
 impl Decoder<'_> {
     /// `exprToResourceTraversal` of an import block's `to` (after `unwrapJSONRefExpr`): the
@@ -49,7 +50,12 @@ impl Decoder<'_> {
                     out.push((None, span(r)))
                 }
                 // An index computed from for_each is no part of the configuration address.
-                Step::Index(..) => {}
+                Step::Index(..) if self.has(Feature::ImportForEach) => {}
+                // Before for_each, `to` is a static reference (`hcl.AbsTraversalForExpr`).
+                Step::Index(..) => {
+                    self.err("Invalid expression", NOT_A_REFERENCE, at);
+                    return Some(None);
+                }
             }
         }
         Some(Some(Trav { root, root_span, steps: out, bad_keys: Vec::new() }))
@@ -57,8 +63,12 @@ impl Decoder<'_> {
 
     pub(super) fn import(&mut self, b: &Block) {
         let s = if self.tofu { &TOFU_IMPORT } else { &TF_IMPORT };
+        let mark = self.out.len();
         self.content(&b.body, self.missing(b), s, false, true);
-        if self.tofu {
+        // From for_each (1.7) until identity (1.12), a body that does not fit the schema is
+        // judged no further.
+        let stops = self.has(Feature::ImportForEach) && !self.has(Feature::ImportIdentity);
+        if self.tofu || stops && self.has_errors_since(mark) {
             return;
         }
         let mut in_module = false;
@@ -83,7 +93,12 @@ impl Decoder<'_> {
                 }
                 None => None,
             };
-            if mode != Some("managed") && (mode.is_some() || self.has_errors_since(mark)) {
+            // Before for_each (1.6), `to` is any resource instance: neither a data source's
+            // address nor one that is no reference is judged further.
+            if mode != Some("managed")
+                && self.has(Feature::ImportForEach)
+                && (mode.is_some() || self.has_errors_since(mark))
+            {
                 self.err(
                     "Invalid import address",
                     "Only managed resources can be imported.",
@@ -100,6 +115,10 @@ impl Decoder<'_> {
                 );
             }
             let _ = self.provider_ref(&a.expr, "provider");
+        }
+        // Before identity, `id` is required by the schema.
+        if !self.has(Feature::ImportIdentity) {
+            return;
         }
         match (b.attr("id"), b.attr("identity")) {
             (None, None) => self.err(

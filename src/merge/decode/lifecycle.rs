@@ -6,6 +6,7 @@ use crate::terraform::{Attr, Block, Expr, ExprKind, Span};
 use super::decoder::Decoder;
 use super::schema::{ACTION_TRIGGER, TF_LIFECYCLE, TOFU_LIFECYCLE};
 use super::traversal::{NOT_A_REFERENCE, Trav, ref_problem, variables};
+use crate::terraform::release::Feature;
 
 impl Decoder<'_> {
     /// The address a resource block's conditions would refer to it by.
@@ -245,6 +246,8 @@ impl Decoder<'_> {
                         }
                     }
                 }
+                // Terraform 1.13 knows the block type but decodes it only with experiments.
+                "action_trigger" if !self.has(Feature::Actions) => {}
                 "action_trigger" if kind == "resource" => self.action_trigger(c),
                 "action_trigger" => {
                     let (summary, noun) = if kind == "data" {

@@ -35,6 +35,7 @@ pub(crate) use traversal::{depends_on, static_resource_instance};
 
 use crate::diag::Diagnostic;
 use crate::terraform::discover::Engine;
+use crate::terraform::release::{Feature, Release};
 use crate::terraform::{Block, Body, Files, ParsedFile, Span};
 use decoder::Decoder;
 use schema::{TF_TERRAFORM, TF_TOP, TOFU_TERRAFORM, TOFU_TOP};
@@ -43,10 +44,10 @@ use schema::{TF_TERRAFORM, TF_TOP, TOFU_TERRAFORM, TOFU_TOP};
 pub(crate) fn decode_file(
     files: &Files,
     f: &ParsedFile,
-    engine: Engine,
+    release: Release,
     is_override: bool,
 ) -> Vec<Diagnostic> {
-    let mut d = Decoder::new(files, f.file, engine, is_override);
+    let mut d = Decoder::new(files, f.file, release, is_override);
     d.clean = crate::merge::variables::parsed_cleanly(f);
     d.file(&f.body);
     d.out
@@ -58,10 +59,15 @@ pub(crate) fn decode_file(
 /// `decodeProviderBlock` returns nothing for a provider whose name the engine refuses. The
 /// merge and the rules ask this one question, so that nothing the engine never decodes is
 /// merged, or reported as a change.
-pub(crate) fn kept(engine: Engine, b: &Block) -> bool {
-    let top = if engine == Engine::OpenTofu { &TOFU_TOP } else { &TF_TOP };
+/// A release whose schema has a type but decodes it only with experiments (`action` in
+/// Terraform 1.13) keeps none.
+pub(crate) fn kept(release: Release, b: &Block) -> bool {
+    let top = if release.engine == Engine::OpenTofu { &TOFU_TOP } else { &TF_TOP };
     let Some((_, labels)) = top.blocks.iter().find(|(t, _)| *t == b.kind) else { return false };
-    b.labels.len() == labels.len() && (b.kind != "provider" || provider_block_kept(b))
+    top.admits(&b.kind, release)
+        && (b.kind != "action" || release.has(Feature::Actions))
+        && b.labels.len() == labels.len()
+        && (b.kind != "provider" || provider_block_kept(b))
 }
 
 /// [`kept`] for a block inside a kept `terraform` block: a type of the engine's
@@ -71,8 +77,8 @@ pub(crate) fn kept(engine: Engine, b: &Block) -> bool {
 /// `decodeRequiredProvidersBlock` reports, and then the whole block is dropped (even an
 /// entry before the nested block overrides nothing). A syntax error can nest the blocks
 /// that follow it in the file inside `required_providers`, as HCL's recovery reads it.
-pub(crate) fn kept_in_terraform(engine: Engine, b: &Block) -> bool {
-    let schema = if engine == Engine::OpenTofu { &TOFU_TERRAFORM } else { &TF_TERRAFORM };
+pub(crate) fn kept_in_terraform(release: Release, b: &Block) -> bool {
+    let schema = if release.engine == Engine::OpenTofu { &TOFU_TERRAFORM } else { &TF_TERRAFORM };
     let Some((_, labels)) = schema.blocks.iter().find(|(t, _)| *t == b.kind) else {
         return false;
     };
@@ -83,8 +89,8 @@ pub(crate) fn kept_in_terraform(engine: Engine, b: &Block) -> bool {
 
 /// Does a data block nested in a check decode without errors? Terraform keeps only such a
 /// block (`decodeCheckBlock`), so only it can be a duplicate.
-pub(crate) fn nested_data_decodes(files: &Files, engine: Engine, d: &Block) -> bool {
-    !Decoder::new(files, d.span.file, engine, false).data(d, true)
+pub(crate) fn nested_data_decodes(files: &Files, release: Release, d: &Block) -> bool {
+    !Decoder::new(files, d.span.file, release, false).data(d, true)
 }
 
 impl Decoder<'_> {
@@ -114,6 +120,9 @@ impl Decoder<'_> {
         // JSON's unknown top-level properties are reported as the file is read.
         let zero = Span::default();
         let blocks = self.content(body, zero, top, true, !self.json);
+        if self.json {
+            self.json_unknown_blocks(body, top);
+        }
         for b in blocks {
             match b.kind.as_str() {
                 "terraform" => self.terraform(b),
@@ -136,9 +145,32 @@ impl Decoder<'_> {
                 "removed" => self.removed(b),
                 "import" => self.import(b),
                 "check" => self.check(b),
-                "action" => self.action(b),
+                "action" if self.has(Feature::Actions) => self.action(b),
                 _ => {}
             }
+        }
+    }
+}
+
+impl Decoder<'_> {
+    /// A top-level property of a JSON file naming a block type the release does not have
+    /// yet: the reader took it for blocks, but this release's schema has no such name.
+    fn json_unknown_blocks(&mut self, body: &Body, top: &schema::Schema) {
+        let known: Vec<&str> = top.at(self.release).blocks.iter().map(|(t, _)| *t).collect();
+        let mut seen: Vec<Span> = Vec::new();
+        for b in body.blocks() {
+            if known.contains(&b.kind.as_str()) || seen.contains(&b.type_span) {
+                continue;
+            }
+            seen.push(b.type_span);
+            let hint = names::name_suggestion(&b.kind, &known)
+                .map(|c| format!(" Did you mean \"{c}\"?"))
+                .unwrap_or_default();
+            self.err(
+                "Extraneous JSON object property",
+                format!("No argument or block type is named \"{}\".{hint}", b.kind),
+                b.type_span,
+            );
         }
     }
 }
@@ -149,7 +181,7 @@ mod tests {
 
     fn diags(text: &str, over: bool) -> Vec<(String, String)> {
         let (files, f) = decoder::one_file(text);
-        decode_file(&files, &f, Engine::Terraform, over)
+        decode_file(&files, &f, Release::newest(Engine::Terraform), over)
             .into_iter()
             .map(|d| (d.summary, d.detail))
             .collect()

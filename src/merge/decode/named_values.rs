@@ -2,7 +2,8 @@
 //! (`named_values.go`).
 
 use crate::cty;
-use crate::terraform::Block;
+use crate::terraform::release::Feature;
+use crate::terraform::{Attr, Block, Span};
 
 use super::decoder::Decoder;
 use super::names::{BAD_IDENTIFIER, valid_identifier};
@@ -22,7 +23,8 @@ impl Decoder<'_> {
         let module = module_schema(self.tofu);
         let reserved =
             module.attrs.iter().map(|(n, _)| *n).chain(module.blocks.iter().map(|(t, _)| *t));
-        for r in reserved.filter(|r| r == name) {
+        let release = self.release;
+        for r in reserved.filter(|r| r == name && module.admits(r, release)) {
             self.err(
                 "Invalid variable name",
                 format!("The variable name \"{r}\" is reserved due to its special meaning inside module blocks."),
@@ -34,7 +36,7 @@ impl Decoder<'_> {
             b.attr(n).and_then(|a| crate::merge::variables::static_flag(&a.expr)) == Some(true)
         };
         // OpenTofu has no such rule (its const variables feed early evaluation only).
-        if flag("const") && !self.tofu {
+        if flag("const") && !self.tofu && self.has(Feature::ConstVariables) {
             if flag("sensitive") {
                 self.err(
                     "Const variable cannot be sensitive",
@@ -50,7 +52,8 @@ impl Decoder<'_> {
                 );
             }
         }
-        self.static_bools(&b.body, &["sensitive", "ephemeral", "const", "nullable"]);
+        let bools = ["sensitive", "ephemeral", "const", "nullable"];
+        self.static_bools(&b.body, &bools.map(|n| if s.admits(n, self.release) { n } else { "" }));
         let mut found = crate::merge::variables::variable_errors(b, self.over, self.clean);
         // A type with a syntax error is no type where HCL stopped reading it (asked only
         // of a type something was found wrong with: it parses the type again).
@@ -63,11 +66,15 @@ impl Decoder<'_> {
             }
         }
         self.out.extend(found);
-        if !self.tofu {
+        if !self.tofu && self.has(Feature::Deprecation) {
             self.static_string(&b.body, "deprecated");
         }
         for v in inner {
-            if let (Some(cond), _) = self.check_rule(v) {
+            let (cond, msg) = self.check_rule(v);
+            if !self.has(Feature::ValidationReferences) {
+                self.own_references_only(name, cond, "condition");
+            }
+            if let Some(cond) = cond {
                 let refers = variables(&cond.expr).iter().any(|t| {
                     t.root == "var"
                         && t.steps.first().is_some_and(|(n, _)| n.as_deref() == Some(name.as_str()))
@@ -79,6 +86,27 @@ impl Decoder<'_> {
                         cond.expr.span,
                     );
                 }
+            }
+            if !self.has(Feature::ValidationReferences) {
+                self.own_references_only(name, msg, "error message");
+            }
+        }
+    }
+
+    /// Before Terraform 1.9 a validation's condition and error message may refer to their
+    /// variable only: each other reference is an error.
+    fn own_references_only(&mut self, name: &str, a: Option<&Attr>, what: &str) {
+        let Some(a) = a else { return };
+        for t in variables(&a.expr) {
+            let own =
+                t.root == "var" && t.steps.first().is_some_and(|(n, _)| n.as_deref() == Some(name));
+            if !own {
+                let end = t.steps.last().map_or(t.root_span.end, |(_, s)| s.end);
+                self.err(
+                    "Invalid reference in variable validation",
+                    format!("The {what} for variable \"{name}\" can only refer to the variable itself, using var.{name}."),
+                    Span { end, ..t.root_span },
+                );
             }
         }
     }
@@ -103,15 +131,17 @@ impl Decoder<'_> {
         // Terraform's outputs may declare a type (`TypeConstraintWithDefaults`); its errors
         // carry no range of their own here, so they point at the whole type (or where a
         // syntax error stopped its parsing).
-        if let Some(a) = b.attr("type").filter(|_| !self.tofu && !self.json)
+        if let Some(a) =
+            b.attr("type").filter(|_| !self.tofu && !self.json && self.has(Feature::OutputType))
             && let Some(src) = &a.expr.source
             && let Err((e, broken)) = cty::type_constraint_source(src)
         {
             let at = broken.and_then(|_| self.broken_at(&a.expr)).unwrap_or(a.expr.span);
             self.err(e.summary, e.detail, at);
         }
-        self.static_bools(&b.body, &["sensitive", "ephemeral"]);
-        if !self.tofu {
+        let ephemeral = if s.admits("ephemeral", self.release) { "ephemeral" } else { "" };
+        self.static_bools(&b.body, &["sensitive", ephemeral]);
+        if !self.tofu && self.has(Feature::Deprecation) {
             self.static_string(&b.body, "deprecated");
         }
         self.depends_on(b);

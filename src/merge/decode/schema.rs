@@ -1,6 +1,10 @@
 //! The fixed schemas Terraform decodes each block kind's body against (the `*Schema`
 //! variables beside each `decode*Block` in `configs/`), one per engine where they differ.
 
+use std::borrow::Cow;
+
+use crate::terraform::release::{Feature, Feature as F, Release};
+
 /// A block type a body accepts, with the names of its labels.
 type BlockS = (&'static str, &'static [&'static str]);
 
@@ -9,6 +13,41 @@ type BlockS = (&'static str, &'static [&'static str]);
 pub(super) struct Schema {
     pub(super) attrs: &'static [(&'static str, bool)],
     pub(super) blocks: &'static [BlockS],
+    /// The names of this schema a release has only with a feature (see
+    /// [`Release::has`]): an older release's schema lacks them.
+    pub(super) since: &'static [(&'static str, Feature)],
+}
+
+/// A schema as one release has it: the names its features allow, in the same order
+/// (borrowed where the release has them all, as the newest does).
+pub(super) struct Known {
+    pub(super) attrs: Cow<'static, [(&'static str, bool)]>,
+    pub(super) blocks: Cow<'static, [BlockS]>,
+}
+
+impl Schema {
+    /// Is `name` (an argument or block type) in the schema, for this release?
+    pub(super) fn admits(&self, name: &str, r: Release) -> bool {
+        self.since.iter().all(|(n, f)| *n != name || r.has(*f))
+    }
+
+    /// The schema as `r` has it. Before `identity`, an import's `id` is required.
+    pub(super) fn at(&self, r: Release) -> Known {
+        let import = std::ptr::eq(self, &TF_IMPORT) || std::ptr::eq(self, &TOFU_IMPORT);
+        let id_required = import && !r.has(Feature::ImportIdentity);
+        if !id_required && self.since.iter().all(|(_, f)| r.has(*f)) {
+            return Known { attrs: Cow::Borrowed(self.attrs), blocks: Cow::Borrowed(self.blocks) };
+        }
+        Known {
+            attrs: self
+                .attrs
+                .iter()
+                .filter(|(n, _)| self.admits(n, r))
+                .map(|&(n, req)| (n, req || (id_required && n == "id")))
+                .collect(),
+            blocks: self.blocks.iter().filter(|(n, _)| self.admits(n, r)).copied().collect(),
+        }
+    }
 }
 
 const NAME: &[&str] = &["name"];
@@ -35,6 +74,11 @@ pub(super) const TF_TOP: Schema = Schema {
         ("import", NONE),
         ("check", NAME),
     ],
+    since: &[
+        ("removed", F::RemovedBlocks),
+        ("ephemeral", F::EphemeralResources),
+        ("action", F::ActionBlocks),
+    ],
 };
 
 /// OpenTofu's top level (`parser_config.go: configFileSchema`): `language`, no `action`.
@@ -57,6 +101,7 @@ pub(super) const TOFU_TOP: Schema = Schema {
         ("removed", NONE),
         ("terraform", NONE),
     ],
+    since: &[("removed", F::RemovedBlocks), ("ephemeral", F::EphemeralResources)],
 };
 
 pub(super) const TF_TERRAFORM: Schema = Schema {
@@ -68,6 +113,7 @@ pub(super) const TF_TERRAFORM: Schema = Schema {
         ("state_store", TYPE),
         ("provider_meta", &["provider"]),
     ],
+    since: &[],
 };
 
 pub(super) const TOFU_TERRAFORM: Schema = Schema {
@@ -79,6 +125,7 @@ pub(super) const TOFU_TERRAFORM: Schema = Schema {
         ("provider_meta", &["provider"]),
         ("encryption", NONE),
     ],
+    since: &[],
 };
 
 pub(super) const TF_VARIABLE: Schema = Schema {
@@ -93,6 +140,11 @@ pub(super) const TF_VARIABLE: Schema = Schema {
         ("const", false),
     ],
     blocks: &[("validation", NONE)],
+    since: &[
+        ("ephemeral", F::EphemeralValues),
+        ("deprecated", F::Deprecation),
+        ("const", F::ConstVariables),
+    ],
 };
 
 /// Terraform's arguments in OpenTofu's order: a misspelling two edits from two names is
@@ -109,6 +161,11 @@ pub(super) const TOFU_VARIABLE: Schema = Schema {
         ("nullable", false),
     ],
     blocks: &[("validation", NONE)],
+    since: &[
+        ("ephemeral", F::EphemeralValues),
+        ("deprecated", F::Deprecation),
+        ("const", F::ConstVariables),
+    ],
 };
 
 pub(super) const TF_OUTPUT: Schema = Schema {
@@ -122,6 +179,11 @@ pub(super) const TF_OUTPUT: Schema = Schema {
         ("type", false),
     ],
     blocks: &[("precondition", NONE), ("postcondition", NONE)],
+    since: &[
+        ("ephemeral", F::EphemeralValues),
+        ("deprecated", F::Deprecation),
+        ("type", F::OutputType),
+    ],
 };
 
 /// OpenTofu's outputs have no `type` argument.
@@ -135,6 +197,7 @@ pub(super) const TOFU_OUTPUT: Schema = Schema {
         ("deprecated", false),
     ],
     blocks: &[("precondition", NONE), ("postcondition", NONE)],
+    since: &[("ephemeral", F::EphemeralValues), ("deprecated", F::Deprecation)],
 };
 
 const TF_MODULE: Schema = Schema {
@@ -148,6 +211,7 @@ const TF_MODULE: Schema = Schema {
         ("ignore_nested_deprecations", false),
     ],
     blocks: &[("_", NONE), ("lifecycle", NONE), ("locals", NONE), ("provider", TYPE)],
+    since: &[("ignore_nested_deprecations", F::Deprecation)],
 };
 
 const TOFU_MODULE: Schema = Schema {
@@ -160,6 +224,7 @@ const TOFU_MODULE: Schema = Schema {
         ("providers", false),
     ],
     blocks: &[("_", NONE), ("lifecycle", NONE), ("locals", NONE), ("provider", TYPE)],
+    since: &[],
 };
 
 pub(super) const TF_PROVIDER: Schema = Schema {
@@ -172,6 +237,7 @@ pub(super) const TF_PROVIDER: Schema = Schema {
         ("source", false),
     ],
     blocks: &[("_", NONE), ("lifecycle", NONE), ("locals", NONE)],
+    since: &[],
 };
 
 const RESOURCE_ATTRS: &[(&str, bool)] =
@@ -186,11 +252,15 @@ pub(super) const RESOURCE: Schema = Schema {
         ("provisioner", TYPE),
         ("_", NONE),
     ],
+    since: &[],
 };
 
 /// `data` and `ephemeral` blocks.
-pub(super) const DATA: Schema =
-    Schema { attrs: RESOURCE_ATTRS, blocks: &[("lifecycle", NONE), ("locals", NONE), ("_", NONE)] };
+pub(super) const DATA: Schema = Schema {
+    attrs: RESOURCE_ATTRS,
+    blocks: &[("lifecycle", NONE), ("locals", NONE), ("_", NONE)],
+    since: &[],
+};
 
 pub(super) const TF_LIFECYCLE: Schema = Schema {
     attrs: &[
@@ -200,6 +270,7 @@ pub(super) const TF_LIFECYCLE: Schema = Schema {
         ("replace_triggered_by", false),
     ],
     blocks: &[("precondition", NONE), ("postcondition", NONE), ("action_trigger", NONE)],
+    since: &[("action_trigger", F::ActionBlocks)],
 };
 
 pub(super) const TOFU_LIFECYCLE: Schema = Schema {
@@ -212,30 +283,38 @@ pub(super) const TOFU_LIFECYCLE: Schema = Schema {
         ("enabled", false),
     ],
     blocks: &[("precondition", NONE), ("postcondition", NONE)],
+    since: &[],
 };
 
-pub(super) const ACTION_TRIGGER: Schema =
-    Schema { attrs: &[("events", true), ("condition", false), ("actions", true)], blocks: &[] };
+pub(super) const ACTION_TRIGGER: Schema = Schema {
+    attrs: &[("events", true), ("condition", false), ("actions", true)],
+    blocks: &[],
+    since: &[],
+};
 
 pub(super) const ACTION: Schema = Schema {
     attrs: &[("count", false), ("for_each", false), ("provider", false)],
     blocks: &[("config", NONE)],
+    since: &[],
 };
 
 pub(super) const PROVISIONER: Schema = Schema {
     attrs: &[("when", false), ("on_failure", false)],
     blocks: &[("_", NONE), ("connection", NONE), ("lifecycle", NONE)],
+    since: &[],
 };
 
 pub(super) const CHECK_RULE: Schema =
-    Schema { attrs: &[("condition", true), ("error_message", true)], blocks: &[] };
+    Schema { attrs: &[("condition", true), ("error_message", true)], blocks: &[], since: &[] };
 
 pub(super) const CHECK: Schema =
-    Schema { attrs: &[], blocks: &[("data", TYPE_NAME), ("assert", NONE)] };
+    Schema { attrs: &[], blocks: &[("data", TYPE_NAME), ("assert", NONE)], since: &[] };
 
-pub(super) const MOVED: Schema = Schema { attrs: &[("from", true), ("to", true)], blocks: &[] };
+pub(super) const MOVED: Schema =
+    Schema { attrs: &[("from", true), ("to", true)], blocks: &[], since: &[] };
 
-pub(super) const TF_IMPORT: Schema = Schema {
+/// A static, not a constant: [`Schema::at`] knows it by its address.
+pub(super) static TF_IMPORT: Schema = Schema {
     attrs: &[
         ("provider", false),
         ("for_each", false),
@@ -244,9 +323,11 @@ pub(super) const TF_IMPORT: Schema = Schema {
         ("identity", false),
     ],
     blocks: &[],
+    since: &[("for_each", F::ImportForEach), ("identity", F::ImportIdentity)],
 };
 
-pub(super) const TOFU_IMPORT: Schema = Schema {
+/// A static, as [`TF_IMPORT`] is.
+pub(super) static TOFU_IMPORT: Schema = Schema {
     attrs: &[
         ("provider", false),
         ("id", false),
@@ -255,18 +336,24 @@ pub(super) const TOFU_IMPORT: Schema = Schema {
         ("for_each", false),
     ],
     blocks: &[],
+    since: &[("for_each", F::ImportForEach), ("identity", F::ImportIdentity)],
 };
 
 pub(super) const TF_REMOVED: Schema = Schema {
     attrs: &[("from", true)],
     blocks: &[("lifecycle", NONE), ("connection", NONE), ("provisioner", TYPE)],
+    since: &[("connection", F::RemovedProvisioners), ("provisioner", F::RemovedProvisioners)],
 };
 
 /// OpenTofu's `removed` blocks take no `connection` block of their own.
-pub(super) const TOFU_REMOVED: Schema =
-    Schema { attrs: &[("from", true)], blocks: &[("lifecycle", NONE), ("provisioner", TYPE)] };
+pub(super) const TOFU_REMOVED: Schema = Schema {
+    attrs: &[("from", true)],
+    blocks: &[("lifecycle", NONE), ("provisioner", TYPE)],
+    since: &[("provisioner", F::RemovedProvisioners)],
+};
 
-pub(super) const REMOVED_LIFECYCLE: Schema = Schema { attrs: &[("destroy", false)], blocks: &[] };
+pub(super) const REMOVED_LIFECYCLE: Schema =
+    Schema { attrs: &[("destroy", false)], blocks: &[], since: &[] };
 
 /// The names a variable may not have: the arguments and block types of a `module` block
 /// (Terraform's own list, whichever engine: OpenTofu's module schema lacks only

@@ -27,13 +27,13 @@ impl Decoder<'_> {
                 let rel = if kw > "TF2021" { "newer" } else { "different" };
                 self.err(
                     "Unsupported language edition",
-                    format!("Terraform v1.15.5 only supports language edition TF2021. This module requires a {rel} version of Terraform CLI."),
+                    format!("Terraform v{} only supports language edition TF2021. This module requires a {rel} version of Terraform CLI.", self.release.version),
                     a.expr.span,
                 );
             }
             _ => self.err(
                 "Invalid language edition",
-                "The language argument expects a bare language edition keyword. Terraform 1.15.5 supports only language edition TF2021, which is the default.",
+                format!("The language argument expects a bare language edition keyword. Terraform {} supports only language edition TF2021, which is the default.", self.release.version),
                 a.expr.span,
             ),
         }

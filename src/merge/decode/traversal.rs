@@ -428,7 +428,7 @@ pub(super) fn json_traversal(files: &Files, e: &Expr) -> Option<Trav> {
 /// quoted string, the text inside the quotes), and what it says about the list, in its
 /// order. An action cannot be depended on, and what is no reference is dropped.
 ///
-/// `actions` is whether the engine knows action blocks (Terraform 1.14+; OpenTofu does not).
+/// `actions` is whether the release decodes action blocks (Terraform 1.14+; OpenTofu does not).
 pub(crate) fn depends_on(files: &Files, a: &Attr, actions: bool) -> (Vec<Span>, Vec<Diagnostic>) {
     let mut out = Vec::new();
     let Some(items) = a.expr.as_tuple() else {
