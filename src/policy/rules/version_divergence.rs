@@ -144,18 +144,23 @@ fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     let mut parts = Vec::new();
     let mut error_site = None;
     for r in &runs {
+        let one = r.from == r.to;
         let what = match outcome(&r.module) {
             (Outcome::Rejected(summary, _), d) => {
                 if error_site.is_none() {
                     error_site = d.and_then(|d| d.subject);
                 }
-                format!("reject this module ({summary})")
+                format!("{} this module ({summary})", if one { "rejects" } else { "reject" })
             }
             // Several runs that load: each computes its own configuration.
             (Outcome::Loaded, _) if loaded > 1 => {
-                "load it, each run to another configuration".into()
+                format!(
+                    "{} it to a configuration of {}",
+                    if one { "loads" } else { "load" },
+                    if one { "its own" } else { "their own" }
+                )
             }
-            (Outcome::Loaded, _) => "load it".into(),
+            (Outcome::Loaded, _) => (if one { "loads it" } else { "load it" }).to_string(),
         };
         parts.push(format!("{} {what}", span((&r.from, &r.to))));
     }
