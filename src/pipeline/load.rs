@@ -125,10 +125,12 @@ pub(crate) fn choose_and_load<E>(
     let (target, from) = match (asked, policy) {
         (EngineChoice::Release(r), _) => (EngineChoice::Release(r), Some(Origin::CommandLine)),
         // `--engine opentofu` over a policy's `terraform@1.9`: the flag's engine, newest.
-        (EngineChoice::Engine(e), Some((r, _))) if e != r.engine => (asked, Some(Origin::Newest)),
+        (EngineChoice::Engine(e), Some((r, _))) if e != r.engine => {
+            (asked, Some(Origin::CommandLine))
+        }
         (_, Some((r, file))) => (EngineChoice::Release(r), Some(Origin::Policy { file })),
         // The engine alone: its newest release, nothing detected.
-        (EngineChoice::Engine(_), None) => (asked, Some(Origin::Newest)),
+        (EngineChoice::Engine(_), None) => (asked, Some(Origin::CommandLine)),
         (EngineChoice::Files, None) => (asked, None),
     };
     if let Some(from) = from {

@@ -27,14 +27,13 @@ pub fn layout(m: &Module) -> String {
     layout_as(m, false)
 }
 
-/// `Terraform` where nothing chose a release and the newest judged (as before releases
-/// were modelled); else the release and why: `Terraform 1.9.8, pinned in
-/// .terraform-version:1`.
+/// `Terraform` where the newest release judged and no pin or policy chose it (as before
+/// releases were modelled; `--engine terraform` alone too); else the release and why:
+/// `Terraform 1.9.8, pinned in .terraform-version:1`.
 pub fn judged_by(m: &Module) -> String {
     use crate::terraform::choose::Origin;
     use crate::terraform::release::Release;
-    let said =
-        matches!(m.choice.from, Origin::CommandLine | Origin::Policy { .. } | Origin::Pin { .. });
+    let said = matches!(m.choice.from, Origin::Policy { .. } | Origin::Pin { .. });
     if !said && m.release == Release::newest(m.engine) {
         return m.engine.name().to_string();
     }
