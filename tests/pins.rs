@@ -51,6 +51,18 @@ fn the_hook_reads_the_staged_pin_and_its_change_touches_the_modules_below() {
     assert!(!got.out().contains("version-mismatch"), "{}", got.shown());
 }
 
+/// pre-commit's CI mode (`--from-ref/--to-ref`): a commit that changes only the version
+/// file judges the modules below it.
+#[test]
+fn a_range_that_changes_only_the_pin_judges_the_modules_below() {
+    let s = pinned_repo();
+    s.commit(&[(".terraform-version", "1.9.2\n")], "pin an older release");
+    let got = s.run(&["check", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--format", "compact"]);
+    assert_eq!(got.code, 0, "{}", got.shown());
+    let want = mismatch_line(".terraform-version", "1.9.2", "app");
+    assert!(got.out().lines().any(|l| l == want), "{}", got.shown());
+}
+
 #[test]
 fn each_module_of_a_monorepo_is_judged_for_its_own_pin() {
     let s = Sandbox::new();

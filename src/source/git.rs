@@ -548,7 +548,7 @@ impl GitSource {
         self.all().iter().map(|(p, _)| p)
     }
 
-    /// Configuration files whose blob differs between two states.
+    /// Configuration files and version files whose blob differs between two states.
     pub fn changed(&self, other: &GitSource) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
         let (mine, theirs) = (self.all(), other.all());
@@ -562,6 +562,13 @@ impl GitSource {
                 out.insert(p.to_string());
             }
         }
+        // A changed version file changes the release of the modules below it.
+        for (p, (id, _)) in &self.pins {
+            if other.pins.get(p).is_none_or(|(o, _)| o != id) {
+                out.insert(p.clone());
+            }
+        }
+        out.extend(other.pins.keys().filter(|p| !self.pins.contains_key(*p)).cloned());
         out
     }
 
