@@ -54,7 +54,8 @@ fn reports_of_findings() {
 
     // GitLab's fingerprints are SARIF's (and so the baseline's).
     let issues: Value = serde_json::from_str(&gitlab).expect("JSON");
-    let log: Value = serde_json::from_str(&sarif::render(&findings)).expect("SARIF");
+    let log: Value =
+        serde_json::from_str(&sarif::render(&findings, &Default::default())).expect("SARIF");
     let results = log["runs"][0]["results"].as_array().expect("results");
     assert_eq!(issues.as_array().map(Vec::len), Some(results.len()));
     for (issue, result) in issues.as_array().expect("array").iter().zip(results) {

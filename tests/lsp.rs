@@ -793,3 +793,55 @@ fn files_changed_on_disk_behind_the_server_are_seen_at_the_next_keystroke() {
     assert_eq!(c.shutdown(), 0);
     assert_eq!(fresh.shutdown(), 0);
 }
+
+/// A module pinned by `.terraform-version` is judged in the editor for the pinned release,
+/// as `audit` judges it, and the hover says which; an unsaved edit of the pin counts at
+/// once, as an unsaved module file does.
+#[test]
+fn a_pinned_module_is_judged_for_its_release_and_an_edit_of_the_pin_counts() {
+    let s = Sandbox::new();
+    let main = "variable \"region\" {\n  default = \"eu-west-1\"\n}\n";
+    let over = "variable \"region\" {\n  default = \"us-east-1\"\n  const   = true\n}\n";
+    s.write("app/main.tf", main);
+    s.write("app/override.tf", over);
+    s.write("app/.terraform-version", "1.14.9\n");
+    commit(&s);
+    let mut c = Client::start(&s, Client::full_capabilities());
+    c.open("app/main.tf", main);
+    // Before 1.15 a variable has no `const`: the override file is rejected.
+    let got = c.diagnostics("app/override.tf");
+    let audit = s.run(&["audit", "app", "--format", "json"]);
+    let report: Value = serde_json::from_str(&audit.out()).expect("json");
+    let want: Vec<&Value> =
+        report["findings"].as_array().into_iter().flatten().map(|f| &f["message"]).collect();
+    assert!(
+        got.iter().any(|d| d["code"] == "merge-error"
+            && d["message"].as_str().is_some_and(|m| m.starts_with("Unsupported argument"))),
+        "{}",
+        c.shown(&json!(got))
+    );
+    assert!(
+        want.iter().any(|m| m.as_str().is_some_and(|m| m.starts_with("Unsupported argument"))),
+        "{want:?}"
+    );
+    let hover = c.request("textDocument/hover", c.position("app/main.tf", main, "default"));
+    let text = hover["contents"]["value"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("_Judged for Terraform 1.14.9, pinned in app/.terraform-version:1_"),
+        "{hover}"
+    );
+    // The pin edited, not saved: 1.15 accepts `const`.
+    c.mark();
+    c.open("app/.terraform-version", "1.14.9\n");
+    c.change("app/.terraform-version", "1.15.5\n");
+    c.change("app/main.tf", main);
+    let got = c.diagnostics("app/override.tf");
+    assert!(!got.iter().any(|d| d["code"] == "merge-error"), "{}", c.shown(&json!(got)));
+    let hover = c.request("textDocument/hover", c.position("app/main.tf", main, "default"));
+    let text = hover["contents"]["value"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("_Judged for Terraform 1.15.5, pinned in app/.terraform-version:1_"),
+        "{hover}"
+    );
+    assert_eq!(c.shutdown(), 0);
+}

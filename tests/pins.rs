@@ -63,6 +63,44 @@ fn a_range_that_changes_only_the_pin_judges_the_modules_below() {
     assert!(got.out().lines().any(|l| l == want), "{}", got.shown());
 }
 
+/// `diff` of a change to the version file alone, in a range and in the worktree: the
+/// module below it is reviewed under each side's release, and the pin's directory, which
+/// holds no module, is none.
+#[test]
+fn diff_reviews_the_modules_below_a_changed_pin() {
+    let s = Sandbox::new();
+    let main = "variable \"region\" {\n  default = \"a\"\n}\n";
+    let over = "variable \"region\" {\n  default = \"b\"\n  const   = true\n}\n";
+    s.commit(
+        &[(".terraform-version", "1.14.9\n"), ("app/main.tf", main), ("app/override.tf", over)],
+        "base",
+    );
+    let reviewed = |got: &crate::util::Run| {
+        assert_eq!(got.code, 0, "{}", got.shown());
+        let out = got.out();
+        // 1.14 has no `const`; 1.15 has.
+        assert!(out.contains("-# Terraform rejects this module:"), "{}", got.shown());
+        assert!(
+            out.contains(
+                "+# Effective configuration (Terraform 1.15.5, pinned in .terraform-version:1)"
+            ),
+            "{}",
+            got.shown()
+        );
+        assert!(out.contains("Findings resolved"), "{}", got.shown());
+        assert!(!out.contains("\n  . (.terraform-version)"), "{}", got.shown());
+        assert!(
+            out.contains("\n1 module with changed files, 1 with a changed effective configuration"),
+            "{}",
+            got.shown()
+        );
+    };
+    s.write(".terraform-version", "1.15.5\n");
+    reviewed(&s.run(&["diff", "--worktree"]));
+    s.commit(&[(".terraform-version", "1.15.5\n")], "pin 1.15.5");
+    reviewed(&s.run(&["diff", "HEAD~1", "HEAD"]));
+}
+
 #[test]
 fn each_module_of_a_monorepo_is_judged_for_its_own_pin() {
     let s = Sandbox::new();
@@ -123,9 +161,38 @@ fn each_module_of_a_monorepo_is_judged_for_its_own_pin() {
         "{}",
         got.shown()
     );
+    // The summary says which releases judged, grouped, the release of most modules first.
+    assert_eq!(
+        out.lines().last(),
+        Some(
+            "3 modules (Terraform 1.14.9: 1, Terraform 1.12.2: 1, Terraform 1.9.2: 1), 3 files, 0 override files: 0 errors, 1 warning (built-in default policy)"
+        ),
+        "{}",
+        got.shown()
+    );
     // The revision says the same.
     let rev = s.run(&["audit", "--rev", "HEAD", "--format", "compact"]);
     assert_eq!(rev.out(), got.out());
+    // So do the JSON report's summary and the SARIF run's properties, oldest first.
+    let releases = serde_json::json!([
+        {"engine": "terraform", "version": "1.9.2", "modules": 1},
+        {"engine": "terraform", "version": "1.12.2", "modules": 1},
+        {"engine": "terraform", "version": "1.14.9", "modules": 1},
+    ]);
+    let json = s.run(&["audit", ".", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    assert_eq!(v["summary"]["releases"], releases);
+    let sarif = s.run(&["audit", ".", "--format", "sarif"]);
+    let v: serde_json::Value = serde_json::from_slice(&sarif.stdout).expect("SARIF");
+    assert_eq!(v["runs"][0]["properties"]["releases"], releases);
+    // Without a pin, the files choose the engine's newest release, as always: not said.
+    let plain = Sandbox::new();
+    plain.commit(&[("app/main.tf", NEEDS_1_10)], "no pin");
+    let got = plain.run(&["audit", ".", "--format", "compact"]);
+    assert_eq!(
+        got.out().lines().last(),
+        Some("1 module, 1 file, 0 override files: 0 errors, 0 warnings (built-in default policy)")
+    );
 }
 
 #[test]

@@ -67,7 +67,7 @@ pub fn findings() -> Vec<Finding> {
 #[test]
 fn sarif_output_matches_the_official_schema() {
     let findings = findings();
-    let text = sarif::render(&findings);
+    let text = sarif::render(&findings, &Default::default());
 
     // The output really carries what the schema is asked to judge.
     let log: Value = serde_json::from_str(&text).expect("SARIF is JSON");
@@ -98,7 +98,7 @@ fn fingerprints_survive_line_shifts_and_rules_link_to_their_docs() {
             .map(|r| r["partialFingerprints"][sarif::FINGERPRINT].as_str().expect("fp").to_string())
             .collect()
     };
-    let before = fingerprints(&sarif::render(&findings()));
+    let before = fingerprints(&sarif::render(&findings(), &Default::default()));
     // The same findings, three lines further down.
     let shifted: Vec<Finding> = findings()
         .into_iter()
@@ -111,14 +111,15 @@ fn fingerprints_survive_line_shifts_and_rules_link_to_their_docs() {
             f
         })
         .collect();
-    assert_eq!(fingerprints(&sarif::render(&shifted)), before);
+    assert_eq!(fingerprints(&sarif::render(&shifted, &Default::default())), before);
     let mut moved = findings();
     moved[0].primary.path = "infra/staging/main_override.tf".into();
-    assert_ne!(fingerprints(&sarif::render(&moved))[0], before[0]);
+    assert_ne!(fingerprints(&sarif::render(&moved, &Default::default()))[0], before[0]);
     let unique: std::collections::HashSet<&String> = before.iter().collect();
     assert_eq!(unique.len(), before.len(), "{before:?}");
 
-    let log: Value = serde_json::from_str(&sarif::render(&findings())).expect("JSON");
+    let log: Value =
+        serde_json::from_str(&sarif::render(&findings(), &Default::default())).expect("JSON");
     let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/rules.md"))
         .expect("docs/rules.md");
     for rule in log["runs"][0]["tool"]["driver"]["rules"].as_array().expect("rules") {

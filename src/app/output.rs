@@ -33,7 +33,7 @@ pub(super) fn render_findings(
         ReportFormat::Human => findings::human(findings, summary, style),
         ReportFormat::Compact => findings::compact(findings, summary),
         ReportFormat::Json => findings::json(findings, summary),
-        ReportFormat::Sarif => report::sarif::render(findings),
+        ReportFormat::Sarif => report::sarif::render(findings, summary),
         ReportFormat::Github => findings::github(findings, summary),
         ReportFormat::Gitlab => report::ci::gitlab(findings),
         ReportFormat::Junit => report::ci::junit(findings, summary),

@@ -73,6 +73,9 @@ pub struct Settings {
     pub encryption: Option<Block>,
     /// Other content of primary `terraform` blocks (provider_meta, experiments, …).
     pub other: Vec<Item>,
+    /// Primary files' `required_version` the release reads and then ignores (OpenTofu
+    /// from 1.12 counts only `.tofu` files'): a constraint that constrains nothing.
+    pub unread_versions: Vec<Attr>,
 }
 
 impl Settings {
@@ -136,6 +139,14 @@ impl Module {
     /// The override files of the module.
     pub fn override_files(&self) -> impl Iterator<Item = &SourceText> {
         self.files.files.iter().filter(|f| f.class == FileClass::Override)
+    }
+
+    /// Did something choose this module's release (a pin, a policy, `--engine` with a
+    /// release, a `required_version` that excludes the newest), rather than the files
+    /// alone with the engine's newest? What the reports then name.
+    pub fn release_said(&self) -> bool {
+        matches!(self.choice.from, Origin::Policy { .. } | Origin::Pin { .. })
+            || self.release != Release::newest(self.engine)
     }
 
     /// Is this span in an override file?

@@ -35,7 +35,18 @@ pub(super) fn merge_file(m: &mut Module, st: &mut State, f: &ParsedFile) {
     for kind in TF_ORDER {
         for item in f.body.items.iter() {
             let Item::Block(o) = item else { continue };
-            if o.kind != kind || !decode::kept(m.release, o) {
+            if o.kind != kind {
+                continue;
+            }
+            if !decode::kept(m.release, o) {
+                // In the schema, decoded only with experiments: a release build drops it.
+                if kind == "action" && m.release.has(Feature::ActionBlocks) && o.labels.len() == 2 {
+                    ignore(
+                        m,
+                        o.def_span,
+                        "Terraform drops action blocks unless experiments are on (merged from 1.14)",
+                    );
+                }
                 continue;
             }
             match kind {
@@ -120,7 +131,7 @@ fn merge_terraform(m: &mut Module, f: &ParsedFile) {
     let versions: Vec<Attr> =
         tblocks.iter().filter_map(|t| t.attr("required_version").cloned()).collect();
     if !versions.is_empty() {
-        if tofu {
+        if m.release.has(Feature::TofuFileVersions) {
             if tofu_file(m, f.file) {
                 m.settings.required_version.extend(versions);
             } else {
@@ -267,7 +278,14 @@ fn merge_provider(m: &mut Module, st: &mut State, o: &Block) {
         Some(&i) => {
             let mut base = m.blocks[i].clone();
             ignore_zero_blocks(m, &base, o);
-            merge_body(&mut base.body, &o.body, &["alias"], &[]);
+            // OpenTofu decodes a provider's `for_each` apart from its configuration, and
+            // merges only the configuration: the original's instances stay.
+            let for_each = m.release.has(Feature::ProviderForEach);
+            if let Some(a) = o.attr("for_each").filter(|_| for_each) {
+                ignore(m, a.span, "OpenTofu does not merge a provider's for_each from override files: the original's instances stay");
+            }
+            let skip: &[&str] = if for_each { &["alias", "for_each"] } else { &["alias"] };
+            merge_body(&mut base.body, &o.body, skip, &[]);
             if base == m.blocks[i] {
                 m.unchanging.push(o.def_span);
             } else {

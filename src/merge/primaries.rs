@@ -290,11 +290,14 @@ fn duplicate_text(m: &Module, b: &Block, prev: Span, tofu: bool) -> (String, Str
 
 fn append_terraform(m: &mut Module, st: &mut State, t: &Block) {
     let tofu = m.engine == Engine::OpenTofu;
+    let tofu_files_only = m.release.has(Feature::TofuFileVersions);
     for item in t.body.items.iter() {
         match item {
             Item::Attr(a) if a.name == "required_version" => {
-                if !tofu || super::module::tofu_file(m, a.span.file) {
+                if !tofu_files_only || super::module::tofu_file(m, a.span.file) {
                     m.settings.required_version.push(a.clone());
+                } else {
+                    m.settings.unread_versions.push(a.clone());
                 }
             }
             Item::Block(b) if b.kind == "required_providers" => {}

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::error;
-use crate::terraform::release::EngineChoice;
+use crate::terraform::release::{EngineChoice, Release};
 use rayon::prelude::*;
 
 use super::load::{LoadedModule, Progress, load_module};
@@ -187,6 +187,7 @@ impl Audit {
             s.files += c.files;
             s.override_files += c.overrides;
             s.local_only.extend(c.local.iter().cloned());
+            s.judged_for(c.release, c.release_said);
         }
         s
     }
@@ -198,6 +199,9 @@ pub struct Counts {
     pub overrides: usize,
     /// Its files that exist only in this checkout.
     pub local: Vec<String>,
+    /// The release that judged it, and whether something chose it.
+    pub release: Release,
+    pub release_said: bool,
 }
 
 impl Counts {
@@ -212,6 +216,8 @@ impl Counts {
                 .filter(|f| f.local.is_some())
                 .map(|f| f.path.clone())
                 .collect(),
+            release: m.release,
+            release_said: m.release_said(),
         }
     }
 }

@@ -24,10 +24,11 @@ pub(crate) fn touched(
     nearest: bool,
     states: &[&dyn Source],
 ) -> Result<BTreeSet<String>, error::Error> {
-    let mut out = dirs_of(changed);
-    // A version file pins the release of every module below it, whatever the policy.
-    let pins: BTreeSet<String> =
-        changed.iter().filter(|p| pins::is_pin_file(split(p).1)).cloned().collect();
+    // A version file pins the release of every module below it, whatever the policy; its
+    // own directory is a module only when it holds one.
+    let (pins, files): (BTreeSet<String>, BTreeSet<String>) =
+        changed.iter().cloned().partition(|p| pins::is_pin_file(split(p).1));
+    let mut out = dirs_of(&files);
     let mut governed = dirs_of(&pins);
     if nearest {
         governed.extend(dirs_of(policies_changed));

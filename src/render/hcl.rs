@@ -31,10 +31,7 @@ pub fn layout(m: &Module) -> String {
 /// releases were modelled; `--engine terraform` alone too); else the release and why:
 /// `Terraform 1.9.8, pinned in .terraform-version:1`.
 pub fn judged_by(m: &Module) -> String {
-    use crate::terraform::choose::Origin;
-    use crate::terraform::release::Release;
-    let said = matches!(m.choice.from, Origin::Policy { .. } | Origin::Pin { .. });
-    if !said && m.release == Release::newest(m.engine) {
+    if !m.release_said() {
         return m.engine.name().to_string();
     }
     format!("{}, {}", m.release, m.choice.from)

@@ -11,6 +11,7 @@ use serde_json::json;
 use super::{Lined, Style, clean, clean_line, handler, lined};
 use crate::finding::{Finding, Level, Site, Tally};
 use crate::policy::rules::RULES;
+use crate::terraform::release::Release;
 
 /// What a report says besides its findings.
 #[derive(Clone, Debug, Default)]
@@ -29,9 +30,49 @@ pub struct Summary {
     pub baselined: usize,
     /// Say nothing besides the findings (`--quiet`).
     pub quiet: bool,
+    /// The releases that judged the modules, oldest first, each with its modules' count.
+    pub releases: Vec<(Release, usize)>,
+    /// Did something choose a release (a pin, a policy, `--engine`)? Then the summary line
+    /// names them; else each module's files chose its engine's newest, as always.
+    pub releases_said: bool,
 }
 
 impl Summary {
+    /// Counts a module judged for `release`.
+    pub fn judged_for(&mut self, release: Release, said: bool) {
+        self.releases_said |= said;
+        match self.releases.binary_search_by(|(r, _)| r.cmp(&release)) {
+            Ok(i) => self.releases[i].1 += 1,
+            Err(i) => self.releases.insert(i, (release, 1)),
+        }
+    }
+
+    /// The releases as JSON, for the JSON report and SARIF's run properties.
+    pub fn releases_json(&self) -> serde_json::Value {
+        self.releases
+            .iter()
+            .map(|(r, n)| json!({"engine": r.engine, "version": r.version.to_string(), "modules": n}))
+            .collect()
+    }
+
+    /// ` (Terraform 1.12.2)`, ` (Terraform 1.15.5: 7, Terraform 1.12.2: 1)`: the release of
+    /// most modules first.
+    fn releases_text(&self) -> String {
+        if !self.releases_said {
+            return String::new();
+        }
+        let mut each: Vec<&(Release, usize)> = self.releases.iter().collect();
+        each.sort_by(|a, b| b.1.cmp(&a.1).then(b.0.cmp(&a.0)));
+        match each.as_slice() {
+            [] => String::new(),
+            [(r, _)] => format!(" ({r})"),
+            many => {
+                let each: Vec<String> = many.iter().map(|(r, n)| format!("{r}: {n}")).collect();
+                format!(" ({})", each.join(", "))
+            }
+        }
+    }
+
     /// The policies in force, for the summary line (none when no module was judged).
     pub fn describe_policies(&self) -> String {
         let name =
@@ -309,6 +350,7 @@ pub fn json(findings: &[Finding], s: &Summary) -> String {
             "override_files": s.override_files,
             "local_only": s.local_only,
             "baselined": s.baselined,
+            "releases": s.releases_json(),
             "deny": t.deny,
             "warn": t.warn,
             "by_rule": by_rule(findings).into_values().map(|(r, (d, w))| (r.to_string(), json!({"deny": d, "warn": w}))).collect::<serde_json::Map<_, _>>(),
@@ -345,9 +387,10 @@ fn summary_line(findings: &[Finding], s: &Summary) -> String {
         n => format!(", {n} more in the baseline"),
     };
     format!(
-        "{} module{}, {} file{}{local}, {} override file{}: {} error{}, {} warning{}{baselined} ({})",
+        "{} module{}{}, {} file{}{local}, {} override file{}: {} error{}, {} warning{}{baselined} ({})",
         s.modules,
         plural(s.modules),
+        s.releases_text(),
         s.files,
         plural(s.files),
         s.override_files,
@@ -462,7 +505,7 @@ mod tests {
             compact(found, &s),
             github(found, &s),
             json(found, &s),
-            crate::report::sarif::render(found),
+            crate::report::sarif::render(found, &s),
             crate::report::ci::gitlab(found),
             crate::report::ci::junit(found, &s),
             crate::report::ci::checkstyle(found),

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use crate::finding::{Finding, Level, Site};
 use crate::policy::rules::RULES;
+use crate::report::findings::Summary;
 
 #[derive(Serialize)]
 struct Log {
@@ -23,6 +24,15 @@ struct Run {
     original_uri_base_ids: std::collections::BTreeMap<&'static str, BaseId>,
     column_kind: &'static str,
     results: Vec<SarifResult>,
+    /// A property bag (SARIF §3.8): the releases that judged the modules, so that a result
+    /// can be read against the release it holds for.
+    properties: RunProperties,
+}
+
+#[derive(Serialize)]
+struct RunProperties {
+    /// `{engine, version, modules}` each, as in the JSON report's summary.
+    releases: serde_json::Value,
 }
 
 #[derive(Serialize)]
@@ -164,7 +174,7 @@ fn location(site: &Site, id: Option<usize>, message: Option<String>) -> Location
 pub const FINGERPRINT: &str = "overrideGuardFinding/v1";
 
 /// The SARIF log of a run.
-pub fn render(findings: &[Finding]) -> String {
+pub fn render(findings: &[Finding], summary: &Summary) -> String {
     let rules = RULES
         .iter()
         .map(|r| RuleDescriptor {
@@ -226,6 +236,7 @@ pub fn render(findings: &[Finding]) -> String {
             .into(),
             column_kind: "unicodeCodePoints",
             results,
+            properties: RunProperties { releases: summary.releases_json() },
         }],
     };
     let mut out = serde_json::to_string_pretty(&log).unwrap_or_default();

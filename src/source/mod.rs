@@ -201,6 +201,23 @@ pub fn changed(a: &dyn Source, b: &dyn Source) -> Result<BTreeSet<String>, Error
             out.insert(path.clone());
         }
     }
+    // A version file in a module's directory or above pins its release: a changed one
+    // changes the module (the worktree has no list of them: each is asked for).
+    let mut dirs: BTreeSet<&str> = BTreeSet::new();
+    for p in fa.iter().chain(&fb) {
+        let mut d = split(p).0;
+        while dirs.insert(d) && !d.is_empty() {
+            d = split(d).0;
+        }
+    }
+    for d in dirs {
+        for name in crate::terraform::pins::pin_file_names() {
+            let p = join(d, name);
+            if a.pin_file(&p) != b.pin_file(&p) {
+                out.insert(p);
+            }
+        }
+    }
     Ok(out)
 }
 

@@ -361,6 +361,11 @@ pub fn is_pin_file(name: &str) -> bool {
     FILES.contains(&name)
 }
 
+/// Every version file's name, for comparing two states' pins.
+pub fn pin_file_names() -> &'static [&'static str] {
+    FILES
+}
+
 /// Each engine's files in the order they are read in one directory.
 const ORDER: &[(Engine, &[&str])] = &[
     (Engine::OpenTofu, &[".opentofu-version", "mise.toml", ".mise.toml", ".tool-versions"]),

@@ -273,6 +273,13 @@ pub enum Feature {
     /// longer asks for a static source nor judges it (`version = null` beside a local
     /// source loads).
     ModuleSourceExpressions,
+    /// A provider's `for_each` (OpenTofu 1.9); an override file's is accepted and not
+    /// merged. Before, and in Terraform, a reserved argument name.
+    ProviderForEach,
+    /// `required_version` counts only in `.tofu` files (and `language`), each file's on
+    /// its own (OpenTofu 1.12): a `.tf` file's is ignored, and an override's replaces
+    /// nothing. Before, as Terraform: every file's, an override's replacing the primaries'.
+    TofuFileVersions,
 }
 
 /// From which release of each engine a feature is there: `None` where the engine never
@@ -301,6 +308,8 @@ const ROWS: &[(Feature, Option<Version>, Option<Version>)] = {
         (OutputType, v(15, 0), None),
         (Deprecation, v(15, 0), v(10, 0)),
         (ModuleSourceExpressions, v(15, 0), v(8, 0)),
+        (ProviderForEach, None, v(9, 0)),
+        (TofuFileVersions, None, v(12, 0)),
     ]
 };
 
@@ -315,6 +324,31 @@ impl Release {
             since.is_some_and(|v| self.version >= v)
         })
     }
+}
+
+/// Releases of one engine in words, consecutive modelled minors as one span:
+/// `Terraform 1.6–1.8, 1.11`. Empty for none.
+pub fn spans(rs: &[Release]) -> String {
+    let Some(first) = rs.first() else { return String::new() };
+    let order: Vec<(u32, u32)> =
+        modelled(first.engine).map(|r| (r.version.major, r.version.minor)).collect();
+    let at = |r: &Release| order.iter().position(|&m| m == (r.version.major, r.version.minor));
+    let minor = |r: &Release| format!("{}.{}", r.version.major, r.version.minor);
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < rs.len() {
+        let mut j = i;
+        while j + 1 < rs.len() && at(&rs[j]).zip(at(&rs[j + 1])).is_some_and(|(a, b)| b == a + 1) {
+            j += 1;
+        }
+        parts.push(if i == j {
+            minor(&rs[i])
+        } else {
+            format!("{}–{}", minor(&rs[i]), minor(&rs[j]))
+        });
+        i = j + 1;
+    }
+    format!("{} {}", first.engine.name(), parts.join(", "))
 }
 
 /// `Terraform 1.9.8`, `OpenTofu 1.10` (OpenTofu's patch is not modelled: its minors stand for every patch).
@@ -414,6 +448,20 @@ mod tests {
         ] {
             assert!(Release::newest(Engine::Terraform).has(f), "{f:?}");
         }
+        for f in [ProviderForEach, TofuFileVersions] {
+            assert!(!Release::newest(Engine::Terraform).has(f), "{f:?}");
+            assert!(Release::newest(Engine::OpenTofu).has(f), "{f:?}");
+        }
+        assert!(!tofu(11).has(TofuFileVersions) && tofu(12).has(TofuFileVersions));
+        assert!(!tofu(8).has(ProviderForEach) && tofu(9).has(ProviderForEach));
+    }
+
+    #[test]
+    fn consecutive_minors_are_one_span() {
+        let rs = [tf(1, 6, 6), tf(1, 7, 5), tf(1, 8, 5), tf(1, 11, 4)];
+        assert_eq!(spans(&rs), "Terraform 1.6–1.8, 1.11");
+        assert_eq!(spans(&rs[3..]), "Terraform 1.11");
+        assert_eq!(spans(&[]), "");
     }
 
     #[test]

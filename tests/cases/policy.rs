@@ -13,7 +13,7 @@ use override_guard::policy::{Coverage, Date, GlobBase};
 use override_guard::report::{self, Style, findings};
 use override_guard::source::MemorySource;
 use override_guard::source::Source;
-use override_guard::terraform::discover::Engine;
+use override_guard::terraform::release::EngineChoice;
 
 use crate::fixture::fixtures;
 use crate::{case_name, per_case};
@@ -39,10 +39,9 @@ pub fn run_case(case: &Path) -> String {
     let today = crate::fixture::case_str(&case_toml, "today").unwrap_or("2026-11-22");
     let parts: Vec<u16> = today.split('-').map(|p| p.parse().expect("date")).collect();
     let today = Date { year: parts[0], month: parts[1] as u8, day: parts[2] as u8 };
-    let engine = crate::fixture::case_str(&case_toml, "engine").map(|e| match e {
-        "opentofu" => Engine::OpenTofu,
-        _ => Engine::Terraform,
-    });
+    // `opentofu`, `terraform@1.13`: as `--engine` takes it.
+    let engine = crate::fixture::case_str(&case_toml, "engine")
+        .map_or(EngineChoice::Files, |e| EngineChoice::parse(e).expect("a modelled release"));
     let choice = match std::fs::read_to_string(case.join("policy.toml")) {
         Err(_) => Choice::Nearest,
         Ok(text) => Choice::Fixed(PolicyFile {
@@ -56,7 +55,7 @@ pub fn run_case(case: &Path) -> String {
     let modules: Vec<(String, Vec<String>)> =
         src.modules().expect("in-memory source").into_iter().collect();
     let dirs = modules.iter().map(|(d, _)| d.as_str());
-    let ask = Ask { choice: &choice, levels: &[], engine: engine.into(), today };
+    let ask = Ask { choice: &choice, levels: &[], engine, today };
     let mut audit = match Audit::find(&src, &ask, dirs) {
         Ok(a) => a,
         Err(Trouble::Policy(errors)) => {

@@ -42,7 +42,8 @@ fn summaries(release: &str, files: &[(&str, &str)]) -> Vec<String> {
 
 /// OpenTofu's rows, as read in its sources and tests at each tag (no build can be run):
 /// ephemeral resources and arguments arrive in 1.11, `deprecated` in 1.10, `const` in
-/// 1.12, `removed` in 1.7.
+/// 1.12, `removed` in 1.7, a provider's `for_each` in 1.9, `.tofu`-only `required_version`
+/// in 1.12.
 fn opentofu_rows() {
     let eph = [("main.tf", "ephemeral \"random_password\" \"p\" {\n}\n")];
     assert_eq!(summaries("opentofu@1.10", &eph), ["Unsupported block type"]);
@@ -57,6 +58,47 @@ fn opentofu_rows() {
     let removed = [("main.tf", "removed {\n  from = null_resource.a\n}\n")];
     assert_eq!(summaries("opentofu@1.6", &removed), ["Unsupported block type"]);
     assert!(summaries("opentofu@1.7", &removed).is_empty());
+    // A provider's for_each: reserved before 1.9; from 1.9 decoded apart from the
+    // configuration, which is all `(*Provider).merge` merges.
+    let each = "provider \"aws\" {\n  alias    = \"by_region\"\n  for_each = toset([\"a\"])\n  region   = each.key\n}\n";
+    let each_override = "provider \"aws\" {\n  alias    = \"by_region\"\n  for_each = toset([\"b\"])\n  region   = \"c\"\n}\n";
+    assert_eq!(
+        summaries("opentofu@1.8", &[("main.tf", each)]),
+        ["Reserved argument name in provider block"]
+    );
+    let m = merge::load_texts(
+        "",
+        &[("main.tf", each), ("override.tf", each_override)],
+        Release::parse("opentofu@1.9").expect("modelled"),
+    );
+    assert!(m.diagnostics.is_empty(), "{:?}", m.diagnostics);
+    let b = &m.blocks[0];
+    assert_eq!(
+        b.attr("for_each").map(|a| m.files.range_string(a.span)),
+        Some("main.tf:3,3-26".into())
+    );
+    assert_eq!(
+        b.attr("region").map(|a| m.files.range_string(a.span)),
+        Some("override.tf:4,3-17".into())
+    );
+    assert_eq!(m.ignored.len(), 1, "{:?}", m.ignored);
+    // From 1.12 only `.tofu` files' required_version counts: a `.tf` file's is unread
+    // (the primary's) or ignored (an override's); before, as Terraform, an override's
+    // replaces the primary's.
+    let versions = [
+        ("versions.tf", "terraform {\n  required_version = \">= 1.9\"\n}\n"),
+        ("versions_override.tf", "terraform {\n  required_version = \">= 1.5\"\n}\n"),
+    ];
+    let version = |release: &str| {
+        let m = merge::load_texts("", &versions, Release::parse(release).expect("modelled"));
+        let texts = |v: &[override_guard::terraform::Attr]| -> Vec<String> {
+            v.iter().filter_map(|a| a.expr.as_str()).collect()
+        };
+        (texts(&m.settings.required_version), texts(&m.settings.unread_versions), m.ignored.len())
+    };
+    assert_eq!(version("opentofu@1.11"), (vec![">= 1.5".to_string()], vec![], 0));
+    assert_eq!(version("opentofu@1.12"), (vec![], vec![">= 1.9".to_string()], 1));
+    assert_eq!(version("terraform@1.15"), (vec![">= 1.5".to_string()], vec![], 0));
 }
 
 /// What the merge keeps where the diagnostics cannot tell: Terraform 1.13 drops every

@@ -2,6 +2,7 @@
 
 use crate::diag::Diagnostic;
 use crate::terraform::Block;
+use crate::terraform::release::Feature;
 
 use super::decoder::Decoder;
 use super::names::{BAD_IDENTIFIER, valid_identifier};
@@ -35,7 +36,7 @@ impl Decoder<'_> {
             ));
             self.version_constraint(a);
         }
-        let reserved: &[&str] = if self.tofu {
+        let reserved: &[&str] = if self.has(Feature::ProviderForEach) {
             &["count", "depends_on", "source"]
         } else {
             &["count", "depends_on", "for_each", "source"]

@@ -17,9 +17,12 @@ What it checks
   `description = \"\"`, an empty `ignore_changes`, a narrower `ignore_changes` over an
   original `all`, a module call's empty `providers = {}`, a JSON `null` or `[]` where the
   original has nested blocks of that name (zero blocks: the original's stay),
-  OpenTofu's `required_version` outside `.tofu` files, and the defaults of `optional()`
-  attributes in a variable `type` set by an override file (the type is taken, its
-  defaults are not: those attributes stay null).
+  OpenTofu's `required_version` outside `.tofu` files (from 1.12) and a provider's
+  `for_each` (from 1.9), Terraform 1.13's `action` blocks (dropped without experiments;
+  merged from 1.14), and the defaults of `optional()` attributes in a variable `type` set
+  by an override file (the type is taken, its defaults are not: those attributes stay
+  null). What a release ignores changes from release to release: the finding names the
+  release judged (see `--engine` and version pins).
 
 Why
   The author of the override believes it changes something. It does not, and nothing
@@ -41,24 +44,40 @@ Example
 fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     let mut ignored: Vec<_> = cx.m.ignored.iter().collect();
     ignored.sort_by_key(|i| (i.span.file, i.span.start));
+    let release = cx.m.release.to_string();
     for i in ignored {
+        // What is ignored changes from release to release: the finding names the one judged.
+        let said_by = i.what.strip_prefix(cx.m.engine.name()).filter(|r| r.starts_with(' '));
         // Where the other engine merges it (OpenTofu's `deprecated`), the finding holds
         // for this engine only, and removing the argument would change what the other runs.
-        let other = cx.other.filter(|o| !o.ignored.iter().any(|j| j.span == i.span));
+        // An engine that rejects the module (a provider's `for_each` in Terraform, an
+        // action in OpenTofu) runs nothing of it: no comparison.
+        // Nor does one that does not read the file (Terraform and a `.tofu` file).
+        let path = &cx.m.files.get(i.span.file).path;
+        let other = cx.other.filter(|o| {
+            !o.has_errors()
+                && o.files.files.iter().any(|f| &f.path == path)
+                && !o.ignored.iter().any(|j| j.span == i.span)
+        });
         let (what, help) = match other {
             Some(o) => {
-                let (this, that) = (cx.m.engine.name(), o.engine.name());
-                let what = if i.what.starts_with(this) {
-                    format!("{}; {that} does not", i.what)
-                } else {
-                    format!("{} by {this}; {that} does not ignore it", i.what)
+                let that = o.engine.name();
+                let what = match said_by {
+                    Some(rest) => format!("{release}{rest}; {that} does not"),
+                    None => format!("{} by {release}; {that} does not ignore it", i.what),
                 };
                 let help = format!(
                     "move the change into the original file for both engines, or keep it for {that} (see engine-divergence)"
                 );
                 (what, help)
             }
-            None => (i.what.clone(), "remove it, or move the change into the original file".into()),
+            None => {
+                let what = match said_by {
+                    Some(rest) => format!("{release}{rest}"),
+                    None => format!("{} ({release})", i.what),
+                };
+                (what, "remove it, or move the change into the original file".into())
+            }
         };
         out.push(Finding::new(RULE.id, what, cx.site(i.span, i.label)).help(help));
     }

@@ -22,7 +22,9 @@ What it checks
   the module's `required_version` excludes (Terraform refuses to run the module with it), a
   pin of a release not modelled (the nearest modelled one judges instead), a pin that
   matches no release or names the other engine than the module's `.tofu` files; on the
-  constraint: a `required_version` that admits no modelled release.
+  constraint: a `required_version` that admits no modelled release, and one in a `.tf`
+  file of a module judged for OpenTofu 1.12 or later, which reads only the constraints of
+  `.tofu` files (and `language` blocks) and ignores it.
 
 Why
   The loader changes with almost every release: which blocks an override file may hold,
@@ -86,6 +88,26 @@ fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
             f = f.related(cx.site(a.span, "the module's constraint"));
         }
         out.push(f);
+    }
+    // A constraint the release reads and ignores: whoever wrote it believes the module
+    // refuses the releases it excludes; OpenTofu runs it with any.
+    for a in &cx.m.settings.unread_versions {
+        let text = a.expr.as_str().map(|t| format!(" `{t}`")).unwrap_or_default();
+        let holds = match constraint.and_then(|c| c.expr.as_str()) {
+            Some(c) => format!("only `{c}` of its .tofu files holds for {module}"),
+            None => format!("nothing constrains the release that runs {module}"),
+        };
+        out.push(
+            Finding::new(
+                RULE.id,
+                format!(
+                    "required_version{text} in a .tf file is ignored by {}, which reads only the constraints of .tofu files: {holds}",
+                    cx.m.release
+                ),
+                cx.site(a.span, "ignored by OpenTofu"),
+            )
+            .help("put the constraint in a .tofu file (versions.tofu) for OpenTofu, keeping this one for Terraform"),
+        );
     }
 }
 

@@ -5,7 +5,8 @@ use crate::cty::Type;
 use crate::finding::{Finding, Level};
 use crate::merge::variables::type_spec;
 use crate::policy::context::Context;
-use crate::terraform::discover::Engine;
+use crate::terraform::constraint::{self, Constraint};
+use crate::terraform::release::{self, Feature, Release};
 use crate::terraform::{Attr, Block};
 
 pub(super) static RULE: Rule = Rule {
@@ -26,8 +27,8 @@ What it checks
     concrete type), or a required object attribute made `optional`;
   - a relaxed `required_version` (a lower minimum or a dropped upper bound). Terraform
     requires the constraints of every primary file, and an override file's replace them
-    all: they are judged together. OpenTofu checks each `.tofu` file's constraint on its
-    own, so an override cannot relax it there;
+    all: they are judged together. OpenTofu from 1.12 checks each `.tofu` file's
+    constraint on its own, so an override cannot relax it there;
   - changes OpenTofu's state or plan encryption: switches a `state`, `plan` or remote
     state `method` (to `unencrypted` above all), sets a `fallback` (state that still
     reads with the old method, or unencrypted), or changes the settings of a key
@@ -167,7 +168,7 @@ fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
 fn required_version(cx: &Context<'_>, flag: &mut impl FnMut(&str, &Attr, &[&Attr], String)) {
     let now = &cx.m.settings.required_version;
     let was = &cx.originals.versions;
-    if cx.m.engine != Engine::Terraform
+    if cx.m.release.has(Feature::TofuFileVersions)
         || was.is_empty()
         || now.is_empty()
         || !now.iter().all(|a| cx.m.from_override(a.span))
@@ -183,15 +184,33 @@ fn required_version(cx: &Context<'_>, flag: &mut impl FnMut(&str, &Attr, &[&Attr
     if !relaxes(&old, &new) {
         return;
     }
+    // The modelled releases the override lets in: what the relaxing means in practice.
+    let parse = |v: &[String]| -> Option<Vec<Constraint>> {
+        v.iter().map(|s| Constraint::parse(s).ok()).collect()
+    };
+    let let_in = match (parse(&old), parse(&new)) {
+        (Some(o), Some(n)) => {
+            let before = constraint::admitted(&o, cx.m.engine);
+            let now: Vec<Release> = constraint::admitted(&n, cx.m.engine)
+                .into_iter()
+                .filter(|r| !before.iter().any(|b| b.version.minor == r.version.minor))
+                .collect();
+            match now.as_slice() {
+                [] => String::new(),
+                _ => format!(": it admits {}, which the original excludes", release::spans(&now)),
+            }
+        }
+        _ => String::new(),
+    };
     let quoted = |v: &[String]| v.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>();
     let what = match old.len() {
         1 => format!(
-            "required_version {} is relaxed to {}",
+            "required_version {} is relaxed to {}{let_in}",
             quoted(&old)[0],
             quoted(&new).join(" and ")
         ),
         _ => format!(
-            "required_version {} are relaxed to {} (an override file's replaces every primary file's)",
+            "required_version {} are relaxed to {} (an override file's replaces every primary file's){let_in}",
             crate::diag::list(&quoted(&old)),
             quoted(&new).join(" and ")
         ),
