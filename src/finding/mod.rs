@@ -9,83 +9,56 @@ use std::sync::Arc;
 
 use override_guard_hcl::{Columns, LineIndex};
 
-/// A rule's identity. Its kebab-case name (`as_str`) is what users write in policies,
-/// suppressions and `--deny`, and what reports print; in the code, an enum, so that a
-/// misspelt id is a compile error and the policy's table is keyed by it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum RuleId {
-    MergeError,
-    OverrideFile,
-    LocalOverride,
-    MisnamedOverride,
-    MissingOverrideComment,
-    BackendSwap,
-    SilentDrop,
-    IgnoredOverride,
-    WeakenedSafeguard,
-    ProtectedAttribute,
-    EngineDivergence,
-    VersionMismatch,
-    VersionDivergence,
-    VariableShadowed,
-    UndeclaredVariableValue,
-    ExpiredException,
-    UnusedException,
-    BadSuppression,
-    UnusedSuppression,
-    PolicyError,
+/// Declares every rule's identity once, in report order: the variant the code names and
+/// the kebab-case id users write. A rule's other facts (level, doc, check) live in its own
+/// file under `policy/rules/`.
+macro_rules! rule_ids {
+    ($($variant:ident => $id:literal,)*) => {
+        /// A rule's identity. Its kebab-case name (`as_str`) is what users write in policies,
+        /// suppressions and `--deny`, and what reports print; in the code, an enum, so that a
+        /// misspelt id is a compile error and the policy's table is keyed by it.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum RuleId {
+            $($variant,)*
+        }
+
+        impl RuleId {
+            /// Every rule, in report order.
+            pub const ALL: [RuleId; [$(stringify!($variant)),*].len()] = [$(RuleId::$variant,)*];
+
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(RuleId::$variant => $id,)*
+                }
+            }
+        }
+    };
+}
+
+rule_ids! {
+    MergeError => "merge-error",
+    OverrideFile => "override-file",
+    LocalOverride => "local-override",
+    MisnamedOverride => "misnamed-override",
+    MissingOverrideComment => "missing-override-comment",
+    BackendSwap => "backend-swap",
+    SilentDrop => "silent-drop",
+    IgnoredOverride => "ignored-override",
+    WeakenedSafeguard => "weakened-safeguard",
+    ProtectedAttribute => "protected-attribute",
+    EngineDivergence => "engine-divergence",
+    VersionMismatch => "version-mismatch",
+    VersionDivergence => "version-divergence",
+    VariableShadowed => "variable-shadowed",
+    UndeclaredVariableValue => "undeclared-variable-value",
+    ExpiredException => "expired-exception",
+    UnusedException => "unused-exception",
+    BadSuppression => "bad-suppression",
+    UnusedSuppression => "unused-suppression",
+    PolicyError => "policy-error",
 }
 
 impl RuleId {
-    /// Every rule, in report order.
-    pub const ALL: [RuleId; 20] = [
-        RuleId::MergeError,
-        RuleId::OverrideFile,
-        RuleId::LocalOverride,
-        RuleId::MisnamedOverride,
-        RuleId::MissingOverrideComment,
-        RuleId::BackendSwap,
-        RuleId::SilentDrop,
-        RuleId::IgnoredOverride,
-        RuleId::WeakenedSafeguard,
-        RuleId::ProtectedAttribute,
-        RuleId::EngineDivergence,
-        RuleId::VersionMismatch,
-        RuleId::VersionDivergence,
-        RuleId::VariableShadowed,
-        RuleId::UndeclaredVariableValue,
-        RuleId::ExpiredException,
-        RuleId::UnusedException,
-        RuleId::BadSuppression,
-        RuleId::UnusedSuppression,
-        RuleId::PolicyError,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RuleId::MergeError => "merge-error",
-            RuleId::OverrideFile => "override-file",
-            RuleId::LocalOverride => "local-override",
-            RuleId::MisnamedOverride => "misnamed-override",
-            RuleId::MissingOverrideComment => "missing-override-comment",
-            RuleId::BackendSwap => "backend-swap",
-            RuleId::SilentDrop => "silent-drop",
-            RuleId::IgnoredOverride => "ignored-override",
-            RuleId::WeakenedSafeguard => "weakened-safeguard",
-            RuleId::ProtectedAttribute => "protected-attribute",
-            RuleId::EngineDivergence => "engine-divergence",
-            RuleId::VersionMismatch => "version-mismatch",
-            RuleId::VersionDivergence => "version-divergence",
-            RuleId::VariableShadowed => "variable-shadowed",
-            RuleId::UndeclaredVariableValue => "undeclared-variable-value",
-            RuleId::ExpiredException => "expired-exception",
-            RuleId::UnusedException => "unused-exception",
-            RuleId::BadSuppression => "bad-suppression",
-            RuleId::UnusedSuppression => "unused-suppression",
-            RuleId::PolicyError => "policy-error",
-        }
-    }
-
     /// The rule of a kebab-case name.
     pub fn parse(s: &str) -> Option<RuleId> {
         RuleId::ALL.into_iter().find(|r| r.as_str() == s)

@@ -133,6 +133,44 @@ mod tests {
         );
     }
 
+    /// `policies/default.toml`, the built-in policy, as the rules' own default levels make it:
+    /// each level is declared once, in its rule's file, and the file is written from them (a
+    /// test keeps it so).
+    fn default_policy() -> String {
+        let mut out = String::from(
+            "# The built-in policy: what override-guard applies when no .override-guard.toml is found.\n\
+             # Overrides are allowed but made visible; anything that changes safety or state is denied.\n\
+             # Written from each rule's default level (docs/rules.md); do not edit.\n\n[rules]\n",
+        );
+        for r in RULES {
+            out.push_str(&format!("{} = \"{}\"\n", r.id, r.level.as_str()));
+        }
+        out
+    }
+
+    /// policies/default.toml is what [`default_policy`] writes (re-generate it with
+    /// `OVERRIDE_GUARD_WRITE_DOCS=1 cargo test --lib default_policy`).
+    #[test]
+    fn default_policy_file_is_up_to_date() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/policies/default.toml");
+        let want = default_policy();
+        if std::env::var_os("OVERRIDE_GUARD_WRITE_DOCS").is_some() {
+            std::fs::write(path, &want).expect("write policies/default.toml");
+        }
+        let got = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            got == want,
+            "policies/default.toml is stale: OVERRIDE_GUARD_WRITE_DOCS=1 cargo test --lib default_policy"
+        );
+    }
+
+    /// The registry lists the rules in the order their ids are declared: report order.
+    #[test]
+    fn the_registry_is_in_report_order() {
+        let ids: Vec<RuleId> = RULES.iter().map(|r| r.id).collect();
+        assert_eq!(ids, RuleId::ALL);
+    }
+
     /// docs/policy.md's rule table has a row for every rule, at its default level (the
     /// description is the page's own wording).
     #[test]

@@ -13,7 +13,7 @@ pub type Check = fn(&Context<'_>, &mut Vec<Finding>);
 /// One rule.
 pub struct Rule {
     pub id: RuleId,
-    /// The level without a policy saying otherwise (`policies/default.toml` agrees).
+    /// The level without a policy saying otherwise (`policies/default.toml` is written from it).
     pub level: Level,
     /// One line, for lists and SARIF.
     pub summary: &'static str,
