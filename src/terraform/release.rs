@@ -228,90 +228,85 @@ impl Release {
     }
 }
 
-/// One change of the loader, release by release: what a module may say, or what its
-/// diagnostics say, from the release it arrives in. Each is one row of [`Release::has`]'s
-/// table; modelling the next release is a row there and the fixtures that confirm it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Feature {
+/// Declares each change of the loader once, with the release of each engine it arrives in
+/// (`None` where the engine never has it): the [`Feature`] enum, its rows for
+/// [`Release::has`] and [`Feature::ALL`]. OpenTofu's releases are the ones its sources and
+/// tests were read for at each tag (forked at 1.6); a change it shares with Terraform but
+/// whose OpenTofu release was not read is dated 1.6, as its newest release is modelled.
+macro_rules! features {
+    ($($(#[$doc:meta])* $name:ident: $tf:expr, $tofu:expr;)*) => {
+        /// One change of the loader, release by release: what a module may say, or what its
+        /// diagnostics say, from the release it arrives in. Modelling the next release is a
+        /// row of the table in `terraform/release.rs` and the fixtures that confirm it.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Feature {
+            $($(#[$doc])* $name,)*
+        }
+
+        impl Feature {
+            /// Every feature, in the table's order.
+            pub const ALL: &'static [Feature] = &[$(Feature::$name,)*];
+        }
+
+        /// From which release of each engine a feature is there.
+        const ROWS: &[(Feature, Option<Version>, Option<Version>)] = &[$((Feature::$name, $tf, $tofu),)*];
+    };
+}
+
+/// A release of the 1.x line, for the table.
+const fn v(minor: u32, patch: u32) -> Option<Version> {
+    Some(Version::new(1, minor, patch))
+}
+
+features! {
     /// Top-level `removed` blocks (an override's is ignored by Terraform, an error for
     /// OpenTofu); before, `Unsupported block type`.
-    RemovedBlocks,
+    RemovedBlocks: v(7, 0), v(7, 0);
     /// `for_each` in `import` blocks, whose `to` may then index with an expression, must
     /// name a managed resource, and is where a duplicate import is reported.
-    ImportForEach,
+    ImportForEach: v(7, 0), v(7, 0);
     /// `HCP Terraform` in the duplicate-cloud texts and `cloud` in the cloud/backend
     /// conflict (Terraform 1.8); before, `Terraform Cloud`.
-    HcpTerraformWording,
+    HcpTerraformWording: v(8, 0), None;
     /// `provisioner` and `connection` blocks inside `removed`.
-    RemovedProvisioners,
+    RemovedProvisioners: v(9, 0), v(6, 0);
     /// Variable validations may refer to other objects; before, only to the variable.
-    ValidationReferences,
+    ValidationReferences: v(9, 0), v(6, 0);
     /// Top-level `ephemeral` resources (ignored in Terraform's overrides).
-    EphemeralResources,
+    EphemeralResources: v(10, 0), v(11, 0);
     /// Variable and output `ephemeral`.
-    EphemeralValues,
+    EphemeralValues: v(10, 0), v(11, 0);
     /// `identity` in `import` blocks; before, `id` is required.
-    ImportIdentity,
+    ImportIdentity: v(12, 0), v(6, 0);
     /// `action` blocks and `lifecycle { action_trigger }` are in the schema, but decoded
     /// only with experiments: a release build drops every action (Terraform 1.13).
-    ActionBlocks,
+    ActionBlocks: v(13, 0), None;
     /// Actions decoded, merged and checked (`depends_on` may not name one).
-    Actions,
+    Actions: v(14, 0), None;
     /// The 1.13 texts of a duplicate backend and of a cloud/backend conflict.
-    StateStorageWording,
+    StateStorageWording: v(13, 0), None;
     /// A constant of the wrong type is `bool required, but have number` (go-cty 1.16, in
     /// Terraform 1.13); before, `bool required`.
-    ConversionSaysGiven,
+    ConversionSaysGiven: v(13, 0), v(6, 0);
     /// Variable `const`.
-    ConstVariables,
+    ConstVariables: v(15, 0), v(12, 0);
     /// Output `type`.
-    OutputType,
+    OutputType: v(15, 0), None;
     /// Variable and output `deprecated`, module `ignore_nested_deprecations`.
-    Deprecation,
+    Deprecation: v(15, 0), v(10, 0);
     /// Module `source` and `version` are expressions, evaluated at init: the load no
     /// longer asks for a static source nor judges it (`version = null` beside a local
     /// source loads).
-    ModuleSourceExpressions,
+    ModuleSourceExpressions: v(15, 0), v(8, 0);
     /// A provider's `for_each` (OpenTofu 1.9); an override file's is accepted and not
     /// merged. Before, and in Terraform, a reserved argument name.
-    ProviderForEach,
+    ProviderForEach: None, v(9, 0);
     /// `required_version` counts only in `.tofu` files (and `language`), each file's on
     /// its own (OpenTofu 1.12): a `.tf` file's is ignored, and an override's replaces
     /// nothing. Before, as Terraform: every file's, an override's replacing the primaries'.
-    TofuFileVersions,
+    TofuFileVersions: None, v(12, 0);
 }
-
-/// From which release of each engine a feature is there: `None` where the engine never
-/// has it. OpenTofu's rows are the ones its sources and tests were read for at each tag
-/// (forked at 1.6); a change it shares with Terraform but whose OpenTofu release was not
-/// read is dated 1.6, as its newest release is modelled.
-const ROWS: &[(Feature, Option<Version>, Option<Version>)] = {
-    use Feature::*;
-    const fn v(minor: u32, patch: u32) -> Option<Version> {
-        Some(Version::new(1, minor, patch))
-    }
-    &[
-        (RemovedBlocks, v(7, 0), v(7, 0)),
-        (ImportForEach, v(7, 0), v(7, 0)),
-        (HcpTerraformWording, v(8, 0), None),
-        (RemovedProvisioners, v(9, 0), v(6, 0)),
-        (ValidationReferences, v(9, 0), v(6, 0)),
-        (EphemeralResources, v(10, 0), v(11, 0)),
-        (EphemeralValues, v(10, 0), v(11, 0)),
-        (ImportIdentity, v(12, 0), v(6, 0)),
-        (ActionBlocks, v(13, 0), None),
-        (Actions, v(14, 0), None),
-        (StateStorageWording, v(13, 0), None),
-        (ConversionSaysGiven, v(13, 0), v(6, 0)),
-        (ConstVariables, v(15, 0), v(12, 0)),
-        (OutputType, v(15, 0), None),
-        (Deprecation, v(15, 0), v(10, 0)),
-        (ModuleSourceExpressions, v(15, 0), v(8, 0)),
-        (ProviderForEach, None, v(9, 0)),
-        (TofuFileVersions, None, v(12, 0)),
-    ]
-};
 
 impl Release {
     /// Does this release's loader have `feature`?
@@ -426,27 +421,11 @@ mod tests {
         assert!(
             !tofu(10).has(Feature::EphemeralResources) && tofu(11).has(Feature::EphemeralResources)
         );
-        // Every feature has its row.
+        // Every feature Terraform has, its newest release has; the others are OpenTofu's.
         use Feature::*;
-        for f in [
-            RemovedBlocks,
-            ImportForEach,
-            HcpTerraformWording,
-            RemovedProvisioners,
-            ValidationReferences,
-            EphemeralResources,
-            EphemeralValues,
-            ImportIdentity,
-            ActionBlocks,
-            Actions,
-            StateStorageWording,
-            ConversionSaysGiven,
-            ConstVariables,
-            OutputType,
-            Deprecation,
-            ModuleSourceExpressions,
-        ] {
-            assert!(Release::newest(Engine::Terraform).has(f), "{f:?}");
+        for &f in Feature::ALL {
+            let terraform = !matches!(f, ProviderForEach | TofuFileVersions);
+            assert_eq!(Release::newest(Engine::Terraform).has(f), terraform, "{f:?}");
         }
         for f in [ProviderForEach, TofuFileVersions] {
             assert!(!Release::newest(Engine::Terraform).has(f), "{f:?}");
