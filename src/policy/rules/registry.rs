@@ -117,20 +117,21 @@ pub fn suggestion(id: &str) -> String {
 mod tests {
     use super::*;
 
-    /// docs/rules.md is what [`markdown`] writes (re-generate it with
-    /// `OVERRIDE_GUARD_WRITE_DOCS=1 cargo test --lib rules_doc`).
+    /// A file written from the code is what the code writes; `OVERRIDE_GUARD_WRITE_DOCS=1`
+    /// writes it (`cargo test --lib NAME` re-generates just that one).
+    fn up_to_date(rel: &str, want: &str, test: &str) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+        if std::env::var_os("OVERRIDE_GUARD_WRITE_DOCS").is_some() {
+            std::fs::write(&path, want).expect("write a generated file");
+        }
+        let got = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(got == want, "{rel} is stale: OVERRIDE_GUARD_WRITE_DOCS=1 cargo test --lib {test}");
+    }
+
+    /// docs/rules.md is what [`markdown`] writes.
     #[test]
     fn rules_doc_is_up_to_date() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/rules.md");
-        let want = markdown();
-        if std::env::var_os("OVERRIDE_GUARD_WRITE_DOCS").is_some() {
-            std::fs::write(path, &want).expect("write docs/rules.md");
-        }
-        let got = std::fs::read_to_string(path).unwrap_or_default();
-        assert!(
-            got == want,
-            "docs/rules.md is stale: OVERRIDE_GUARD_WRITE_DOCS=1 cargo test --lib rules_doc"
-        );
+        up_to_date("docs/rules.md", &markdown(), "rules_doc");
     }
 
     /// `policies/default.toml`, the built-in policy, as the rules' own default levels make it:
@@ -148,20 +149,10 @@ mod tests {
         out
     }
 
-    /// policies/default.toml is what [`default_policy`] writes (re-generate it with
-    /// `OVERRIDE_GUARD_WRITE_DOCS=1 cargo test --lib default_policy`).
+    /// policies/default.toml is what [`default_policy`] writes.
     #[test]
     fn default_policy_file_is_up_to_date() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/policies/default.toml");
-        let want = default_policy();
-        if std::env::var_os("OVERRIDE_GUARD_WRITE_DOCS").is_some() {
-            std::fs::write(path, &want).expect("write policies/default.toml");
-        }
-        let got = std::fs::read_to_string(path).unwrap_or_default();
-        assert!(
-            got == want,
-            "policies/default.toml is stale: OVERRIDE_GUARD_WRITE_DOCS=1 cargo test --lib default_policy"
-        );
+        up_to_date("policies/default.toml", &default_policy(), "default_policy");
     }
 
     /// The registry lists the rules in the order their ids are declared: report order.
