@@ -58,7 +58,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = findings::human(&found, &summary, Style::plain());
     let _ = findings::json(&found, &summary);
     let _ = findings::github(&found, &summary);
-    let _ = report::sarif::render(&found);
+    let _ = report::sarif::render(&found, &summary);
 
     let Ok(judged) = audit.judge(&src, &modules) else { return };
     for (dir, j) in &judged {
