@@ -85,7 +85,6 @@ pub mod pipeline;
 pub mod policy;
 pub mod render;
 pub mod report;
-pub(crate) mod review;
 pub mod source;
 pub mod terraform;
 pub mod vars;

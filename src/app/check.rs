@@ -27,10 +27,10 @@ use crate::cli::{PolicyArgs, ReportFormat};
 use crate::pipeline::Choice;
 use crate::pipeline::audit::Ask;
 use crate::pipeline::change::touched;
+use crate::pipeline::compare;
 use crate::pipeline::hook::{Owned, owned};
 use crate::policy::Finding;
 use crate::report::{self, Style};
-use crate::review;
 use crate::source::git::Staged;
 use crate::source::worktree::ListedDir;
 use crate::source::{Git, GitSource, Scoped, Source, Tracked, WorktreeSource, join, split};
@@ -155,12 +155,8 @@ impl Hook<'_> {
             // own policies.
             let before = change.before(&dirs);
             git.load(before, Some(&dirs))?;
-            let scoped = Scoped { inner: &*before, dirs: &dirs };
-            let Some(audit) = judging_of(&scoped)? else { return Ok(Outcome::Error) };
-            let modules: Vec<(String, Vec<String>)> = scoped.modules()?.into_iter().collect();
-            let old: Vec<Finding> =
-                audit.judge(&scoped, &modules)?.into_values().flat_map(|j| j.findings).collect();
-            findings = review::introduced(&old, findings);
+            let Some(audit) = judging_of(&*before)? else { return Ok(Outcome::Error) };
+            findings = compare::new_only(&compare::judge_dirs(&audit, &*before, &dirs)?, findings);
         }
         let mut summary = summary;
         if let Some(known) = &known {

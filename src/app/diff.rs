@@ -12,10 +12,9 @@ use crate::error;
 use crate::pipeline::Choice;
 use crate::pipeline::audit::{Ask, Judged};
 use crate::pipeline::change::touched;
-use crate::policy::Finding;
-use crate::report::{self, Style, findings};
-use crate::review;
-use crate::source::{Git, Scoped, Source, split};
+use crate::pipeline::compare::{self, Comparison};
+use crate::report::{self, Style, review};
+use crate::source::Git;
 use crate::terraform::release::EngineChoice;
 
 /// One side of a `diff`.
@@ -155,78 +154,34 @@ pub(super) fn diff(
     let ask = Ask { choice: &choice, levels: &levels, engine, today: today() };
     let side = |o: &Opened| -> Result<Option<BTreeMap<String, Judged>>, error::Error> {
         let src = o.source();
-        let dirs_asked = dirs.iter().map(String::as_str);
-        let Some(audit) = judging(src, &ask, dirs_asked, &shown, style)? else {
+        let Some(audit) = judging(src, &ask, dirs.iter().map(String::as_str), &shown, style)?
+        else {
             return Ok(None);
         };
         if refused(&audit.policies, &shown, style) {
             return Ok(None);
         }
-        let scoped = Scoped { inner: src, dirs: &dirs };
-        let modules: Vec<(String, Vec<String>)> = scoped.modules()?.into_iter().collect();
-        Ok(Some(audit.judge(&scoped, &modules)?))
+        Ok(Some(compare::judge_dirs(&audit, src, &dirs)?))
     };
     let (Some(before), Some(after)) = (side(&old)?, side(&new)?) else {
         return Ok(Outcome::Error);
     };
-    let mut changes = Vec::new();
-    for dir in &dirs {
-        let (b, a) = (before.get(dir), after.get(dir));
-        let (fb, fa) = (
-            b.map(|j| j.findings.clone()).unwrap_or_default(),
-            a.map(|j| j.findings.clone()).unwrap_or_default(),
-        );
-        let change = review::ModuleChange {
-            dir: dir.clone(),
-            files: changed
-                .iter()
-                .filter(|p| split(p).0 == dir)
-                .map(|p| split(p).1.to_string())
-                .collect(),
-            before: b.map(|j| review::effective_text(&j.loaded.module)),
-            after: a.map(|j| review::effective_text(&j.loaded.module)),
-            introduced: review::introduced(&fb, fa.clone()),
-            resolved: review::introduced(&fa, fb),
-        };
-        // Judged again only for the policy's sake, and nothing changed: not news.
-        if !change.files.is_empty() || !change.introduced.is_empty() || !change.resolved.is_empty()
-        {
-            changes.push(change);
-        }
-    }
+    let compared = Comparison::new(&before, after, &dirs, &changed);
     for p in &policies_changed {
         write_note(&format!(
             "note: {} changed: each side is judged by its own policies, every module it governs again\n",
             report::clean_line(p)
         ));
     }
-    let labels = (old_side.label(), new_side.label());
-    let introduced: Vec<Finding> = changes.iter().flat_map(|c| c.introduced.clone()).collect();
+    let introduced = compared.introduced();
     let text = match format {
-        ReportFormat::Human => review::human(&changes, labels, style),
-        ReportFormat::Json => review::json(&changes, (old_side.name(), new_side.name())),
+        ReportFormat::Human => {
+            review::human(&compared.changes, (old_side.label(), new_side.label()), style)
+        }
+        ReportFormat::Json => review::json(&compared.changes, (old_side.name(), new_side.name())),
         other => {
-            // The files of the changed modules as they are after the change.
-            let now: Vec<&Judged> = changes.iter().filter_map(|c| after.get(&c.dir)).collect();
-            let mut policies: Vec<Option<String>> = Vec::new();
-            for j in &now {
-                if !policies.contains(&j.policy) {
-                    policies.push(j.policy.clone());
-                }
-            }
-            let mut summary = findings::Summary {
-                modules: changes.len(),
-                judged: now.iter().map(|j| j.loaded.module.dir.clone()).collect(),
-                policies,
-                quiet: args.quiet,
-                ..Default::default()
-            };
-            for j in &now {
-                let c = crate::pipeline::audit::Counts::of(&j.loaded.module);
-                summary.files += c.files;
-                summary.override_files += c.overrides;
-                summary.local_only.extend(c.local);
-            }
+            let mut summary = compared.summary();
+            summary.quiet = args.quiet;
             render_findings(&introduced, &summary, other, style)
         }
     };

@@ -3,6 +3,7 @@
 //! file's text, so reports need nothing else to draw it, and this imports nothing of the
 //! crate (a `Site` is made from a module's files in `policy`).
 
+pub(crate) mod change;
 pub(crate) mod fingerprint;
 
 use std::sync::Arc;

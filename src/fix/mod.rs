@@ -147,7 +147,7 @@ impl FileEdit {
             Some(_) => format!("b/{shown}"),
             None => "/dev/null".to_string(),
         };
-        crate::review::unified_text(
+        crate::report::review::unified_text(
             &self.before,
             self.after.as_deref().unwrap_or(""),
             &format!("a/{shown}"),

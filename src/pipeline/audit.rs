@@ -184,10 +184,7 @@ impl Audit {
         let policies = policies_of(&self.policies, dirs);
         let mut s = Summary { modules: modules.len(), policies, ..Summary::default() };
         for c in counts {
-            s.files += c.files;
-            s.override_files += c.overrides;
-            s.local_only.extend(c.local.iter().cloned());
-            s.judged_for(c.release, c.release_said);
+            c.add_to(&mut s);
         }
         s
     }
@@ -219,6 +216,14 @@ impl Counts {
             release: m.release,
             release_said: m.release_said(),
         }
+    }
+
+    /// Adds the module to a summary.
+    pub fn add_to(&self, s: &mut Summary) {
+        s.files += self.files;
+        s.override_files += self.overrides;
+        s.local_only.extend(self.local.iter().cloned());
+        s.judged_for(self.release, self.release_said);
     }
 }
 

@@ -9,6 +9,7 @@
 
 pub mod audit;
 pub(crate) mod change;
+pub(crate) mod compare;
 pub(crate) mod hook;
 pub(crate) mod load;
 pub mod policies;

@@ -126,6 +126,7 @@ pub fn compact(files: &Files, d: &Diagnostic, code: &str) -> String {
 
 pub mod ci;
 pub mod findings;
+pub(crate) mod review;
 pub mod sarif;
 pub(crate) mod vars;
 

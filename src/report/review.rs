@@ -1,122 +1,11 @@
-//! The review helper's logic: what a change does to each module's effective
-//! configuration, and which findings it introduces or resolves. Pure: loaded modules and
-//! findings of both sides in, a report out.
-
-use std::collections::HashMap;
+//! The review drawn: a change's modules for people (`diff`'s human report) and for
+//! programs (its JSON), and the unified diffs `diff`, `fix` and `fold` print.
 
 use serde_json::json;
 
-use crate::finding::fingerprint;
+use crate::finding::change::{ModuleChange, rejected_by, without_line_numbers};
 use crate::finding::{Finding, Level, Tally};
-use crate::merge::Module;
-use crate::render;
-use crate::report::{self, Style, clean, clean_line, findings};
-
-/// One module whose configuration files differ between the two sides.
-#[derive(Debug)]
-pub(crate) struct ModuleChange {
-    /// The module directory (as shown to the user).
-    pub dir: String,
-    /// The configuration files that differ.
-    pub files: Vec<String>,
-    /// The effective configuration on each side (`None`: the module does not exist there).
-    pub before: Option<String>,
-    pub after: Option<String>,
-    /// Findings present after the change and not before, and the reverse.
-    pub introduced: Vec<Finding>,
-    pub resolved: Vec<Finding>,
-}
-
-impl ModuleChange {
-    /// Did the effective configuration change (not just the files)? Provenance comments
-    /// that only moved (`# ← override.tf:5` → `:6`) are no change.
-    pub(crate) fn effective_changed(&self) -> bool {
-        match (&self.before, &self.after) {
-            (Some(a), Some(b)) => {
-                a.lines().map(without_line_numbers).ne(b.lines().map(without_line_numbers))
-            }
-            (a, b) => a.is_some() != b.is_some(),
-        }
-    }
-
-    fn status(&self) -> &'static str {
-        match (&self.before, &self.after) {
-            (None, Some(_)) => "added",
-            (Some(_), None) => "removed",
-            (Some(b), Some(a)) if rejected_by(a).is_some() && rejected_by(b).is_none() => {
-                "rejected"
-            }
-            _ if self.effective_changed() => "changed",
-            _ => "unchanged",
-        }
-    }
-}
-
-/// How [`effective_text`] begins for a module the engine rejects.
-const REJECTS: &str = " rejects this module:\n";
-
-/// The engine that rejects the module this is the text of, if one does. A rendering of a
-/// module it accepts begins with `# Effective configuration`.
-fn rejected_by(text: &str) -> Option<&str> {
-    let first = text.split_inclusive('\n').next()?;
-    first.strip_prefix("# ")?.strip_suffix(REJECTS)
-}
-
-/// The effective configuration as `show` prints it; for a module the engine rejects,
-/// its errors instead (there is no effective configuration to show).
-pub(crate) fn effective_text(m: &Module) -> String {
-    if m.has_errors() {
-        let mut out = format!("# {}{REJECTS}", m.engine.name());
-        for d in m.diagnostics.iter().filter(|d| d.is_error()) {
-            for line in report::compact(&m.files, d, "merge-error").lines() {
-                out.push_str(&format!("# {line}\n"));
-            }
-        }
-        return out;
-    }
-    render::hcl::review(m)
-}
-
-/// The findings of `after` that `before` does not have (counted: a second identical
-/// finding is new even if one like it existed).
-pub(crate) fn introduced(before: &[Finding], after: Vec<Finding>) -> Vec<Finding> {
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    for f in before {
-        *seen.entry(fingerprint::key(f)).or_default() += 1;
-    }
-    after
-        .into_iter()
-        .filter(|f| match seen.get_mut(&fingerprint::key(f)) {
-            Some(n) if *n > 0 => {
-                *n -= 1;
-                false
-            }
-            _ => true,
-        })
-        .collect()
-}
-
-/// A line of the `show` rendering without the line numbers of its provenance comment
-/// (`# ← override.tf:5`, `# overridden by override.tf:4`), which move whenever a line is
-/// added above them.
-fn without_line_numbers(line: &str) -> std::borrow::Cow<'_, str> {
-    let cut = if line.starts_with("# overridden by ") { Some(0) } else { line.rfind("# ← ") };
-    let Some(at) = cut else { return line.into() };
-    let (head, comment) = line.split_at(at);
-    let mut out = String::with_capacity(line.len());
-    out.push_str(head);
-    let mut chars = comment.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == ':' && chars.peek().is_some_and(char::is_ascii_digit) {
-            while chars.peek().is_some_and(char::is_ascii_digit) {
-                chars.next();
-            }
-            continue;
-        }
-        out.push(c);
-    }
-    out.into()
-}
+use crate::report::{Style, clean, clean_line, findings};
 
 /// A unified diff of two renderings (empty when equal), headed with the two sides'
 /// names. Lines are matched without their provenance line numbers, so a comment added at
@@ -278,12 +167,6 @@ fn findings_block(out: &mut String, c: &ModuleChange, style: Style) {
     }
 }
 
-impl ModuleChange {
-    fn dir_or_root(&self) -> String {
-        if self.dir.is_empty() { ".".into() } else { self.dir.clone() }
-    }
-}
-
 /// `path:line:col: level[rule]: message`, as in the compact report.
 fn one_line(f: &Finding) -> String {
     let (l, c) = f.primary.start_line_col();
@@ -357,36 +240,7 @@ pub(crate) fn json(changes: &[ModuleChange], sides: (&str, &str)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::finding::Site;
-
-    fn finding(rule: &'static str, path: &str, message: &str, at: usize) -> Finding {
-        let site = Site {
-            path: path.into(),
-            source: "a\nb\nc\nd\n".into(),
-            base: Default::default(),
-            start: at,
-            end: at + 1,
-            label: String::new(),
-        };
-        Finding::new(crate::finding::RuleId::parse(rule).expect("a rule id"), message, site)
-            .address("resource.x.y")
-    }
-
-    #[test]
-    fn a_finding_that_only_moved_is_not_new() {
-        let before = vec![finding("backend-swap", "m/override.tf", "at line 2", 2)];
-        let after = vec![finding("backend-swap", "m/override.tf", "at line 3", 4)];
-        assert!(introduced(&before, after).is_empty());
-    }
-
-    #[test]
-    fn a_second_identical_finding_is_new() {
-        let f = || finding("silent-drop", "m/main.tf", "drops tags", 0);
-        let new = introduced(&[f()], vec![f(), f()]);
-        assert_eq!(new.len(), 1);
-        let other = introduced(&[f()], vec![finding("silent-drop", "n/main.tf", "drops tags", 0)]);
-        assert_eq!(other.len(), 1, "another file is another finding");
-    }
+    use crate::finding::change::tests::finding;
 
     #[test]
     fn unified_diff_is_empty_for_equal_texts_and_headed_otherwise() {

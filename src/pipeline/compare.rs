@@ -1,0 +1,185 @@
+//! Two states compared, module by module: the one comparison behind `diff`, `check
+//! --new-only` and the review's renderers. Each state is judged by its own policies (an
+//! [`Audit`] found in that state); then, for every module the change touches, its
+//! effective configuration on each side and the findings that appear and disappear.
+//! Pure: sources in, a [`Comparison`] out.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::audit::{Audit, Counts, Judged};
+use crate::error;
+use crate::finding::change::{ModuleChange, REJECTS, introduced};
+use crate::merge::Module;
+use crate::policy::Finding;
+use crate::report::findings::Summary;
+use crate::source::{Scoped, Source, split};
+
+/// Each module of `dirs` in `src`, judged on its own by `audit` (found in that state).
+pub(crate) fn judge_dirs(
+    audit: &Audit,
+    src: &dyn Source,
+    dirs: &BTreeSet<String>,
+) -> Result<BTreeMap<String, Judged>, error::Error> {
+    let scoped = Scoped { inner: src, dirs };
+    let modules: Vec<(String, Vec<String>)> = scoped.modules()?.into_iter().collect();
+    audit.judge(&scoped, &modules)
+}
+
+/// The findings of `after` that no module of the state before had: what a change adds
+/// (`check --new-only`). Counted, so a second identical finding is new.
+pub(crate) fn new_only(before: &BTreeMap<String, Judged>, after: Vec<Finding>) -> Vec<Finding> {
+    let old: Vec<Finding> = before.values().flat_map(|j| j.findings.iter().cloned()).collect();
+    introduced(&old, after)
+}
+
+/// The modules a change touched, each judged on both sides.
+pub(crate) struct Comparison {
+    /// Per module whose files differ, or whose findings do (a policy changed), in
+    /// directory order.
+    pub(crate) changes: Vec<ModuleChange>,
+    /// The state after the change, by module directory.
+    pub(crate) after: BTreeMap<String, Judged>,
+}
+
+impl Comparison {
+    /// Compares the judged modules of `dirs` on both sides; `changed` are the paths whose
+    /// content differs. A module judged again only for its policy's sake, with nothing
+    /// changed, is no news and left out.
+    pub(crate) fn new(
+        before: &BTreeMap<String, Judged>,
+        after: BTreeMap<String, Judged>,
+        dirs: &BTreeSet<String>,
+        changed: &BTreeSet<String>,
+    ) -> Comparison {
+        let mut changes = Vec::new();
+        for dir in dirs {
+            let (b, a) = (before.get(dir), after.get(dir));
+            let findings = |j: Option<&Judged>| j.map(|j| j.findings.clone()).unwrap_or_default();
+            let (fb, fa) = (findings(b), findings(a));
+            let change = ModuleChange {
+                dir: dir.clone(),
+                files: changed
+                    .iter()
+                    .filter(|p| split(p).0 == dir)
+                    .map(|p| split(p).1.to_string())
+                    .collect(),
+                before: b.map(|j| effective_text(&j.loaded.module)),
+                after: a.map(|j| effective_text(&j.loaded.module)),
+                introduced: introduced(&fb, fa.clone()),
+                resolved: introduced(&fa, fb),
+            };
+            if !change.files.is_empty()
+                || !change.introduced.is_empty()
+                || !change.resolved.is_empty()
+            {
+                changes.push(change);
+            }
+        }
+        Comparison { changes, after }
+    }
+
+    /// Every finding the change introduces, module by module.
+    pub(crate) fn introduced(&self) -> Vec<Finding> {
+        self.changes.iter().flat_map(|c| c.introduced.iter().cloned()).collect()
+    }
+
+    /// The summary of a report of what the change introduces: the changed modules as they
+    /// are after it (their files, policies and releases).
+    pub(crate) fn summary(&self) -> Summary {
+        let now: Vec<&Judged> =
+            self.changes.iter().filter_map(|c| self.after.get(&c.dir)).collect();
+        let mut policies: Vec<Option<String>> = Vec::new();
+        for j in &now {
+            if !policies.contains(&j.policy) {
+                policies.push(j.policy.clone());
+            }
+        }
+        let mut summary = Summary {
+            modules: self.changes.len(),
+            judged: now.iter().map(|j| j.loaded.module.dir.clone()).collect(),
+            policies,
+            ..Default::default()
+        };
+        for j in &now {
+            Counts::of(&j.loaded.module).add_to(&mut summary);
+        }
+        summary
+    }
+}
+
+/// The effective configuration as `show` prints it; for a module the engine rejects,
+/// its errors instead (there is no effective configuration to show).
+fn effective_text(m: &Module) -> String {
+    if m.has_errors() {
+        let mut out = format!("# {}{REJECTS}", m.engine.name());
+        for d in m.diagnostics.iter().filter(|d| d.is_error()) {
+            for line in crate::report::compact(&m.files, d, "merge-error").lines() {
+                out.push_str(&format!("# {line}\n"));
+            }
+        }
+        return out;
+    }
+    crate::render::hcl::review(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::Choice;
+    use crate::pipeline::audit::Ask;
+    use crate::policy::Date;
+    use crate::source::MemorySource;
+    use crate::terraform::release::EngineChoice;
+
+    fn judged(src: &MemorySource, dirs: &BTreeSet<String>) -> BTreeMap<String, Judged> {
+        let ask = Ask {
+            choice: &Choice::Nearest,
+            levels: &[],
+            engine: EngineChoice::Files,
+            today: Date::from_days(0),
+        };
+        let audit = Audit::find(src, &ask, dirs.iter().map(String::as_str)).expect("policy");
+        judge_dirs(&audit, src, dirs).expect("judged")
+    }
+
+    /// A new override file changes the module's effective configuration and introduces
+    /// its findings; a module with no changed file and the same findings is left out; a
+    /// module gone after the change has no text after.
+    #[test]
+    fn a_change_is_compared_module_by_module() {
+        let before = MemorySource::new()
+            .with("app/main.tf", "resource \"a\" \"b\" {\n  x = 1\n}\n")
+            .with("old/main.tf", "locals {\n  y = 1\n}\n")
+            .with("same/main.tf", "locals {\n  z = 1\n}\n");
+        let after = MemorySource::new()
+            .with("app/main.tf", "resource \"a\" \"b\" {\n  x = 1\n}\n")
+            .with("app/override.tf", "resource \"a\" \"b\" {\n  x = 2\n}\n")
+            .with("same/main.tf", "locals {\n  z = 1\n}\n");
+        let dirs: BTreeSet<String> = ["app", "old", "same"].map(String::from).into();
+        let changed: BTreeSet<String> = ["app/override.tf", "old/main.tf"].map(String::from).into();
+        let old = judged(&before, &dirs);
+        let c = Comparison::new(&old, judged(&after, &dirs), &dirs, &changed);
+        let shown: Vec<(&str, &[String], bool, bool)> = c
+            .changes
+            .iter()
+            .map(|m| (m.dir.as_str(), m.files.as_slice(), m.before.is_some(), m.after.is_some()))
+            .collect();
+        let files = |f: &str| vec![f.to_string()];
+        assert_eq!(
+            shown,
+            [
+                ("app", &files("override.tf")[..], true, true),
+                ("old", &files("main.tf")[..], true, false)
+            ]
+        );
+        let app = &c.changes[0];
+        assert!(app.effective_changed());
+        assert!(app.after.as_deref().is_some_and(|t| t.contains("x = 2")), "{:?}", app.after);
+        let rules: Vec<&str> = c.introduced().iter().map(|f| f.rule.as_str()).collect();
+        assert!(rules.contains(&"missing-override-comment"), "{rules:?}");
+        assert_eq!(c.summary().modules, 2);
+        assert_eq!(c.summary().judged, ["app"], "only the modules that exist after");
+        assert!(new_only(&old, c.introduced()).len() == c.introduced().len());
+        assert!(new_only(&c.after, c.introduced()).is_empty());
+    }
+}
