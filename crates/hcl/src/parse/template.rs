@@ -2,7 +2,7 @@
 //! `~` trimming and `<<-` indentation, then handed to the directive reader.
 
 use crate::ast::*;
-use crate::scan::Kind;
+use crate::scan::{Kind, Token};
 
 use super::directive::{TemplateParser, TplTok};
 use super::literal::{go_quote_inner, unescape};
@@ -56,160 +56,19 @@ impl<'a> Parser<'a> {
                     out.push(TplTok::Lit(s, tr(next)));
                     next_can_trim_prev = true;
                 }
-                Kind::TemplateInterp => {
+                Kind::TemplateInterp | Kind::TemplateControl => {
+                    // `~` after the opening: the literal before loses its trailing spaces.
                     if can_trim_prev && next.end - next.start == 3 {
                         trim_last(&mut out);
                     }
                     self.peek.nl.push(false);
-                    let before = self.errors.len();
-                    let expr = self.expression();
-                    let _ = before;
-                    let close = self.peek();
-                    if close.kind != Kind::TemplateSeqEnd {
-                        if !self.recovery {
-                            match close.kind {
-                                Kind::Eof => self.error(
-                                    "Unclosed template interpolation sequence",
-                                    "There is no closing brace for this interpolation sequence before the end of the file. This might be caused by incorrect nesting inside the given expression.",
-                                    start.clone(),
-                                ),
-                                Kind::Colon => self.error(
-                                    "Extra characters after interpolation expression",
-                                    "Template interpolation doesn't expect a colon at this location. Did you intend this to be a literal sequence to be processed as part of another language? If so, you can escape it by starting with \"$${\" instead of just \"${\".",
-                                    tr(close),
-                                ),
-                                Kind::CQuote | Kind::OQuote if end == Kind::CQuote => self.error(
-                                    "Unclosed template interpolation sequence",
-                                    "There is no closing brace for this interpolation sequence before the end of the quoted template. This might be caused by incorrect nesting inside the given expression.",
-                                    start.clone(),
-                                ),
-                                _ => self.error(
-                                    "Extra characters after interpolation expression",
-                                    "Expected a closing brace to end the interpolation expression, but found extra characters.\n\nThis can happen when you include interpolation syntax for another language, such as shell scripting, but forget to escape the interpolation start token. If this is an embedded sequence for another language, escape it by starting with \"$${\" instead of just \"${\".",
-                                    tr(close),
-                                ),
-                            }
-                        }
-                        self.recover(Kind::TemplateSeqEnd);
-                    } else {
-                        self.read();
-                        if close.end - close.start == 2 {
-                            ltrim_next = true;
-                        }
-                    }
-                    self.peek.nl.pop();
-                    out.push(TplTok::Interp(expr, range(&tr(next), &tr(close))));
-                }
-                Kind::TemplateControl => {
-                    if can_trim_prev && next.end - next.start == 3 {
-                        trim_last(&mut out);
-                    }
-                    self.peek.nl.push(false);
-                    let kw = self.peek();
-                    if kw.kind != Kind::Ident {
-                        if !self.recovery {
-                            self.error(
-                                "Invalid template directive",
-                                "A template directive keyword (\"if\", \"for\", etc) is expected at the beginning of a %{ sequence.",
-                                tr(kw),
-                            );
-                        }
-                        self.recover(Kind::TemplateSeqEnd);
-                        self.peek.nl.pop();
-                        continue;
-                    }
-                    self.read();
-                    let word = self.text(kw);
-                    match word {
-                        "if" => {
-                            let cond = self.expression();
-                            let r = range(&tr(next), &tr(self.peek()));
-                            out.push(TplTok::If(cond, r));
-                        }
-                        "else" | "endif" | "endfor" => {
-                            let r = range(&tr(next), &tr(self.peek()));
-                            out.push(TplTok::End(word.to_string(), r));
-                        }
-                        "for" => {
-                            let directive_error = |p: &mut Self, detail: &str| {
-                                if !p.recovery {
-                                    let at = tr(p.peek());
-                                    p.error("Invalid 'for' directive", detail, at);
-                                }
-                                p.recover(Kind::TemplateSeqEnd);
-                                p.peek.nl.pop();
-                            };
-                            if self.peek().kind != Kind::Ident {
-                                directive_error(
-                                    self,
-                                    "For directive requires variable name after 'for'.",
-                                );
-                                continue;
-                            }
-                            let t = self.read();
-                            let mut value_var = self.text(t).to_string();
-                            let mut key_var = None;
-                            if self.peek().kind == Kind::Comma {
-                                key_var = Some(value_var);
-                                self.read();
-                                if self.peek().kind != Kind::Ident {
-                                    directive_error(
-                                        self,
-                                        "For directive requires value variable name after comma.",
-                                    );
-                                    continue;
-                                }
-                                let t = self.read();
-                                value_var = self.text(t).to_string();
-                            }
-                            if !self.is_keyword(self.peek(), "in") {
-                                directive_error(
-                                    self,
-                                    "For directive requires 'in' keyword after names.",
-                                );
-                                continue;
-                            }
-                            self.read();
-                            let collection = self.expression();
-                            let r = range(&tr(next), &tr(self.peek()));
-                            out.push(TplTok::For(key_var, value_var, collection, r));
-                        }
-                        _ => {
-                            if !self.recovery {
-                                let suggestion = ["if", "for", "else", "endif", "endfor"]
-                                    .iter()
-                                    .find(|s| strsim::levenshtein(word, s) < 3)
-                                    .map(|s| format!(" Did you mean \"{s}\"?"))
-                                    .unwrap_or_default();
-                                self.error(
-                                    "Invalid template control keyword",
-                                    format!(
-                                        "\"{}\" is not a valid template control keyword.{suggestion}",
-                                        go_quote_inner(word)
-                                    ),
-                                    tr(kw),
-                                );
-                            }
-                            self.recover(Kind::TemplateSeqEnd);
-                            self.peek.nl.pop();
-                            continue;
-                        }
-                    }
-                    let close = self.peek();
-                    if close.kind != Kind::TemplateSeqEnd {
-                        if !self.recovery {
-                            self.error(
-                                &format!("Extra characters in {word} marker"),
-                                "Expected a closing brace to end the sequence, but found extra characters.",
-                                tr(close),
-                            );
-                        }
-                        self.recover(Kind::TemplateSeqEnd);
-                    } else {
-                        self.read();
-                        if close.end - close.start == 2 {
-                            ltrim_next = true;
-                        }
+                    if next.kind == Kind::TemplateInterp {
+                        let (tok, trim) = self.interpolation(next, &start, end);
+                        out.push(tok);
+                        ltrim_next = trim;
+                    } else if let Some((tok, word)) = self.directive(next) {
+                        out.push(tok);
+                        ltrim_next = self.directive_end(word);
                     }
                     self.peek.nl.pop();
                 }
@@ -233,6 +92,152 @@ impl<'a> Parser<'a> {
         let r = range(&start, &end_range);
         out.push(TplTok::EndOfTemplate(end_range));
         (out, r)
+    }
+
+    /// `${ expr }` after its opening `next`, in a template that began at `start` and ends
+    /// with `end`: the token, and whether it closes with `~}` (the literal after it is
+    /// trimmed).
+    fn interpolation(&mut self, next: Token, start: &Range, end: Kind) -> (TplTok, bool) {
+        let expr = self.expression();
+        let close = self.peek();
+        let mut trim = false;
+        if close.kind != Kind::TemplateSeqEnd {
+            if !self.recovery {
+                match close.kind {
+                    Kind::Eof => self.error(
+                        "Unclosed template interpolation sequence",
+                        "There is no closing brace for this interpolation sequence before the end of the file. This might be caused by incorrect nesting inside the given expression.",
+                        start.clone(),
+                    ),
+                    Kind::Colon => self.error(
+                        "Extra characters after interpolation expression",
+                        "Template interpolation doesn't expect a colon at this location. Did you intend this to be a literal sequence to be processed as part of another language? If so, you can escape it by starting with \"$${\" instead of just \"${\".",
+                        tr(close),
+                    ),
+                    Kind::CQuote | Kind::OQuote if end == Kind::CQuote => self.error(
+                        "Unclosed template interpolation sequence",
+                        "There is no closing brace for this interpolation sequence before the end of the quoted template. This might be caused by incorrect nesting inside the given expression.",
+                        start.clone(),
+                    ),
+                    _ => self.error(
+                        "Extra characters after interpolation expression",
+                        "Expected a closing brace to end the interpolation expression, but found extra characters.\n\nThis can happen when you include interpolation syntax for another language, such as shell scripting, but forget to escape the interpolation start token. If this is an embedded sequence for another language, escape it by starting with \"$${\" instead of just \"${\".",
+                        tr(close),
+                    ),
+                }
+            }
+            self.recover(Kind::TemplateSeqEnd);
+        } else {
+            self.read();
+            trim = close.end - close.start == 2;
+        }
+        (TplTok::Interp(expr, range(&tr(next), &tr(close))), trim)
+    }
+
+    /// `%{ if … }`, `%{ for … }`, `%{ else }`, `%{ endif }`, `%{ endfor }` after its
+    /// opening `next`, up to its closing brace: the token and its keyword, or `None` after
+    /// an error (reported, and recovered past the sequence).
+    fn directive(&mut self, next: Token) -> Option<(TplTok, &'a str)> {
+        let kw = self.peek();
+        if kw.kind != Kind::Ident {
+            if !self.recovery {
+                self.error(
+                    "Invalid template directive",
+                    "A template directive keyword (\"if\", \"for\", etc) is expected at the beginning of a %{ sequence.",
+                    tr(kw),
+                );
+            }
+            self.recover(Kind::TemplateSeqEnd);
+            return None;
+        }
+        self.read();
+        let word = self.text(kw);
+        let tok = match word {
+            "if" => {
+                let cond = self.expression();
+                TplTok::If(cond, range(&tr(next), &tr(self.peek())))
+            }
+            "else" | "endif" | "endfor" => {
+                TplTok::End(word.to_string(), range(&tr(next), &tr(self.peek())))
+            }
+            "for" => self.for_directive(next)?,
+            _ => {
+                if !self.recovery {
+                    let suggestion = ["if", "for", "else", "endif", "endfor"]
+                        .iter()
+                        .find(|s| strsim::levenshtein(word, s) < 3)
+                        .map(|s| format!(" Did you mean \"{s}\"?"))
+                        .unwrap_or_default();
+                    self.error(
+                        "Invalid template control keyword",
+                        format!(
+                            "\"{}\" is not a valid template control keyword.{suggestion}",
+                            go_quote_inner(word)
+                        ),
+                        tr(kw),
+                    );
+                }
+                self.recover(Kind::TemplateSeqEnd);
+                return None;
+            }
+        };
+        Some((tok, word))
+    }
+
+    /// `for [key,] value in collection` after `%{`.
+    fn for_directive(&mut self, next: Token) -> Option<TplTok> {
+        let directive_error = |p: &mut Self, detail: &str| {
+            if !p.recovery {
+                let at = tr(p.peek());
+                p.error("Invalid 'for' directive", detail, at);
+            }
+            p.recover(Kind::TemplateSeqEnd);
+            None
+        };
+        if self.peek().kind != Kind::Ident {
+            return directive_error(self, "For directive requires variable name after 'for'.");
+        }
+        let t = self.read();
+        let mut value_var = self.text(t).to_string();
+        let mut key_var = None;
+        if self.peek().kind == Kind::Comma {
+            key_var = Some(value_var);
+            self.read();
+            if self.peek().kind != Kind::Ident {
+                return directive_error(
+                    self,
+                    "For directive requires value variable name after comma.",
+                );
+            }
+            let t = self.read();
+            value_var = self.text(t).to_string();
+        }
+        if !self.is_keyword(self.peek(), "in") {
+            return directive_error(self, "For directive requires 'in' keyword after names.");
+        }
+        self.read();
+        let collection = self.expression();
+        let r = range(&tr(next), &tr(self.peek()));
+        Some(TplTok::For(key_var, value_var, collection, r))
+    }
+
+    /// The closing brace of a directive (`word`'s): whether it is `~}` (the literal after
+    /// it is trimmed), or an error and recovery past it.
+    fn directive_end(&mut self, word: &str) -> bool {
+        let close = self.peek();
+        if close.kind == Kind::TemplateSeqEnd {
+            self.read();
+            return close.end - close.start == 2;
+        }
+        if !self.recovery {
+            self.error(
+                &format!("Extra characters in {word} marker"),
+                "Expected a closing brace to end the sequence, but found extra characters.",
+                tr(close),
+            );
+        }
+        self.recover(Kind::TemplateSeqEnd);
+        false
     }
 }
 

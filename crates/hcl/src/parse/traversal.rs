@@ -12,180 +12,178 @@ impl<'a> Parser<'a> {
     pub(super) fn traversals(&mut self, from: Expr) -> Expr {
         let mut ret = from;
         loop {
-            let next = self.peek();
-            match next.kind {
-                Kind::Dot => {
-                    let dot = self.read();
-                    let attr = self.peek();
-                    match attr.kind {
-                        Kind::Ident => {
-                            let t = self.read();
-                            let r = range(&tr(dot), &tr(t));
-                            ret = step(ret, Step::Attr(self.text(t).to_string(), r.clone()), r);
-                        }
-                        Kind::NumberLit => {
-                            let t = self.read();
-                            let text = self.text(t);
-                            let r = range(&tr(dot), &tr(t));
-                            if let Some((a, b)) = text.split_once('.') {
-                                self.error(
-                                    "Invalid legacy index syntax",
-                                    format!("When using the legacy index syntax, chaining two indexes together is not permitted. Use the proper index syntax instead, like [{a}][{b}]."),
-                                    tr(t),
-                                );
-                                let key = Expr { node: Node::Invalid, range: tr(t) };
-                                ret = step(ret, Step::Index(Box::new(key), r.clone()), r);
-                                continue;
-                            }
-                            let key = self.number(t);
-                            ret = step(ret, Step::Index(Box::new(key), r.clone()), r);
-                        }
-                        Kind::Star => {
-                            // An attribute-only splat: `.*` and the attribute (or legacy
-                            // index) steps after it apply to each element.
-                            let marker = self.read();
-                            let mut each = Vec::new();
-                            let mut last = tr(marker);
-                            let mut broken = false;
-                            while self.peek().kind == Kind::Dot {
-                                let dot = self.read();
-                                let n = self.peek();
-                                if n.kind == Kind::NumberLit {
-                                    let t = self.read();
-                                    let text = self.text(t);
-                                    let r = range(&tr(dot), &tr(t));
-                                    if let Some((a, b)) = text.split_once('.') {
-                                        self.error(
-                                            "Invalid legacy index syntax",
-                                            format!("When using the legacy index syntax, chaining two indexes together is not permitted. Use the proper index syntax with a full splat expression [*] instead, like [{a}][{b}]."),
-                                            tr(attr),
-                                        );
-                                        let key = Expr { node: Node::Invalid, range: tr(t) };
-                                        each.push(Step::Index(Box::new(key), r));
-                                        last = tr(t);
-                                        continue;
-                                    }
-                                    let key = self.number(t);
-                                    each.push(Step::Index(Box::new(key), r));
-                                    last = tr(t);
-                                    continue;
-                                }
-                                if n.kind != Kind::Ident {
-                                    if !self.recovery {
-                                        if n.kind == Kind::Star {
-                                            self.error(
-                                                "Nested splat expression not allowed",
-                                                "A splat expression (*) cannot be used inside another attribute-only splat expression.",
-                                                tr(n),
-                                            );
-                                        } else {
-                                            self.error(
-                                                "Invalid attribute name",
-                                                "An attribute name is required after a dot.",
-                                                tr(attr),
-                                            );
-                                        }
-                                    }
-                                    self.recovery = true;
-                                    broken = true;
-                                    break;
-                                }
-                                let t = self.read();
-                                each.push(Step::Attr(
-                                    self.text(t).to_string(),
-                                    range(&tr(dot), &tr(t)),
-                                ));
-                                last = tr(t);
-                            }
-                            if broken {
-                                continue;
-                            }
-                            let item =
-                                Expr { node: Node::SplatItem, range: range(&tr(dot), &tr(marker)) };
-                            let each = if each.is_empty() {
-                                item
-                            } else {
-                                let r = item.range.start..last.end;
-                                Expr {
-                                    node: Node::Traversal { source: Box::new(item), steps: each },
-                                    range: r,
-                                }
-                            };
-                            let r = ret.range.start..last.end;
-                            ret = Expr {
-                                node: Node::Splat { source: Box::new(ret), each: Box::new(each) },
-                                range: r,
-                            };
-                        }
-                        _ => {
-                            self.error(
-                                "Invalid attribute name",
-                                "An attribute name is required after a dot.",
-                                tr(attr),
-                            );
-                            let r = ret.range.start..dot.end;
-                            ret = Expr { node: Node::Invalid, range: r };
-                            self.recovery = true;
-                        }
-                    }
-                }
-                Kind::OBrack => {
-                    let open = self.read();
-                    if self.peek().kind == Kind::Star {
-                        self.read();
-                        let mut close = self.read();
-                        if close.kind != Kind::CBrack && !self.recovery {
-                            // HCL points at the token its recovery stops at (the `]`, or
-                            // the end of the file), not at the one found instead.
-                            close = self.recover(Kind::CBrack);
-                            self.error(
-                                "Missing close bracket on splat index",
-                                "The star for a full splat operator must be immediately followed by a closing bracket (\"]\").",
-                                tr(close),
-                            );
-                        }
-                        // The rest of the traversal applies to each element.
-                        let item =
-                            Expr { node: Node::SplatItem, range: range(&tr(open), &tr(close)) };
-                        if !self.enter(item.range.clone()) {
-                            return Expr { node: Node::Invalid, range: ret.range.start..close.end };
-                        }
-                        let each = self.traversals(item);
-                        self.depth -= 1;
-                        let r = ret.range.start..each.range.end.max(close.end);
-                        ret = Expr {
-                            node: Node::Splat { source: Box::new(ret), each: Box::new(each) },
-                            range: r,
-                        };
-                        continue;
-                    }
-                    self.peek.nl.push(false);
-                    let before = self.errors.len();
-                    let key = self.expression();
-                    let close;
-                    if self.recovery && self.errors.len() > before {
-                        close = self.recover(Kind::CBrack);
-                    } else {
-                        let c = self.read();
-                        if c.kind != Kind::CBrack && !self.recovery {
-                            // As for a splat: where the recovery stops.
-                            close = self.recover(Kind::CBrack);
-                            self.error(
-                                "Missing close bracket on index",
-                                "The index operator must end with a closing bracket (\"]\").",
-                                tr(close),
-                            );
-                        } else {
-                            close = c;
-                        }
-                    }
-                    self.peek.nl.pop();
-                    let r = range(&tr(open), &tr(close));
-                    ret = step(ret, Step::Index(Box::new(key), r.clone()), r);
-                }
+            ret = match self.peek().kind {
+                Kind::Dot => self.after_dot(ret),
+                Kind::OBrack => match self.after_bracket(ret) {
+                    Ok(e) => e,
+                    Err(invalid) => return invalid,
+                },
                 _ => return ret,
+            };
+        }
+    }
+
+    /// `.name`, `.0` (a legacy index) or `.*` after `ret`.
+    fn after_dot(&mut self, ret: Expr) -> Expr {
+        let dot = self.read();
+        let attr = self.peek();
+        match attr.kind {
+            Kind::Ident => {
+                let t = self.read();
+                let r = range(&tr(dot), &tr(t));
+                step(ret, Step::Attr(self.text(t).to_string(), r.clone()), r)
+            }
+            Kind::NumberLit => {
+                let t = self.read();
+                let text = self.text(t);
+                let r = range(&tr(dot), &tr(t));
+                if let Some((a, b)) = text.split_once('.') {
+                    self.error(
+                            "Invalid legacy index syntax",
+                            format!("When using the legacy index syntax, chaining two indexes together is not permitted. Use the proper index syntax instead, like [{a}][{b}]."),
+                            tr(t),
+                        );
+                    let key = Expr { node: Node::Invalid, range: tr(t) };
+                    return step(ret, Step::Index(Box::new(key), r.clone()), r);
+                }
+                let key = self.number(t);
+                step(ret, Step::Index(Box::new(key), r.clone()), r)
+            }
+            Kind::Star => self.attr_splat(ret, dot, attr),
+            _ => {
+                self.error(
+                    "Invalid attribute name",
+                    "An attribute name is required after a dot.",
+                    tr(attr),
+                );
+                self.recovery = true;
+                let r = ret.range.start..dot.end;
+                Expr { node: Node::Invalid, range: r }
             }
         }
+    }
+
+    /// An attribute-only splat, `ret.*`: the attribute (or legacy index) steps after it
+    /// apply to each element.
+    fn attr_splat(&mut self, ret: Expr, dot: Token, attr: Token) -> Expr {
+        let marker = self.read();
+        let mut each = Vec::new();
+        let mut last = tr(marker);
+        let mut broken = false;
+        while self.peek().kind == Kind::Dot {
+            let dot = self.read();
+            let n = self.peek();
+            if n.kind == Kind::NumberLit {
+                let t = self.read();
+                let text = self.text(t);
+                let r = range(&tr(dot), &tr(t));
+                if let Some((a, b)) = text.split_once('.') {
+                    self.error(
+                        "Invalid legacy index syntax",
+                        format!("When using the legacy index syntax, chaining two indexes together is not permitted. Use the proper index syntax with a full splat expression [*] instead, like [{a}][{b}]."),
+                        tr(attr),
+                    );
+                    let key = Expr { node: Node::Invalid, range: tr(t) };
+                    each.push(Step::Index(Box::new(key), r));
+                    last = tr(t);
+                    continue;
+                }
+                let key = self.number(t);
+                each.push(Step::Index(Box::new(key), r));
+                last = tr(t);
+                continue;
+            }
+            if n.kind != Kind::Ident {
+                if !self.recovery {
+                    if n.kind == Kind::Star {
+                        self.error(
+                            "Nested splat expression not allowed",
+                            "A splat expression (*) cannot be used inside another attribute-only splat expression.",
+                            tr(n),
+                        );
+                    } else {
+                        self.error(
+                            "Invalid attribute name",
+                            "An attribute name is required after a dot.",
+                            tr(attr),
+                        );
+                    }
+                }
+                self.recovery = true;
+                broken = true;
+                break;
+            }
+            let t = self.read();
+            each.push(Step::Attr(self.text(t).to_string(), range(&tr(dot), &tr(t))));
+            last = tr(t);
+        }
+        if broken {
+            return ret;
+        }
+        let item = Expr { node: Node::SplatItem, range: range(&tr(dot), &tr(marker)) };
+        let each = if each.is_empty() {
+            item
+        } else {
+            let r = item.range.start..last.end;
+            Expr { node: Node::Traversal { source: Box::new(item), steps: each }, range: r }
+        };
+        let r = ret.range.start..last.end;
+        Expr { node: Node::Splat { source: Box::new(ret), each: Box::new(each) }, range: r }
+    }
+
+    /// `[key]` or `[*]` after `ret`; `Err` with the invalid expression when the nesting is
+    /// too deep to go on.
+    fn after_bracket(&mut self, ret: Expr) -> Result<Expr, Expr> {
+        let open = self.read();
+        if self.peek().kind == Kind::Star {
+            self.read();
+            let mut close = self.read();
+            if close.kind != Kind::CBrack && !self.recovery {
+                // HCL points at the token its recovery stops at (the `]`, or
+                // the end of the file), not at the one found instead.
+                close = self.recover(Kind::CBrack);
+                self.error(
+                "Missing close bracket on splat index",
+                "The star for a full splat operator must be immediately followed by a closing bracket (\"]\").",
+                tr(close),
+            );
+            }
+            // The rest of the traversal applies to each element.
+            let item = Expr { node: Node::SplatItem, range: range(&tr(open), &tr(close)) };
+            if !self.enter(item.range.clone()) {
+                return Err(Expr { node: Node::Invalid, range: ret.range.start..close.end });
+            }
+            let each = self.traversals(item);
+            self.depth -= 1;
+            let r = ret.range.start..each.range.end.max(close.end);
+            return Ok(Expr {
+                node: Node::Splat { source: Box::new(ret), each: Box::new(each) },
+                range: r,
+            });
+        }
+        self.peek.nl.push(false);
+        let before = self.errors.len();
+        let key = self.expression();
+        let close;
+        if self.recovery && self.errors.len() > before {
+            close = self.recover(Kind::CBrack);
+        } else {
+            let c = self.read();
+            if c.kind != Kind::CBrack && !self.recovery {
+                // As for a splat: where the recovery stops.
+                close = self.recover(Kind::CBrack);
+                self.error(
+                    "Missing close bracket on index",
+                    "The index operator must end with a closing bracket (\"]\").",
+                    tr(close),
+                );
+            } else {
+                close = c;
+            }
+        }
+        self.peek.nl.pop();
+        let r = range(&tr(open), &tr(close));
+        Ok(step(ret, Step::Index(Box::new(key), r.clone()), r))
     }
 }
 
