@@ -4,7 +4,7 @@
 //! always converts in "unsafe" mode, so string→number/bool and list→set are allowed.
 
 use super::defaults::Defaults;
-use super::{Attrs, Number, Type, Value};
+use super::{Attrs, Number, ObjectType, Type, Value};
 
 /// A step of a cty path, for run-time errors.
 enum PathStep {
@@ -187,7 +187,6 @@ fn run(v: &Value, want: &Type, path: &mut Vec<PathStep>) -> Result<Value, RunErr
     if v.has_type(want) {
         return Ok(v.clone());
     }
-    let fail = |path: &mut Vec<PathStep>, msg: String| RunError { path: std::mem::take(path), msg };
     Ok(match (v, want) {
         (Value::Number(n), Type::String) => Value::String(n.to_text()),
         (Value::Bool(b), Type::String) => Value::String(b.to_string()),
@@ -209,59 +208,8 @@ fn run(v: &Value, want: &Type, path: &mut Vec<PathStep>) -> Result<Value, RunErr
                 return Err(fail(path, hint.into()));
             }
         },
-        (Value::Object(attrs), Type::Object(w)) => {
-            let (wa, wopt) = (&w.attrs, &w.optional);
-            let mut out = Attrs::with_capacity(wa.len());
-            for (name, a) in attrs {
-                let Some(wt) = wa.get(name) else { continue };
-                path.push(PathStep::Attr(name.clone()));
-                let mut c = run(a, wt, path)?;
-                path.pop();
-                if let Value::Null(t) = &c {
-                    c = Value::Null(t.without_optional());
-                }
-                out.insert(name.clone(), c);
-            }
-            let missing: Vec<(String, Value)> = wopt
-                .iter()
-                .filter(|name| !out.contains_key(name))
-                .map(|name| {
-                    let t = wa.get(name).map(Type::without_optional).unwrap_or(Type::Dynamic);
-                    (name.clone(), Value::Null(t))
-                })
-                .collect();
-            // Added at once (sorted in): one by one, each moved the entries after it.
-            if !missing.is_empty() {
-                out = out.into_iter().chain(missing).collect();
-            }
-            Value::Object(out)
-        }
-        (Value::Map(_, m), Type::Object(w)) => {
-            let (wa, wopt) = (&w.attrs, &w.optional);
-            let mut out = Attrs::with_capacity(wa.len());
-            for (name, wt) in wa {
-                match m.get(name) {
-                    Some(e) => {
-                        path.push(PathStep::Attr(name.clone()));
-                        out.insert(name.clone(), run(e, wt, path)?);
-                        path.pop();
-                    }
-                    None if wopt.contains(name) => {
-                        out.insert(name.clone(), Value::Null(wt.without_optional()));
-                    }
-                    None => {
-                        return Err(fail(
-                            path,
-                            format!(
-                                "map has no element for required attribute {}",
-                                super::go_quote(name)
-                            ),
-                        ));
-                    }
-                }
-            }
-            Value::Object(out)
-        }
+        (Value::Object(attrs), Type::Object(w)) => object_from_object(attrs, w, path)?,
+        (Value::Map(_, m), Type::Object(w)) => object_from_map(m, w, path)?,
         (Value::Tuple(items), Type::Tuple(wt)) => {
             let mut out = Vec::with_capacity(items.len());
             for (i, (e, t)) in items.iter().zip(wt).enumerate() {
@@ -315,6 +263,75 @@ fn run(v: &Value, want: &Type, path: &mut Vec<PathStep>) -> Result<Value, RunErr
         }
         _ => return Err(fail(path, mismatch_message(&v.ty(), want))),
     })
+}
+
+/// An object converted to an object type: the attributes it names, each converted, and
+/// its optional attributes the value lacks, null.
+fn object_from_object(
+    attrs: &Attrs<Value>,
+    w: &ObjectType,
+    path: &mut Vec<PathStep>,
+) -> Result<Value, RunError> {
+    let (wa, wopt) = (&w.attrs, &w.optional);
+    let mut out = Attrs::with_capacity(wa.len());
+    for (name, a) in attrs {
+        let Some(wt) = wa.get(name) else { continue };
+        path.push(PathStep::Attr(name.clone()));
+        let mut c = run(a, wt, path)?;
+        path.pop();
+        if let Value::Null(t) = &c {
+            c = Value::Null(t.without_optional());
+        }
+        out.insert(name.clone(), c);
+    }
+    let missing: Vec<(String, Value)> = wopt
+        .iter()
+        .filter(|name| !out.contains_key(name))
+        .map(|name| {
+            let t = wa.get(name).map(Type::without_optional).unwrap_or(Type::Dynamic);
+            (name.clone(), Value::Null(t))
+        })
+        .collect();
+    // Added at once (sorted in): one by one, each moved the entries after it.
+    if !missing.is_empty() {
+        out = out.into_iter().chain(missing).collect();
+    }
+    Ok(Value::Object(out))
+}
+
+/// A map converted to an object type: each attribute from its element; a missing
+/// optional one null, a missing required one an error.
+fn object_from_map(
+    m: &Attrs<Value>,
+    w: &ObjectType,
+    path: &mut Vec<PathStep>,
+) -> Result<Value, RunError> {
+    let (wa, wopt) = (&w.attrs, &w.optional);
+    let mut out = Attrs::with_capacity(wa.len());
+    for (name, wt) in wa {
+        match m.get(name) {
+            Some(e) => {
+                path.push(PathStep::Attr(name.clone()));
+                out.insert(name.clone(), run(e, wt, path)?);
+                path.pop();
+            }
+            None if wopt.contains(name) => {
+                out.insert(name.clone(), Value::Null(wt.without_optional()));
+            }
+            None => {
+                return Err(fail(
+                    path,
+                    format!("map has no element for required attribute {}", super::go_quote(name)),
+                ));
+            }
+        }
+    }
+    Ok(Value::Object(out))
+}
+
+/// A conversion's failure at `path` (taken: the conversion stops here).
+fn fail(path: &mut Vec<PathStep>, msg: String) -> RunError {
+    RunError { path: std::mem::take(path), msg }
 }
 
 /// Elements converted to a constraint that still holds `any` may come out with different
