@@ -57,38 +57,7 @@ pub fn plan(m: &Module, names: &[String]) -> Result<Folded, Vec<Refusal>> {
             m.engine.name()
         )));
     }
-    let mut refusals = Vec::new();
-    for n in names {
-        match m.files.files.iter().find(|f| f.name() == n) {
-            Some(f) if f.class == FileClass::Override => {}
-            Some(f) => refusals.push(Refusal {
-                path: f.path.clone(),
-                line: 0,
-                reason: "not an override file: only override files are folded".into(),
-            }),
-            None => refusals.push(Refusal {
-                path: crate::path::join(&m.dir, n),
-                line: 0,
-                reason: format!("not one of the files {} reads in this directory", m.engine.name()),
-            }),
-        }
-    }
-    for i in &m.ignored {
-        let f = m.files.get(i.span.file);
-        if names.iter().any(|n| n == f.name()) {
-            refusals.push(Refusal {
-                path: f.path.clone(),
-                line: f.line_col(i.span.start).0,
-                reason: format!(
-                    "{}: folding it would make it take effect; delete it from the override file first",
-                    i.what
-                ),
-            });
-        }
-    }
-    if !refusals.is_empty() {
-        return Err(refusals);
-    }
+    foldable(m, names)?;
     // The current files, as (name, text); folded overrides drop out.
     let mut files: Vec<(String, Arc<str>)> =
         m.files.files.iter().map(|f| (f.name().to_string(), f.text.clone())).collect();
@@ -135,6 +104,63 @@ pub fn plan(m: &Module, names: &[String]) -> Result<Folded, Vec<Refusal>> {
         }
     }
     let after = reload(m, &files);
+    same_module(m, &after)?;
+    let mut edits = Vec::new();
+    for f in &m.files.files {
+        match files.iter().find(|x| x.0 == f.name()) {
+            Some(x) if *x.1 != *f.text => edits.push(FileEdit {
+                path: f.path.clone(),
+                before: f.text.clone(),
+                after: Some(x.1.to_string()),
+            }),
+            Some(_) => {}
+            None => {
+                edits.push(FileEdit { path: f.path.clone(), before: f.text.clone(), after: None })
+            }
+        }
+    }
+    Ok(Folded { edits, notes: comments_naming(&after, names) })
+}
+
+/// Whether `names` can be folded: each an override file of `m` with nothing in it that
+/// the engine ignores (folding would make it take effect).
+fn foldable(m: &Module, names: &[String]) -> Result<(), Vec<Refusal>> {
+    let mut refusals = Vec::new();
+    for n in names {
+        match m.files.files.iter().find(|f| f.name() == n) {
+            Some(f) if f.class == FileClass::Override => {}
+            Some(f) => refusals.push(Refusal {
+                path: f.path.clone(),
+                line: 0,
+                reason: "not an override file: only override files are folded".into(),
+            }),
+            None => refusals.push(Refusal {
+                path: crate::path::join(&m.dir, n),
+                line: 0,
+                reason: format!("not one of the files {} reads in this directory", m.engine.name()),
+            }),
+        }
+    }
+    for i in &m.ignored {
+        let f = m.files.get(i.span.file);
+        if names.iter().any(|n| n == f.name()) {
+            refusals.push(Refusal {
+                path: f.path.clone(),
+                line: f.line_col(i.span.start).0,
+                reason: format!(
+                    "{}: folding it would make it take effect; delete it from the override file first",
+                    i.what
+                ),
+            });
+        }
+    }
+    if refusals.is_empty() { Ok(()) } else { Err(refusals) }
+}
+
+/// The proof of a fold: the module `after` it loads, and has `m`'s effective
+/// configuration.
+fn same_module(m: &Module, after: &Module) -> Result<(), Vec<Refusal>> {
+    let whole = |reason: String| vec![Refusal { path: m.dir.clone(), line: 0, reason }];
     if let Some(d) = after.diagnostics.iter().find(|d| d.is_error()) {
         let span = d.subject.unwrap_or_default();
         let f = after.files.get(span.file);
@@ -154,8 +180,8 @@ pub fn plan(m: &Module, names: &[String]) -> Result<Folded, Vec<Refusal>> {
             },
         }]);
     }
-    if !compare::same(m, &after) {
-        let diff = compare::differences(m, &after);
+    if !compare::same(m, after) {
+        let diff = compare::differences(m, after);
         let at: Vec<String> = diff.iter().take(3).map(|d| d.path.to_string()).collect();
         let at = if at.is_empty() { "the order of its blocks".to_string() } else { at.join(", ") };
         return Err(whole(format!(
@@ -163,21 +189,7 @@ pub fn plan(m: &Module, names: &[String]) -> Result<Folded, Vec<Refusal>> {
              nothing is changed"
         )));
     }
-    let mut edits = Vec::new();
-    for f in &m.files.files {
-        match files.iter().find(|x| x.0 == f.name()) {
-            Some(x) if *x.1 != *f.text => edits.push(FileEdit {
-                path: f.path.clone(),
-                before: f.text.clone(),
-                after: Some(x.1.to_string()),
-            }),
-            Some(_) => {}
-            None => {
-                edits.push(FileEdit { path: f.path.clone(), before: f.text.clone(), after: None })
-            }
-        }
-    }
-    Ok(Folded { edits, notes: comments_naming(&after, names) })
+    Ok(())
 }
 
 /// Comments above items of the primary files that name one of `folded`.
