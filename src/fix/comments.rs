@@ -110,38 +110,7 @@ pub fn plan(m: &Module, policy: &Policy, base: &GlobBase, today: Date) -> Plan {
         }
         return plan;
     }
-    let firing = firing(m, policy, base, today);
-    let mut wants: BTreeMap<Anchor, Want> = BTreeMap::new();
-    let mut seen = HashSet::new();
-    for c in changes(m) {
-        let Some(base) = c.base else { continue };
-        let over_span = c.over.head();
-        if m.ignored.iter().any(|i| i.span == over_span || i.span == c.over.span()) {
-            continue;
-        }
-        // A committed comment must not name a file the repository does not have: a
-        // local-only override gets none, and the one `fix` wrote earlier goes.
-        if m.files.get(c.file()).local.is_some() {
-            continue;
-        }
-        let anchor = match anchor_of(m, base) {
-            Some(a) => a,
-            None => continue,
-        };
-        let w = wants.entry(anchor).or_default();
-        w.head = base.head().start;
-        let names = w.names.entry(c.file()).or_default();
-        for n in names_of(m, &c) {
-            if !names.contains(&n) {
-                names.push(n);
-            }
-        }
-        if seen.insert((base.span(), c.file()))
-            && firing.contains(&(base.head().start, base.span().file, c.file()))
-        {
-            w.firing.insert(c.file());
-        }
-    }
+    let wants = wants(m, &firing(m, policy, base, today));
     let primaries: Vec<FileId> =
         (0..m.files.files.len()).filter(|&f| m.files.get(f).class == FileClass::Primary).collect();
     let mut texts: Vec<(FileId, String)> = Vec::new();
@@ -222,6 +191,44 @@ pub fn plan(m: &Module, policy: &Policy, base: &GlobBase, today: Date) -> Plan {
         });
     }
     plan
+}
+
+/// Where a comment is wanted: per anchor in a primary file, the override files that
+/// change its block and the names they change; `firing` says which of them the policy
+/// reports.
+fn wants(m: &Module, firing: &HashSet<(usize, FileId, FileId)>) -> BTreeMap<Anchor, Want> {
+    let mut wants: BTreeMap<Anchor, Want> = BTreeMap::new();
+    let mut seen = HashSet::new();
+    for c in changes(m) {
+        let Some(base) = c.base else { continue };
+        let over_span = c.over.head();
+        if m.ignored.iter().any(|i| i.span == over_span || i.span == c.over.span()) {
+            continue;
+        }
+        // A committed comment must not name a file the repository does not have: a
+        // local-only override gets none, and the one `fix` wrote earlier goes.
+        if m.files.get(c.file()).local.is_some() {
+            continue;
+        }
+        let anchor = match anchor_of(m, base) {
+            Some(a) => a,
+            None => continue,
+        };
+        let w = wants.entry(anchor).or_default();
+        w.head = base.head().start;
+        let names = w.names.entry(c.file()).or_default();
+        for n in names_of(m, &c) {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+        if seen.insert((base.span(), c.file()))
+            && firing.contains(&(base.head().start, base.span().file, c.file()))
+        {
+            w.firing.insert(c.file());
+        }
+    }
+    wants
 }
 
 /// `(primary header offset, primary file, override file)` of every finding of the rule
