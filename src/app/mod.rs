@@ -24,6 +24,7 @@ mod edit;
 mod explain;
 mod flat_tree;
 mod flatten;
+mod fold;
 mod init;
 mod leftovers;
 mod lsp;
@@ -162,8 +163,8 @@ fn dispatch(cli: &Cli) -> Result<Outcome, error::Error> {
             )
         }
         Command::Fold { files, dry_run, allow_dirty, allow_backend_swap, engine } => {
-            let allow = edit::Allow { dirty: *allow_dirty, backend_swap: *allow_backend_swap };
-            edit::fold(files, *dry_run, allow, engine.unwrap_or_default(), style)
+            let allow = fold::Allow { dirty: *allow_dirty, backend_swap: *allow_backend_swap };
+            fold::fold(files, *dry_run, allow, engine.unwrap_or_default(), style)
         }
         Command::Flatten { paths, out, force, engine } => {
             flatten::flatten(paths, out, *force, engine.unwrap_or_default())

@@ -202,54 +202,7 @@ impl<'a> Parser<'a> {
         }
         let body = match self.peek().kind {
             Kind::Newline | Kind::Eof | Kind::CBrace => self.body(Kind::CBrace),
-            _ => {
-                // A one-line block with a single argument: `a { b = 1 }`.
-                let mark = self.errors.len();
-                let body = self.single_attr_body();
-                let body_errors = self.errors.split_off(mark);
-                let next = self.peek();
-                match next.kind {
-                    Kind::CBrace => {
-                        self.read();
-                    }
-                    Kind::Comma => {
-                        self.error(
-                            "Invalid single-argument block definition",
-                            "Single-line block syntax can include only one argument definition. To define multiple arguments, use the multi-line block syntax with one argument definition per line.",
-                            tr(next),
-                        );
-                        self.recover(Kind::CBrace);
-                    }
-                    Kind::Newline => {
-                        self.error(
-                            "Invalid single-argument block definition",
-                            "An argument definition on the same line as its containing block creates a single-line block definition, which must also be closed on the same line. Place the block's closing brace immediately after the argument definition.",
-                            tr(next),
-                        );
-                        self.recover(Kind::CBrace);
-                    }
-                    _ => {
-                        if !self.recovery {
-                            if next.kind == Kind::Eof {
-                                self.error(
-                                    "Unclosed configuration block",
-                                    "There is no closing brace for this block before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.",
-                                    tr(o_brace),
-                                );
-                            } else {
-                                self.error(
-                                    "Invalid single-argument block definition",
-                                    "A single-line block definition must end with a closing brace immediately after its single argument definition.",
-                                    tr(next),
-                                );
-                            }
-                        }
-                        self.recover(Kind::CBrace);
-                    }
-                }
-                self.errors.extend(body_errors);
-                body.unwrap_or(Body { items: Vec::new(), range: tr(o_brace) })
-            }
+            _ => self.one_line_block(o_brace),
         };
         self.depth -= 1;
         let c_brace = self.prev_range();
@@ -274,6 +227,55 @@ impl<'a> Parser<'a> {
             body,
             range: range(&tr(ident), &c_brace),
         })
+    }
+
+    /// A one-line block with a single argument, `a { b = 1 }`, after its `{`.
+    fn one_line_block(&mut self, o_brace: Token) -> Body {
+        let mark = self.errors.len();
+        let body = self.single_attr_body();
+        let body_errors = self.errors.split_off(mark);
+        let next = self.peek();
+        match next.kind {
+            Kind::CBrace => {
+                self.read();
+            }
+            Kind::Comma => {
+                self.error(
+                    "Invalid single-argument block definition",
+                    "Single-line block syntax can include only one argument definition. To define multiple arguments, use the multi-line block syntax with one argument definition per line.",
+                    tr(next),
+                );
+                self.recover(Kind::CBrace);
+            }
+            Kind::Newline => {
+                self.error(
+                    "Invalid single-argument block definition",
+                    "An argument definition on the same line as its containing block creates a single-line block definition, which must also be closed on the same line. Place the block's closing brace immediately after the argument definition.",
+                    tr(next),
+                );
+                self.recover(Kind::CBrace);
+            }
+            _ => {
+                if !self.recovery {
+                    if next.kind == Kind::Eof {
+                        self.error(
+                            "Unclosed configuration block",
+                            "There is no closing brace for this block before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.",
+                            tr(o_brace),
+                        );
+                    } else {
+                        self.error(
+                            "Invalid single-argument block definition",
+                            "A single-line block definition must end with a closing brace immediately after its single argument definition.",
+                            tr(next),
+                        );
+                    }
+                }
+                self.recover(Kind::CBrace);
+            }
+        }
+        self.errors.extend(body_errors);
+        body.unwrap_or(Body { items: Vec::new(), range: tr(o_brace) })
     }
 
     pub(super) fn single_attr_body(&mut self) -> Option<Body> {
