@@ -459,36 +459,6 @@ impl Error {
     }
 }
 
-/// The one rule for what a failed read stops: a failure of the file itself (missing, a
-/// link that leads nowhere, unreadable, a directory or a device where a file was listed)
-/// fails only the module that holds it, as Terraform's loader does; anything else (a
-/// damaged repository, a file the state does not hold) stops the run.
-impl crate::merge::ReadError for Error {
-    fn unreadable(&self) -> Option<String> {
-        match self {
-            Error::Io { source, .. } => Some(source.to_string()),
-            Error::BrokenLink { why, .. } => Some(why.clone()),
-            Error::IsADirectory { .. } => Some("a directory, not a file".into()),
-            Error::NotAFile { .. } => Some("not a regular file (a FIFO, socket or device)".into()),
-            Error::TooLarge { size, limit, .. } => Some(format!(
-                "it holds {size} bytes, more than the {} override-guard reads from one file",
-                size_text(*limit)
-            )),
-            Error::NoSuchFile { .. } => Some("no such file".into()),
-            _ => None,
-        }
-    }
-
-    fn missing(&self) -> bool {
-        match self {
-            Error::Io { source, .. } => source.kind() == io::ErrorKind::NotFound,
-            Error::BrokenLink { missing, .. } => *missing,
-            Error::NoSuchFile { .. } => true,
-            _ => false,
-        }
-    }
-}
-
 /// Why a link out of the repository is not read, for errors and for the notes about
 /// links a listing skipped.
 pub(crate) const LINK_OUTSIDE: &str = "symbolic link leading out of the repository; not read";

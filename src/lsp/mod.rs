@@ -85,6 +85,7 @@ pub fn serve(conn: &Connection, today: Date, note: fn(&str)) -> Result<(), Strin
         requests: 0,
         tracked: Default::default(),
         files: FileCache::default(),
+        parses: Default::default(),
         shut: false,
         note,
         initialized: false,
@@ -206,6 +207,8 @@ struct Server<'c> {
     /// The modules' files as last read from the disk, checked against it at every use:
     /// a keystroke in a module of 500 files reads one buffer, not 499 files.
     files: FileCache,
+    /// Their parses, by text: a file read again unchanged is not parsed again.
+    parses: std::sync::Arc<crate::merge::Parses>,
     /// `shutdown` was asked: only `exit` is awaited.
     shut: bool,
     /// Tells the user what the client sent that was ignored (see [`serve`]).
@@ -367,6 +370,9 @@ impl Server<'_> {
         self.modules.remove(dir);
         if !open && let Ok(canon) = std::fs::canonicalize(dir) {
             self.files.forget(&canon);
+            // Kept by path within a source, not by full path: all go, the other modules'
+            // files are parsed again once.
+            self.parses.clear();
         }
         let mut now: BTreeMap<PathBuf, Vec<Value>> = BTreeMap::new();
         if open {
@@ -456,7 +462,7 @@ impl Server<'_> {
             today: self.today,
         };
         let audit = match Audit::find(&src, &ask, [rel.as_str()]) {
-            Ok(a) => a,
+            Ok(a) => Audit { parses: Some(self.parses.clone()), ..a },
             // Only a `--policy` file's mistakes come back so; the nearest one's are `broken`.
             Err(Trouble::Policy(errors)) => {
                 return Err(errors.into_iter().map(|e| e.message).collect::<Vec<_>>().join("\n"));

@@ -54,6 +54,12 @@ impl Parses {
         Parses { files: std::sync::Mutex::new(files) }
     }
 
+    /// How many files' parses are kept.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.files.lock().map_or(0, |f| f.len())
+    }
+
     /// Forgets every parse (the modules they were of are no longer shown).
     pub fn clear(&self) {
         if let Ok(mut files) = self.files.lock() {
@@ -225,6 +231,38 @@ pub trait ReadError: std::fmt::Display {
     /// messages differently then, and skips a missing `terraform.tfvars`).
     fn missing(&self) -> bool {
         false
+    }
+}
+
+/// The one rule for what a failed read stops: a failure of the file itself (missing, a
+/// link that leads nowhere, unreadable, a directory or a device where a file was listed)
+/// fails only the module that holds it, as Terraform's loader does; anything else (a
+/// damaged repository, a file the state does not hold) stops the run.
+impl ReadError for crate::error::Error {
+    fn unreadable(&self) -> Option<String> {
+        match self {
+            crate::error::Error::Io { source, .. } => Some(source.to_string()),
+            crate::error::Error::BrokenLink { why, .. } => Some(why.clone()),
+            crate::error::Error::IsADirectory { .. } => Some("a directory, not a file".into()),
+            crate::error::Error::NotAFile { .. } => {
+                Some("not a regular file (a FIFO, socket or device)".into())
+            }
+            crate::error::Error::TooLarge { size, limit, .. } => Some(format!(
+                "it holds {size} bytes, more than the {} override-guard reads from one file",
+                crate::error::size_text(*limit)
+            )),
+            crate::error::Error::NoSuchFile { .. } => Some("no such file".into()),
+            _ => None,
+        }
+    }
+
+    fn missing(&self) -> bool {
+        match self {
+            crate::error::Error::Io { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
+            crate::error::Error::BrokenLink { missing, .. } => *missing,
+            crate::error::Error::NoSuchFile { .. } => true,
+            _ => false,
+        }
     }
 }
 

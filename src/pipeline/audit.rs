@@ -8,7 +8,7 @@ use crate::error;
 use crate::terraform::release::{EngineChoice, Release};
 use rayon::prelude::*;
 
-use super::load::{LoadedModule, Progress, load_module};
+use super::load::{Kept, LoadedModule, Progress, load_module};
 use super::policies::{Choice, Governing, Policies, Trouble};
 use crate::policy::{self, Coverage, Date, Finding, Level, Partial, RuleId};
 use crate::report::findings::Summary;
@@ -35,6 +35,8 @@ pub struct Audit {
     /// The version files of the state's directories, each asked once for all its modules
     /// (an `Audit` judges one state).
     pub pins: crate::terraform::pins::Memo,
+    /// Parses kept from earlier runs (a long-lived process's, handed in by its owner).
+    pub parses: Option<std::sync::Arc<crate::merge::Parses>>,
 }
 
 /// One module judged on its own (a side of a comparison: `diff`, the hook's
@@ -62,6 +64,7 @@ impl Audit {
             today: ask.today,
             scopes: Vec::new(),
             pins: Default::default(),
+            parses: None,
         })
     }
 
@@ -139,7 +142,8 @@ impl Audit {
         progress: &dyn Progress,
     ) -> Result<LoadedModule, error::Error> {
         let g = self.policies.of(dir).1;
-        load_module(src, dir, names, self.engine, g, &self.pins, progress)
+        let kept = Kept { pins: &self.pins, parses: self.parses.as_deref() };
+        load_module(src, dir, names, self.engine, g, kept, progress)
     }
 
     fn partial(&self, l: &LoadedModule) -> (usize, Partial, Counts) {
@@ -275,6 +279,33 @@ mod tests {
         fn policy_paths(&self) -> Result<std::collections::BTreeSet<String>, error::Error> {
             self.0.policy_paths()
         }
+    }
+
+    /// Parses handed to the judging (a long-lived process's) are filled by a first judging
+    /// and reused by the next: the result is a fresh judging's.
+    #[test]
+    fn parses_handed_in_are_kept_and_reused() {
+        let src = MemorySource::new()
+            .with("m/main.tf", "resource \"a\" \"b\" {\n  x = 1\n}\n")
+            .with("m/override.tf", "resource \"a\" \"b\" {\n  x = 2\n}\n");
+        let modules: Vec<(String, Vec<String>)> =
+            src.modules().expect("listed").into_iter().collect();
+        let ask = Ask {
+            choice: &Choice::Nearest,
+            levels: &[],
+            engine: EngineChoice::Files,
+            today: Date::from_days(0),
+        };
+        let judge = |parses: Option<std::sync::Arc<crate::merge::Parses>>| {
+            let audit = Audit { parses, ..Audit::find(&src, &ask, ["m"]).expect("policy") };
+            let judged = audit.judge(&src, &modules).expect("judged");
+            judged.values().map(|j| format!("{:?}", j.findings)).collect::<Vec<_>>()
+        };
+        let kept = std::sync::Arc::new(crate::merge::Parses::default());
+        let first = judge(Some(kept.clone()));
+        assert_eq!(kept.len(), 2, "both files' parses are kept");
+        assert_eq!(judge(Some(kept.clone())), first);
+        assert_eq!(judge(None), first);
     }
 
     /// The other engine's view is loaded (a module with `.tofu` files is read twice) only

@@ -57,24 +57,33 @@ pub(crate) fn compares_engines(g: &Governing) -> bool {
 /// Loads one module under the policy `g` that governs it and ticks the progress. The
 /// other engine's view is loaded where [`compares_engines`] says so and the engines could
 /// disagree about the module.
+/// What a run keeps between the loads of its modules: the version files of its
+/// directories, and the parses of a long-lived process.
+#[derive(Clone, Copy)]
+pub(crate) struct Kept<'a> {
+    pub pins: &'a pins::Memo,
+    pub parses: Option<&'a merge::Parses>,
+}
+
 pub(crate) fn load_module(
     src: &dyn Source,
     dir: &str,
     names: &[String],
     engine: EngineChoice,
     g: &Governing,
-    pins: &pins::Memo,
+    kept: Kept<'_>,
     progress: &dyn Progress,
 ) -> Result<LoadedModule, error::Error> {
     let policy = g.policy.engine.map(|r| (r, g.policy.describe()));
-    let mut module = load_chosen(src, dir, names, engine, policy, pins)?;
+    let Kept { pins, parses } = kept;
+    let mut module = load_chosen(src, dir, names, engine, policy, pins, parses)?;
     mark_local(&mut module, src);
     let tofu = names.iter().any(|n| n.ends_with(".tofu") || n.ends_with(".tofu.json"));
     let other = if compares_engines(g) && (tofu || engine_divergence::may_diverge(&module)) {
         let e = module.engine.other();
         // Without .tofu files both engines load the same files: re-merge those.
         Some(if tofu {
-            let mut o = merge::load_reusing(dir, names, Some(e), |p| src.read(p), src.parses())?;
+            let mut o = merge::load_reusing(dir, names, Some(e), |p| src.read(p), parses)?;
             mark_local(&mut o, src);
             o
         } else {
@@ -103,10 +112,10 @@ pub(crate) fn load_chosen(
     asked: EngineChoice,
     policy: Option<(Release, String)>,
     memo: &pins::Memo,
+    parses: Option<&merge::Parses>,
 ) -> Result<Module, error::Error> {
-    let load = |target: EngineChoice| {
-        merge::load_reusing(dir, names, target, |p| src.read(p), src.parses())
-    };
+    let load =
+        |target: EngineChoice| merge::load_reusing(dir, names, target, |p| src.read(p), parses);
     choose_and_load(load, &|p| src.pin_file(p), memo, dir, names, asked, policy)
 }
 

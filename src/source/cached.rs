@@ -15,8 +15,6 @@ use crate::terraform::Local;
 #[derive(Default)]
 pub struct FileCache {
     files: Mutex<HashMap<PathBuf, (Stamp, Vec<u8>)>>,
-    /// Their parses, by text: a file read again unchanged is not parsed again.
-    parses: crate::merge::Parses,
 }
 
 impl FileCache {
@@ -34,9 +32,6 @@ impl FileCache {
         if let Ok(mut f) = self.files.lock() {
             f.retain(|p, _| !p.starts_with(dir));
         }
-        // Kept by path within a source, not by full path: all go, the others' are parsed
-        // again once.
-        self.parses.clear();
     }
 }
 
@@ -165,10 +160,6 @@ impl Source for Cached<'_> {
     fn local(&self, path: &str) -> Option<Local> {
         self.inner.local(path)
     }
-
-    fn parses(&self) -> Option<&crate::merge::Parses> {
-        Some(&self.cache.parses)
-    }
 }
 
 #[cfg(test)]
@@ -227,12 +218,13 @@ mod tests {
         std::fs::write(root.join("override.tf"), over).unwrap();
         std::fs::write(root.join("other.tf"), "locals {\n  y = 3\n}\n").unwrap();
         let cache = FileCache::default();
+        let parses = crate::merge::Parses::default();
         let load = |cached: bool| {
             let src = WorktreeSource::module(root.clone());
             let names = src.modules().unwrap().remove("").unwrap();
             let through = Cached { inner: &src, cache: &cache };
             let m = if cached {
-                crate::merge::load_reusing("", &names, None, |p| through.read(p), through.parses())
+                crate::merge::load_reusing("", &names, None, |p| through.read(p), Some(&parses))
             } else {
                 crate::merge::load("", &names, None, |p| src.read(p))
             };

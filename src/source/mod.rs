@@ -104,11 +104,6 @@ pub trait Source: Sync {
     fn local(&self, _path: &str) -> Option<Local> {
         None
     }
-
-    /// Parses kept from earlier loads of the same files (a long-lived process's).
-    fn parses(&self) -> Option<&crate::merge::Parses> {
-        None
-    }
 }
 
 /// The test files a listing (before [`only_modules`]) holds in the test directory of the

@@ -90,10 +90,6 @@ impl Source for Overlay<'_> {
     fn local(&self, path: &str) -> Option<Local> {
         self.inner.local(path)
     }
-
-    fn parses(&self) -> Option<&crate::merge::Parses> {
-        self.inner.parses()
-    }
 }
 
 #[cfg(test)]
