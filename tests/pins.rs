@@ -99,6 +99,15 @@ fn diff_reviews_the_modules_below_a_changed_pin() {
     reviewed(&s.run(&["diff", "--worktree"]));
     s.commit(&[(".terraform-version", "1.15.5\n")], "pin 1.15.5");
     reviewed(&s.run(&["diff", "HEAD~1", "HEAD"]));
+    // The machine reports count the release that judged the module after the change.
+    let sarif = s.run(&["diff", "HEAD~1", "HEAD", "--format", "sarif"]);
+    let log: serde_json::Value = serde_json::from_str(&sarif.out()).expect("SARIF");
+    assert_eq!(
+        log["runs"][0]["properties"]["releases"],
+        serde_json::json!([{"engine": "terraform", "version": "1.15.5", "modules": 1}]),
+        "{}",
+        sarif.shown()
+    );
 }
 
 #[test]
