@@ -3,7 +3,7 @@
 //! texts are Terraform's own, so users can search for them. Imports nothing of the crate.
 
 /// Index of a file in a module's registry of files (`terraform::Files`).
-pub type FileId = usize;
+pub(crate) type FileId = usize;
 
 /// A byte range in one file of the registry; offsets are into the file's original text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -97,7 +97,7 @@ pub fn list(names: &[String]) -> String {
 }
 
 /// Suggests the closest of `candidates` to a misspelt `word`.
-pub fn did_you_mean<'c>(
+pub(crate) fn did_you_mean<'c>(
     word: &str,
     candidates: impl IntoIterator<Item = &'c str>,
 ) -> Option<&'c str> {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 /// A failure of git (gix) itself, kept whole for whoever wants more than its first line.
 /// Shared (`Arc`) for the same reason as [`Error`]'s I/O errors.
-pub type GitCause = Arc<dyn std::error::Error + Send + Sync>;
+pub(crate) type GitCause = Arc<dyn std::error::Error + Send + Sync>;
 
 /// What went wrong, with its cause where there is one.
 ///

@@ -75,7 +75,7 @@ impl VarFile {
 /// The variables files Terraform reads by itself, whose absence it does not mind: it
 /// looks for them by name and skips one it cannot find (a dangling link included), while
 /// it lists `*.auto.tfvars` and fails on one it cannot read.
-pub fn optional_file(name: &str) -> bool {
+pub(crate) fn optional_file(name: &str) -> bool {
     DEFAULT_FILES.contains(&name)
 }
 

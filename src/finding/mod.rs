@@ -318,13 +318,13 @@ impl Finding {
 
 /// Counts of findings by level, and whether the run fails.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Tally {
+pub(crate) struct Tally {
     pub deny: usize,
     pub warn: usize,
 }
 
 impl Tally {
-    pub fn of(findings: &[Finding]) -> Tally {
+    pub(crate) fn of(findings: &[Finding]) -> Tally {
         let mut t = Tally::default();
         for f in findings {
             match f.level {

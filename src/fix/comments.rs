@@ -34,7 +34,7 @@ pub fn generated(text: &str) -> Option<&str> {
 }
 
 /// The comment text for `names` changed by the override file `file`.
-pub fn comment_text(names: &[String], file: &str) -> String {
+pub(crate) fn comment_text(names: &[String], file: &str) -> String {
     let (what, verb) = match names.len() {
         0 => ("this block".to_string(), "is"),
         1 => (names[0].clone(), "is"),

@@ -56,7 +56,7 @@ pub fn apply(text: &str, splices: &[Splice]) -> Result<String, String> {
 /// original was: a new argument then lines up with its neighbours, and a hook or CI job
 /// that runs `terraform fmt -check` stays green. A file that was not canonical keeps the
 /// author's layout outside the edits.
-pub fn keep_canonical(
+pub(crate) fn keep_canonical(
     m: &crate::merge::Module,
     file: crate::terraform::FileId,
     edited: String,
@@ -157,7 +157,7 @@ impl FileEdit {
 }
 
 /// The line ending a file uses (the first one it has), so inserted lines match it.
-pub fn eol_of(text: &str) -> &'static str {
+pub(crate) fn eol_of(text: &str) -> &'static str {
     match text.find('\n') {
         Some(i) if i > 0 && text.as_bytes()[i - 1] == b'\r' => "\r\n",
         _ => "\n",
@@ -177,7 +177,7 @@ pub fn line_end(text: &str, offset: usize) -> usize {
 
 /// The indentation before `offset` when only blanks precede it on its line (the item
 /// starts the line), else `None`.
-pub fn indent_before(text: &str, offset: usize) -> Option<&str> {
+pub(crate) fn indent_before(text: &str, offset: usize) -> Option<&str> {
     let s = line_start(text, offset);
     let lead = text.get(s..offset)?;
     lead.chars().all(|c| c == ' ' || c == '\t').then_some(lead)
@@ -185,7 +185,7 @@ pub fn indent_before(text: &str, offset: usize) -> Option<&str> {
 
 /// The byte range of whole lines holding `start..end`, when nothing else shares them
 /// (what deleting an item removes), else `None`.
-pub fn whole_lines(text: &str, start: usize, end: usize) -> Option<(usize, usize)> {
+pub(crate) fn whole_lines(text: &str, start: usize, end: usize) -> Option<(usize, usize)> {
     indent_before(text, start)?;
     let rest = &text[end.min(text.len())..line_end(text, end)];
     rest.trim().is_empty().then(|| (line_start(text, start), line_end(text, end)))
@@ -195,7 +195,7 @@ pub fn whole_lines(text: &str, start: usize, end: usize) -> Option<(usize, usize
 /// loses `from` and gains `to`. Written into a tab-indented file, the snippet's own
 /// space indentation becomes tabs, one per step. A snippet with a heredoc is left alone
 /// (its lines are literal text).
-pub fn reindent(snippet: &str, from: &str, to: &str, eol: &str) -> String {
+pub(crate) fn reindent(snippet: &str, from: &str, to: &str, eol: &str) -> String {
     let heredoc = snippet.contains("<<");
     let lines: Vec<&str> = snippet.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
     let rest = |l: &str| l.strip_prefix(from).unwrap_or(l.trim_start()).to_string();
@@ -234,7 +234,7 @@ pub fn reindent(snippet: &str, from: &str, to: &str, eol: &str) -> String {
 
 /// One member of a JSON object as written: its key and where the key and value are.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct JsonMember {
+pub(crate) struct JsonMember {
     pub key: String,
     pub key_start: usize,
     pub value_start: usize,
@@ -243,7 +243,7 @@ pub struct JsonMember {
 
 /// The members of the JSON object whose `{` is at `open`, in order, and the offset of its
 /// `}`. The text was parsed already (strict JSON): this only finds the extents again.
-pub fn json_members(text: &str, open: usize) -> Option<(Vec<JsonMember>, usize)> {
+pub(crate) fn json_members(text: &str, open: usize) -> Option<(Vec<JsonMember>, usize)> {
     let b = text.as_bytes();
     if b.get(open) != Some(&b'{') {
         return None;
@@ -315,7 +315,7 @@ pub fn json_members(text: &str, open: usize) -> Option<(Vec<JsonMember>, usize)>
 
 /// The bytes deleting a member removes: the member, its comma and the blanks up to the
 /// next member; or, for the last member, the comma and blanks before it.
-pub fn json_member_range(text: &str, m: &JsonMember) -> (usize, usize) {
+pub(crate) fn json_member_range(text: &str, m: &JsonMember) -> (usize, usize) {
     let after = &text[m.value_end..];
     let skip = after.len() - after.trim_start().len();
     if after[skip..].starts_with(',') {
@@ -331,7 +331,7 @@ pub fn json_member_range(text: &str, m: &JsonMember) -> (usize, usize) {
 
 /// The spans of every native item of a body, nested ones too, in source order (where a
 /// comment above an item may sit).
-pub fn item_spans(body: &crate::terraform::Body) -> Vec<crate::terraform::Span> {
+pub(crate) fn item_spans(body: &crate::terraform::Body) -> Vec<crate::terraform::Span> {
     fn walk(body: &crate::terraform::Body, out: &mut Vec<crate::terraform::Span>) {
         for i in body.items.iter() {
             match i {

@@ -14,12 +14,6 @@ use crate::terraform::release::{EngineChoice, Release};
 use crate::terraform::{FileClass, Files, ParsedFile, SourceText, Span, Syntax, hcl, json};
 use override_guard_hcl::parse::go_quote_inner;
 
-/// One file handed to [`load`]: its name within the directory and its bytes.
-pub struct RawFile {
-    pub name: String,
-    pub bytes: Vec<u8>,
-}
-
 /// Parsed native-syntax files kept between loads of the same module (the language server
 /// loads it again at every keystroke): a file with the same path, place in the module and
 /// text as before is not parsed again, and the module is given the cached text itself, so
@@ -89,7 +83,7 @@ pub fn load<E: ReadError>(
 }
 
 /// [`load`], reusing the parses of files that did not change since they were kept.
-pub fn load_reusing<E: ReadError>(
+pub(crate) fn load_reusing<E: ReadError>(
     dir: &str,
     names: &[String],
     target: impl Into<EngineChoice>,
@@ -189,7 +183,7 @@ pub fn reassemble(m: &Module, engine: Engine) -> Module {
 /// The same module merged again for another release of its engine, from the files it
 /// parsed: what the releases a constraint admits would each make of it. Discovery is the
 /// same for every release of one engine, so the files are.
-pub fn rejudged(m: &Module, release: Release) -> Module {
+pub(crate) fn rejudged(m: &Module, release: Release) -> Module {
     let mut o = Module::unmerged(m.dir.clone(), release, m.files.clone(), m.skipped.clone());
     assemble(&mut o, &m.parsed);
     o.parsed = m.parsed.clone();
@@ -200,7 +194,7 @@ pub fn rejudged(m: &Module, release: Release) -> Module {
 /// the files it already parsed: what its override files change is the difference. Read
 /// errors of the override files go with them. Needs the module's parsed files (a
 /// [`reassemble`]d module has none: reassemble this one instead).
-pub fn without_overrides(m: &Module) -> Module {
+pub(crate) fn without_overrides(m: &Module) -> Module {
     // Files are in merge order: the primaries come first, so their ids stay the same.
     let n = m.files.files.iter().take_while(|f| f.class == FileClass::Primary).count();
     let files = Files { files: m.files.files[..n].to_vec() };
@@ -289,7 +283,7 @@ pub fn load_texts(dir: &str, files: &[(&str, &str)], target: impl Into<EngineCho
 }
 
 /// [`load_texts`], reusing the parses of files whose text is the one kept.
-pub fn load_texts_reusing(
+pub(crate) fn load_texts_reusing(
     dir: &str,
     files: &[(&str, &str)],
     target: impl Into<EngineChoice>,

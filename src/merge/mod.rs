@@ -23,9 +23,9 @@ pub(crate) mod variables;
 
 pub use binary::Binary;
 pub(crate) use binary::{binary_content, one_error_of_binary};
-pub use load::{
-    Parses, RawFile, ReadError, load, load_reusing, load_texts, load_texts_reusing, reassemble,
-    rejudged, without_overrides,
-};
-pub use module::{Ignored, Module, ReleaseChoice, Settings};
+pub use load::{Parses, ReadError};
+pub use load::{load, load_texts, reassemble};
+pub(crate) use load::{load_reusing, load_texts_reusing, rejudged, without_overrides};
+pub use module::ReleaseChoice;
+pub use module::{Ignored, Module, Settings};
 pub(crate) use overrides::applied_state;

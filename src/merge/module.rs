@@ -43,7 +43,7 @@ pub struct Module {
     pub unchanging: Vec<Span>,
     /// Every loaded file as parsed, before the merge: the policy compares originals with
     /// the override blocks that change them.
-    /// Shared: the language server's parse cache and [`super::without_overrides`] hand the
+    /// Shared: the language server's parse cache and `merge::without_overrides` hand the
     /// same parses on instead of copying them.
     pub parsed: Vec<Arc<ParsedFile>>,
 }

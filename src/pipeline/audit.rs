@@ -195,7 +195,7 @@ impl Audit {
 }
 
 /// What a module adds to a summary.
-pub struct Counts {
+pub(crate) struct Counts {
     pub files: usize,
     pub overrides: usize,
     /// Its files that exist only in this checkout.
@@ -206,7 +206,7 @@ pub struct Counts {
 }
 
 impl Counts {
-    pub fn of(m: &crate::merge::Module) -> Counts {
+    pub(crate) fn of(m: &crate::merge::Module) -> Counts {
         Counts {
             files: m.files.files.len(),
             overrides: m.override_files().count(),
@@ -223,7 +223,7 @@ impl Counts {
     }
 
     /// Adds the module to a summary.
-    pub fn add_to(&self, s: &mut Summary) {
+    pub(crate) fn add_to(&self, s: &mut Summary) {
         s.files += self.files;
         s.override_files += self.overrides;
         s.local_only.extend(self.local.iter().cloned());
@@ -236,7 +236,7 @@ impl Counts {
 /// below has a file of its own (its exceptions are judged there); the built-in default
 /// counts only when it governs one of `modules`, as it has nothing else to judge: an
 /// audit at the root of a monorepo whose teams each keep a file does not list it.
-pub fn policies_of<'d>(
+pub(crate) fn policies_of<'d>(
     p: &Policies,
     modules: impl IntoIterator<Item = &'d str>,
 ) -> Vec<Option<String>> {

@@ -103,7 +103,7 @@ pub(crate) fn load_module(
 /// Loads a module for the release it runs on: the command line's when it names one, else
 /// its policy's `engine` (`policy`: the release and the policy's path), else the one the
 /// team's pin files and the module's effective `required_version` choose (see
-/// [`choose::detect`]), else the engine's newest. The first load tells the engine and the
+/// [`choose::detect_with`]), else the engine's newest. The first load tells the engine and the
 /// constraints; a second one is made only where the release chosen is another.
 pub(crate) fn load_chosen(
     src: &dyn Source,
@@ -207,7 +207,7 @@ pub(crate) fn var_uses(
 /// cannot be read is kept as the failure Terraform reports, or left out where Terraform
 /// skips it (see [`crate::vars::optional_file`]); only a failure that is not the file's
 /// own (see [`merge::ReadError`]) stops the run.
-pub fn var_files(
+pub(crate) fn var_files(
     src: &dyn Source,
     dir: &str,
     names: &[String],
@@ -233,7 +233,7 @@ pub fn var_files(
 }
 
 /// Marks the files that exist only in this checkout (git does not track them).
-pub fn mark_local(m: &mut Module, src: &dyn Source) {
+pub(crate) fn mark_local(m: &mut Module, src: &dyn Source) {
     for f in &mut m.files.files {
         f.local = src.local(&f.path);
     }

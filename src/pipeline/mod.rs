@@ -14,5 +14,7 @@ pub(crate) mod hook;
 pub(crate) mod load;
 pub mod policies;
 
-pub use load::{LoadedModule, Progress, mark_local, var_files};
-pub use policies::{Choice, Governing, Policies, PolicyFile};
+pub use load::Progress;
+pub(crate) use load::{mark_local, var_files};
+pub use policies::Policies;
+pub use policies::{Choice, PolicyFile};

@@ -3,7 +3,7 @@
 //! checkov's `--create-baseline` does. Findings are matched by `finding::fingerprint`,
 //! which survives lines added above them; a fixed finding simply stops matching. It
 //! records debt only: not a finding about a file git does not track, not a module the
-//! engine refuses, not a mistake in a policy file (see [`recordable`]). Pure: the caller
+//! engine refuses, not a mistake in a policy file (see `recordable`). Pure: the caller
 //! reads and writes the file.
 
 use std::collections::HashSet;
@@ -38,13 +38,13 @@ struct Entry {
 
 /// A baseline as read.
 #[derive(Debug, Default)]
-pub struct Baseline {
+pub(crate) struct Baseline {
     known: HashSet<String>,
 }
 
 impl Baseline {
     /// Reads a baseline file's text; the error says what is wrong, with the line.
-    pub fn parse(text: &str) -> Result<Baseline, String> {
+    pub(crate) fn parse(text: &str) -> Result<Baseline, String> {
         let file: File = serde_json::from_str(text).map_err(|e| {
             format!(
                 "not an override-guard baseline: {} (line {}, column {})",
@@ -65,20 +65,15 @@ impl Baseline {
         Ok(Baseline { known: file.findings.into_iter().map(|e| e.fingerprint).collect() })
     }
 
-    /// How many findings it records.
-    pub fn len(&self) -> usize {
-        self.known.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.known.is_empty()
-    }
-
     /// The findings it does not record (in order), and how many it hid. `fingerprints`
     /// are the findings' own, in the same order (`finding::fingerprint::all`).
     /// A module the engine refuses and a mistake in a policy file are never hidden, even
     /// by a file that records them (one written by hand, or by an older version).
-    pub fn filter(&self, findings: Vec<Finding>, fingerprints: &[String]) -> (Vec<Finding>, usize) {
+    pub(crate) fn filter(
+        &self,
+        findings: Vec<Finding>,
+        fingerprints: &[String],
+    ) -> (Vec<Finding>, usize) {
         use crate::finding::RuleId;
         let before = findings.len();
         let kept: Vec<Finding> = findings
@@ -148,7 +143,7 @@ impl Left {
 /// a finding about a file that exists only in this checkout (`local`, per finding), a
 /// module the engine refuses (`merge-error`) or a mistake in a policy file
 /// (`policy-error`), which no baseline excuses.
-pub fn recordable(
+pub(crate) fn recordable(
     findings: &[Finding],
     fingerprints: &[String],
     local: &[bool],
@@ -214,7 +209,7 @@ mod tests {
         let old = vec![finding("a/override.tf", text, "backend", "swaps the backend")];
         let file = write(&old, &fingerprint::all(&old));
         let b = Baseline::parse(&file).expect("parses");
-        assert_eq!(b.len(), 1);
+        assert_eq!(b.known.len(), 1);
         // Lines added above it: still known. A second, new one: reported.
         let shifted = format!("\n\n{text}");
         let now = vec![

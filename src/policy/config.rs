@@ -26,7 +26,8 @@ use crate::terraform::release::Release;
 /// The built-in default policy.
 pub const DEFAULT: &str = include_str!("../../policies/default.toml");
 /// Every rule at `deny`, for teams that allow overrides only where they say so.
-pub const STRICT: &str = include_str!("../../policies/strict.toml");
+#[cfg(test)]
+pub(crate) const STRICT: &str = include_str!("../../policies/strict.toml");
 /// Every key with its default and a one-line comment: the reference.
 pub const TEMPLATE: &str = include_str!("../../policies/template.toml");
 /// What `init` writes.
@@ -34,7 +35,7 @@ pub const STARTER: &str = include_str!("../../policies/starter.toml");
 
 /// The keys of the policy file: the reader looks every key up in these tables (and each
 /// rule's `options`), and the JSON Schema (`schema.rs`) is written from the same tables.
-pub const TOP: &[Field] = &[
+pub(crate) const TOP: &[Field] = &[
     Field {
         name: "engine",
         kind: Kind::Release,
@@ -95,7 +96,7 @@ pub const RULE: &[Field] = &[
 ];
 
 /// The keys of a `[[rules.<id>.scope]]`.
-pub const SCOPE: &[Field] = &[
+pub(crate) const SCOPE: &[Field] = &[
     Field {
         name: "paths",
         kind: Kind::Globs,
@@ -120,7 +121,7 @@ pub const SCOPE: &[Field] = &[
 ];
 
 /// The keys of an `[[exceptions]]`.
-pub const EXCEPTION: &[Field] = &[
+pub(crate) const EXCEPTION: &[Field] = &[
     Field { name: "rule", kind: Kind::Rule, required: true, default: None, help: "the rule id" },
     Field {
         name: "paths",

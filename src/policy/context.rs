@@ -270,7 +270,7 @@ pub struct Comment {
 
 /// Comments that sit on the item at `span` itself: the run of comment lines directly above
 /// it (no blank line between), or a JSON `"//"` in its object.
-pub fn comments_on(m: &Module, span: Span) -> Vec<Comment> {
+pub(crate) fn comments_on(m: &Module, span: Span) -> Vec<Comment> {
     let Some(f) = m.files.files.get(span.file) else { return Vec::new() };
     match f.syntax {
         Syntax::Hcl => lines_above(&f.text, span.start)
@@ -291,7 +291,7 @@ pub fn comments_on(m: &Module, span: Span) -> Vec<Comment> {
 
 /// Comments on the item at `span` or on any item that encloses it (a comment above a
 /// block also speaks for the attributes inside it).
-pub fn comments_around(m: &Module, span: Span) -> Vec<Comment> {
+pub(crate) fn comments_around(m: &Module, span: Span) -> Vec<Comment> {
     let Some(p) = parsed(m, span.file) else { return Vec::new() };
     if m.files.get(span.file).syntax == Syntax::Json {
         return p
@@ -320,7 +320,7 @@ pub fn comments_around(m: &Module, span: Span) -> Vec<Comment> {
 /// Every comment inside the item at `span` (a trailing `# …` on one of its lines, a JSON
 /// `"//"` of a nested object), in the order written. `lexed` keeps each native file's
 /// comments, found once: lexing the file again for each item made a rule quadratic.
-pub fn comments_in(
+pub(crate) fn comments_in(
     m: &Module,
     lexed: &mut HashMap<FileId, Vec<(usize, usize)>>,
     span: Span,
@@ -393,7 +393,7 @@ pub fn line_start(text: &str, offset: usize) -> usize {
 
 /// The comment lines directly above the line of `offset`, top to bottom, as
 /// `(start, end, text)`; empty if the item does not start its line.
-pub fn lines_above(text: &str, offset: usize) -> Vec<(usize, usize, String)> {
+pub(crate) fn lines_above(text: &str, offset: usize) -> Vec<(usize, usize, String)> {
     let offset = offset.min(text.len());
     let first = line_start(text, offset);
     if !text.get(first..offset).is_some_and(|s| s.trim().is_empty()) {

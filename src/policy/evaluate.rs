@@ -40,26 +40,26 @@ pub fn evaluate(
 
 /// One module's findings, and which exceptions they used: what a run keeps of a module
 /// once it is evaluated, so the module itself can be dropped (the audit streams).
-pub struct Partial {
+pub(crate) struct Partial {
     findings: Vec<Finding>,
     ledger: suppress::Ledger,
 }
 
 impl Partial {
     /// A module not judged (its policy file is broken): no findings, no exception used.
-    pub fn unjudged(policy: &Policy) -> Partial {
+    pub(crate) fn unjudged(policy: &Policy) -> Partial {
         Partial { findings: Vec::new(), ledger: suppress::Ledger::new(policy) }
     }
 
     /// For a run that keeps its findings until the report: each keeps only the lines it
     /// is drawn with (see [`Finding::trim`]), not whole files.
-    pub fn trim(&mut self) {
+    pub(crate) fn trim(&mut self) {
         self.findings.iter_mut().for_each(Finding::trim);
     }
 }
 
 /// The `policy-error` findings of a broken policy file, one per mistake, at `level`.
-pub fn broken_policy(errors: &[PolicyError], level: Level) -> Vec<Finding> {
+pub(crate) fn broken_policy(errors: &[PolicyError], level: Level) -> Vec<Finding> {
     errors
         .iter()
         .map(|e| {
@@ -85,7 +85,12 @@ pub fn broken_policy(errors: &[PolicyError], level: Level) -> Vec<Finding> {
 }
 
 /// Evaluates the policy on one module.
-pub fn evaluate_module(policy: &Policy, s: &Subject<'_>, base: &GlobBase, today: Date) -> Partial {
+pub(crate) fn evaluate_module(
+    policy: &Policy,
+    s: &Subject<'_>,
+    base: &GlobBase,
+    today: Date,
+) -> Partial {
     let mut ledger = suppress::Ledger::new(policy);
     let mut findings = evaluate_one(policy, s, base, today, &mut ledger, None);
     // Kept until the whole run is judged: no room for more.
@@ -96,7 +101,7 @@ pub fn evaluate_module(policy: &Policy, s: &Subject<'_>, base: &GlobBase, today:
 /// The findings of one rule on one module, decided exactly as [`evaluate_module`] decides
 /// them (level, scopes, inline suppressions, exceptions): what `fix` asks before it writes
 /// the comments `missing-override-comment` wants.
-pub fn findings_of(
+pub(crate) fn findings_of(
     policy: &Policy,
     s: &Subject<'_>,
     base: &GlobBase,
@@ -109,7 +114,7 @@ pub fn findings_of(
 
 /// The run's findings from its modules' partial results, in their order, followed by
 /// the findings about the policy's exceptions (unused or expired).
-pub fn conclude(
+pub(crate) fn conclude(
     policy: &Policy,
     partials: impl IntoIterator<Item = Partial>,
     today: Date,
@@ -121,7 +126,7 @@ pub fn conclude(
 /// [`conclude`] for a run whose modules are governed by several policies: each partial
 /// comes with the index of its policy in `policies`. Module findings keep their order;
 /// then come each policy's findings about its exceptions, in the order of `policies`.
-pub fn conclude_all(
+pub(crate) fn conclude_all(
     policies: &[(&Policy, Coverage)],
     partials: impl IntoIterator<Item = (usize, Partial)>,
     today: Date,

@@ -24,11 +24,12 @@ mod site;
 pub mod suppress;
 mod validate;
 
-pub use crate::finding::{Finding, Level, RuleId, Site, Tally};
+pub(crate) use crate::finding::Tally;
+pub use crate::finding::{Finding, Level, RuleId, Site};
 pub use config::Policy;
 pub use date::Date;
-pub use evaluate::{
-    Partial, Subject, broken_policy, conclude, conclude_all, evaluate, evaluate_module, findings_of,
-};
+pub use evaluate::Subject;
+pub use evaluate::evaluate;
+pub(crate) use evaluate::{Partial, broken_policy, conclude_all, evaluate_module, findings_of};
 pub use scope::{Coverage, GlobBase};
 pub use validate::PolicyError;

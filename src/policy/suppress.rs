@@ -439,13 +439,13 @@ fn rule_like(word: &str) -> bool {
 }
 
 /// The policy's exceptions, and which were used.
-pub struct Ledger {
+pub(crate) struct Ledger {
     used: Vec<bool>,
     expired_hit: Vec<bool>,
 }
 
 impl Ledger {
-    pub fn new(policy: &Policy) -> Ledger {
+    pub(crate) fn new(policy: &Policy) -> Ledger {
         Ledger {
             used: vec![false; policy.exceptions.len()],
             expired_hit: vec![false; policy.exceptions.len()],
@@ -453,7 +453,7 @@ impl Ledger {
     }
 
     /// Adds what another ledger (of another module) saw.
-    pub fn absorb(&mut self, other: &Ledger) {
+    pub(crate) fn absorb(&mut self, other: &Ledger) {
         for (a, b) in self.used.iter_mut().zip(&other.used) {
             *a |= *b;
         }
@@ -463,7 +463,13 @@ impl Ledger {
     }
 
     /// Does an exception cover this finding (at `path`, relative to the policy)?
-    pub fn excepts(&mut self, policy: &Policy, f: &Finding, path: &str, today: Date) -> bool {
+    pub(crate) fn excepts(
+        &mut self,
+        policy: &Policy,
+        f: &Finding,
+        path: &str,
+        today: Date,
+    ) -> bool {
         for (i, e) in policy.exceptions.iter().enumerate() {
             if e.rule != f.rule
                 || e.paths.as_ref().is_some_and(|g| !g.is_match(path))
@@ -487,7 +493,7 @@ impl Ledger {
     /// run saw all of (see [`Coverage::covers`]) are judged, and those that met a finding of
     /// the evaluated modules (an expired one that no longer hides it): an exception for
     /// another directory is neither unused nor used by `audit envs/dev`.
-    pub fn findings(&self, policy: &Policy, today: Date, scope: &Coverage) -> Vec<Finding> {
+    pub(crate) fn findings(&self, policy: &Policy, today: Date, scope: &Coverage) -> Vec<Finding> {
         let Origin::File { path, text } = &policy.origin else { return Vec::new() };
         let mut out = Vec::new();
         for (i, e) in policy.exceptions.iter().enumerate() {

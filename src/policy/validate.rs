@@ -106,29 +106,34 @@ impl PolicyError {
 
 /// Collects the mistakes of one policy file; the readers below report into it and carry
 /// on, so that one run shows every mistake, not only the first.
-pub struct Validator<'t> {
+pub(crate) struct Validator<'t> {
     path: &'t str,
     text: Arc<str>,
     errors: Vec<PolicyError>,
 }
 
 impl<'t> Validator<'t> {
-    pub fn new(path: &'t str, text: &str) -> Validator<'t> {
+    pub(crate) fn new(path: &'t str, text: &str) -> Validator<'t> {
         Validator { path, text: Arc::from(text), errors: Vec::new() }
     }
 
     /// The file's text, shared with the errors and the policy's origin.
-    pub fn text(&self) -> &Arc<str> {
+    pub(crate) fn text(&self) -> &Arc<str> {
         &self.text
     }
 
     /// The mistakes found, in the order they appear in the file.
-    pub fn finish(mut self) -> Vec<PolicyError> {
+    pub(crate) fn finish(mut self) -> Vec<PolicyError> {
         self.errors.sort_by_key(|e| e.span.start);
         self.errors
     }
 
-    pub fn err(&mut self, span: Range<usize>, message: impl Into<String>, help: Option<String>) {
+    pub(crate) fn err(
+        &mut self,
+        span: Range<usize>,
+        message: impl Into<String>,
+        help: Option<String>,
+    ) {
         self.errors.push(PolicyError {
             path: self.path.to_string(),
             text: self.text.clone(),
@@ -138,7 +143,7 @@ impl<'t> Validator<'t> {
         });
     }
 
-    pub fn unknown(&mut self, key: &Key<'_>, name: &str, known: &[&str], what: &str) {
+    pub(crate) fn unknown(&mut self, key: &Key<'_>, name: &str, known: &[&str], what: &str) {
         let help = match did_you_mean(name, known.iter().copied()) {
             Some(s) => format!("did you mean `{s}`?"),
             None => format!("expected one of {}", list(known)),
@@ -155,7 +160,12 @@ impl<'t> Validator<'t> {
 
     /// The declared key named by `key`, or `None` after reporting it unknown: a reader
     /// that looks its keys up here reads only declared ones (`what` as for [`Self::unknown`]).
-    pub fn known<'k>(&mut self, key: &Key<'_>, keys: &'k [Field], what: &str) -> Option<&'k Field> {
+    pub(crate) fn known<'k>(
+        &mut self,
+        key: &Key<'_>,
+        keys: &'k [Field],
+        what: &str,
+    ) -> Option<&'k Field> {
         let name = key.get_ref().as_ref();
         let found = keys.iter().find(|k| k.name == name);
         if found.is_none() {
@@ -164,7 +174,7 @@ impl<'t> Validator<'t> {
         found
     }
 
-    pub fn wrong_type(&mut self, v: &Value<'_>, key: &str, expected: &str) {
+    pub(crate) fn wrong_type(&mut self, v: &Value<'_>, key: &str, expected: &str) {
         self.err(
             v.span(),
             format!("`{key}` must be {expected}, not {}", v.get_ref().type_str()),
@@ -172,7 +182,7 @@ impl<'t> Validator<'t> {
         );
     }
 
-    pub fn table<'a, 'i>(&mut self, v: &'a Value<'i>, key: &str) -> Option<&'a DeTable<'i>> {
+    pub(crate) fn table<'a, 'i>(&mut self, v: &'a Value<'i>, key: &str) -> Option<&'a DeTable<'i>> {
         match v.get_ref() {
             DeValue::Table(t) => Some(t),
             _ => {
@@ -182,7 +192,7 @@ impl<'t> Validator<'t> {
         }
     }
 
-    pub fn array_of_tables<'a, 'i>(
+    pub(crate) fn array_of_tables<'a, 'i>(
         &mut self,
         v: &'a Value<'i>,
     ) -> Vec<(&'a DeTable<'i>, Range<usize>)> {
@@ -205,7 +215,7 @@ impl<'t> Validator<'t> {
         }
     }
 
-    pub fn level(&mut self, v: &Value<'_>) -> Option<Level> {
+    pub(crate) fn level(&mut self, v: &Value<'_>) -> Option<Level> {
         match v.get_ref().as_str() {
             Some(s) => match Level::parse(s) {
                 Some(l) => Some(l),
@@ -231,7 +241,7 @@ impl<'t> Validator<'t> {
         }
     }
 
-    pub fn string(&mut self, v: &Value<'_>, key: &str) -> Option<String> {
+    pub(crate) fn string(&mut self, v: &Value<'_>, key: &str) -> Option<String> {
         match v.get_ref().as_str() {
             Some(s) => Some(s.to_string()),
             None => {
@@ -241,7 +251,7 @@ impl<'t> Validator<'t> {
         }
     }
 
-    pub fn boolean(&mut self, v: &Value<'_>, key: &str) -> Option<bool> {
+    pub(crate) fn boolean(&mut self, v: &Value<'_>, key: &str) -> Option<bool> {
         let b = v.get_ref().as_bool();
         if b.is_none() {
             self.wrong_type(v, key, "true or false");
@@ -250,7 +260,7 @@ impl<'t> Validator<'t> {
     }
 
     /// A list of strings; a single string is accepted as a list of one.
-    pub fn strings(&mut self, v: &Value<'_>, key: &str) -> Vec<(String, Range<usize>)> {
+    pub(crate) fn strings(&mut self, v: &Value<'_>, key: &str) -> Vec<(String, Range<usize>)> {
         match v.get_ref() {
             DeValue::String(s) => vec![(s.to_string(), v.span())],
             DeValue::Array(items) => {
@@ -271,13 +281,13 @@ impl<'t> Validator<'t> {
     }
 
     /// Path globs: `/` is a separator that `*` does not cross; `**` does.
-    pub fn globs(&mut self, v: &Value<'_>, key: &str) -> Option<GlobSet> {
+    pub(crate) fn globs(&mut self, v: &Value<'_>, key: &str) -> Option<GlobSet> {
         self.glob_set(v, key, |s| s.trim_start_matches("./").trim_end_matches('/').to_string())
     }
 
     /// Globs of any kind: `norm` turns each into a path-shaped glob first (dotted
     /// addresses become `/`-separated, so `*` matches one segment).
-    pub fn glob_set(
+    pub(crate) fn glob_set(
         &mut self,
         v: &Value<'_>,
         key: &str,

@@ -30,7 +30,7 @@ pub fn layout(m: &Module) -> String {
 /// `Terraform` where the newest release judged and no pin or policy chose it (as before
 /// releases were modelled; `--engine terraform` alone too); else the release and why:
 /// `Terraform 1.9.8, pinned in .terraform-version:1`.
-pub fn judged_by(m: &Module) -> String {
+pub(crate) fn judged_by(m: &Module) -> String {
     if !m.release_said() {
         return m.engine.name().to_string();
     }
@@ -108,7 +108,7 @@ fn layout_as(m: &Module, grouped: bool) -> String {
 
 /// One block in native syntax, without provenance, indented `level` steps of two spaces
 /// (`fold` writes a JSON override's block into a native file with it).
-pub fn block_text(b: &Block, level: usize) -> String {
+pub(crate) fn block_text(b: &Block, level: usize) -> String {
     let mut p = Printer { m: None, out: String::new(), left: Vec::new(), grouped: false };
     p.block(b, level, None);
     p.out

@@ -168,13 +168,13 @@ fn escapable(schema: Schema, name: &str) -> bool {
 /// block's `content = {…}` as its content), and the body has no escaping block that could
 /// hold it. The printed document leaves it out; `show --format tf-json` refuses.
 #[derive(Debug)]
-pub struct Unwritable {
+pub(crate) struct Unwritable {
     pub span: Span,
     pub name: String,
 }
 
 /// Every [`Unwritable`] argument of the module, in order.
-pub fn unwritable(m: &Module) -> Vec<Unwritable> {
+pub(crate) fn unwritable(m: &Module) -> Vec<Unwritable> {
     fn walk(body: &Body, schema: Schema, out: &mut Vec<Unwritable>) {
         for item in body.items.iter() {
             match item {

@@ -110,7 +110,7 @@ pub fn gitlab(findings: &[Finding]) -> String {
 /// all, even as references (control characters, U+FFFE, U+FFFF), and those that could
 /// drive a terminal (bidirectional overrides) are written visibly as `\u{..}`, as in the
 /// other reports.
-pub fn xml_escape(s: &str, attribute: bool) -> String {
+pub(crate) fn xml_escape(s: &str, attribute: bool) -> String {
     let mut out = String::with_capacity(s.len() + 16);
     for c in clean(s).chars() {
         match c {

@@ -202,7 +202,7 @@ fn shown(f: &Finding) -> Shown {
 }
 
 /// One finding drawn with the source lines of every place it names.
-pub fn human_one(f: &Finding, style: Style) -> String {
+pub(crate) fn human_one(f: &Finding, style: Style) -> String {
     let mut out = String::new();
     let _ = handler(style).render_report(&mut out, &shown(f));
     out

@@ -80,7 +80,7 @@ pub fn human(files: &Files, d: &Diagnostic, code: &str, style: Style) -> String 
 /// Can the lines of `start..end` be drawn? Lines of many thousand characters (minified or
 /// generated files) are not: the drawing would be unreadable, and the drawing library
 /// refuses such widths.
-pub fn drawable(text: &str, start: usize, end: usize) -> bool {
+pub(crate) fn drawable(text: &str, start: usize, end: usize) -> bool {
     const LONGEST: usize = 2000;
     // An empty file (one that could not be read) has no line to draw.
     if text.is_empty() {
@@ -153,7 +153,7 @@ pub fn clean(s: &str) -> String {
 /// library reads the few lines around a label instead of scanning the file from its start
 /// for every finding (thousands of findings in one file would each cost its whole size).
 #[derive(Clone, Debug)]
-pub struct Lined {
+pub(crate) struct Lined {
     text: Arc<str>,
     lines: Arc<LineIndex>,
     /// The file's lines before `text` (a finding's excerpt starts further down).
@@ -163,7 +163,7 @@ pub struct Lined {
 /// The [`Lined`] text of a file, or of its lines from line `before` (0-based) on, shared
 /// by the findings drawn on it (per thread: the last few texts are kept, as reports go
 /// file by file).
-pub fn lined(text: &Arc<str>, before: usize) -> Lined {
+pub(crate) fn lined(text: &Arc<str>, before: usize) -> Lined {
     type Cache = std::cell::RefCell<Vec<(Arc<str>, Lined)>>;
     thread_local! {
         static CACHE: Cache = const { std::cell::RefCell::new(Vec::new()) };
@@ -218,7 +218,7 @@ impl SourceCode for Lined {
     }
 }
 
-pub fn clean_source(s: &str) -> String {
+pub(crate) fn clean_source(s: &str) -> String {
     if !s.chars().any(|c| is_unsafe(c) && c != '\r') {
         return s.to_string();
     }
@@ -239,7 +239,7 @@ pub fn clean_source(s: &str) -> String {
 /// Like [`clean`], and line breaks too: for a name (a path, a key) printed inside a line,
 /// where a line break would forge a line of its own (a compact finding, a GitHub
 /// workflow command, a `note:`).
-pub fn clean_line(s: &str) -> String {
+pub(crate) fn clean_line(s: &str) -> String {
     clean(s).replace('\n', "\\n")
 }
 

@@ -13,22 +13,19 @@ use crate::terraform::Local;
 
 /// Contents by full path, with the metadata they were read under.
 #[derive(Default)]
-pub struct FileCache {
+pub(crate) struct FileCache {
     files: Mutex<HashMap<PathBuf, (Stamp, Vec<u8>)>>,
 }
 
 impl FileCache {
-    /// How many files are held (for tests).
-    pub fn len(&self) -> usize {
+    /// How many files are held.
+    #[cfg(test)]
+    fn len(&self) -> usize {
         self.files.lock().map_or(0, |f| f.len())
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Forgets the files below `dir` (a module no longer shown).
-    pub fn forget(&self, dir: &Path) {
+    pub(crate) fn forget(&self, dir: &Path) {
         if let Ok(mut f) = self.files.lock() {
             f.retain(|p, _| !p.starts_with(dir));
         }
@@ -94,7 +91,7 @@ impl Stamp {
 }
 
 /// A worktree source whose reads go through a [`FileCache`].
-pub struct Cached<'a> {
+pub(crate) struct Cached<'a> {
     pub inner: &'a WorktreeSource,
     pub cache: &'a FileCache,
 }
@@ -203,7 +200,7 @@ mod tests {
         // Deleted: an error, as without the cache, and forgotten.
         std::fs::remove_file(&file).unwrap();
         assert!(cached.read("main.tf").is_err());
-        assert!(cache.is_empty());
+        assert_eq!(cache.len(), 0);
     }
 
     /// A module loaded through the cache (contents and parses kept) is the module a fresh
@@ -259,6 +256,6 @@ mod tests {
         let src = WorktreeSource::module(root.clone());
         let cached = Cached { inner: &src, cache: &cache };
         assert_eq!(cached.read("link.tf").unwrap(), b"x");
-        assert!(cache.is_empty());
+        assert_eq!(cache.len(), 0);
     }
 }

@@ -11,10 +11,10 @@ pub(crate) mod memory;
 pub(crate) mod overlay;
 pub(crate) mod worktree;
 
-pub use cached::{Cached, FileCache};
+pub(crate) use cached::{Cached, FileCache};
 pub use git::{Git, GitSource};
 pub use memory::MemorySource;
-pub use overlay::Overlay;
+pub(crate) use overlay::Overlay;
 pub use worktree::WorktreeSource;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -25,10 +25,10 @@ use crate::terraform::Local;
 /// Does git's index hold this configuration file (a path of the source)? The files it does
 /// not hold exist only in this checkout. A function, so that a large index is searched in
 /// place rather than copied into a set.
-pub type Tracked = std::sync::Arc<dyn Fn(&str) -> bool + Send + Sync>;
+pub(crate) type Tracked = std::sync::Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
 /// The policy file's name: the nearest one at or above a module governs it.
-pub const POLICY_FILE: &str = ".override-guard.toml";
+pub(crate) const POLICY_FILE: &str = ".override-guard.toml";
 
 /// A policy file above a source's root (a directory outside any repository): its path
 /// relative to the root (`../.override-guard.toml`), its text, and the path from its
@@ -44,7 +44,7 @@ pub struct ParentPolicy {
 pub trait Source: Sync {
     /// Every configuration file (any engine's extensions, ignored names included so
     /// discovery can report them, and names that look like override files but are not:
-    /// see [`crate::terraform::discover::is_listed`]), grouped by directory: `dir -> [file names]`.
+    /// see `terraform::discover::is_listed`), grouped by directory: `dir -> [file names]`.
     /// The root directory is `""`.
     fn modules(&self) -> Result<BTreeMap<String, Vec<String>>, Error>;
 
@@ -133,7 +133,7 @@ pub(crate) fn only_modules(
 
 /// Another source, narrowed to some module directories: the pre-commit hook loads only
 /// the modules a change touches.
-pub struct Scoped<'a> {
+pub(crate) struct Scoped<'a> {
     pub inner: &'a dyn Source,
     pub dirs: &'a BTreeSet<String>,
 }
@@ -217,7 +217,7 @@ pub fn changed(a: &dyn Source, b: &dyn Source) -> Result<BTreeSet<String>, Error
 }
 
 /// Policy files whose text differs between two sources (added, deleted or modified).
-pub fn changed_policies(a: &dyn Source, b: &dyn Source) -> Result<BTreeSet<String>, Error> {
+pub(crate) fn changed_policies(a: &dyn Source, b: &dyn Source) -> Result<BTreeSet<String>, Error> {
     let mut out = BTreeSet::new();
     for path in a.policy_paths()?.union(&b.policy_paths()?) {
         let dir = split(path).0;

@@ -9,7 +9,7 @@ use crate::terraform::discover::is_listed;
 
 /// `inner`, with `buffers` (source paths) read first. A buffer whose file does not exist
 /// yet is listed too: a new file being written belongs to its module.
-pub struct Overlay<'a> {
+pub(crate) struct Overlay<'a> {
     pub inner: &'a dyn Source,
     pub buffers: &'a HashMap<String, String>,
 }

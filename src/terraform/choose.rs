@@ -321,7 +321,8 @@ pub fn choose(
 /// `read`, the module's effective `required_version` values as written (one per attribute),
 /// and the engine where something says it. A value that is no constraint is reported and
 /// left out (Terraform refuses such a module with every release).
-pub fn detect(
+#[cfg(test)]
+fn detect(
     read: &dyn Fn(&str) -> Option<Vec<u8>>,
     module_dir: &str,
     required_version: &[&str],
@@ -331,7 +332,7 @@ pub fn detect(
 }
 
 /// [`detect`] for one of many modules of a state, their directories' pins kept in `memo`.
-pub fn detect_with(
+pub(crate) fn detect_with(
     memo: &pins::Memo,
     read: &dyn Fn(&str) -> Option<Vec<u8>>,
     module_dir: &str,

@@ -15,7 +15,7 @@ use super::release::{self, Release, Version};
 
 /// A constraint's operator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Op {
+pub(crate) enum Op {
     Eq,
     Ne,
     Gt,
@@ -196,7 +196,7 @@ impl fmt::Display for Constraint {
 }
 
 /// Do all the constraints (several `required_version` attributes) admit the version?
-pub fn admits_all(constraints: &[Constraint], v: Version) -> bool {
+pub(crate) fn admits_all(constraints: &[Constraint], v: Version) -> bool {
     constraints.iter().all(|c| c.admits(v))
 }
 
@@ -275,13 +275,13 @@ pub fn admitted(constraints: &[Constraint], engine: Engine) -> Vec<Release> {
 }
 
 /// The newest modelled release the constraints admit (tenv's `latest-allowed`).
-pub fn newest_admitted(constraints: &[Constraint], engine: Engine) -> Option<Release> {
+pub(crate) fn newest_admitted(constraints: &[Constraint], engine: Engine) -> Option<Release> {
     admitted(constraints, engine).pop()
 }
 
 /// The oldest modelled release the constraints admit, its lowest admitted patch (tenv's
 /// `min-required`).
-pub fn oldest_admitted(constraints: &[Constraint], engine: Engine) -> Option<Release> {
+pub(crate) fn oldest_admitted(constraints: &[Constraint], engine: Engine) -> Option<Release> {
     release::modelled(engine).find_map(|r| {
         let v = r.version;
         let p = *admitted_patches(r, constraints).first()?;

@@ -62,14 +62,14 @@ pub struct Discovery {
 }
 
 /// Terraform's `IsIgnoredFile`.
-pub fn is_ignored(name: &str) -> bool {
+pub(crate) fn is_ignored(name: &str) -> bool {
     name.starts_with('.') || name.ends_with('~') || (name.starts_with('#') && name.ends_with('#'))
 }
 
 const TEST_EXTS: [&str; 4] = [".tftest.hcl", ".tftest.json", ".tofutest.hcl", ".tofutest.json"];
 
 /// The configuration extension of a file name for an engine, if it has one.
-pub fn config_ext(name: &str, engine: Engine) -> Option<&'static str> {
+pub(crate) fn config_ext(name: &str, engine: Engine) -> Option<&'static str> {
     if TEST_EXTS.iter().any(|e| name.ends_with(e)) {
         return None;
     }
@@ -91,7 +91,7 @@ pub fn is_auto_tfvars(name: &str) -> bool {
 
 /// The files a module listing holds: configuration (any engine's) and the variables files
 /// Terraform loads by itself.
-pub fn is_module_file(name: &str) -> bool {
+pub(crate) fn is_module_file(name: &str) -> bool {
     config_ext(name, Engine::OpenTofu).is_some() || is_auto_tfvars(name)
 }
 
@@ -100,24 +100,24 @@ pub fn is_module_file(name: &str) -> bool {
 /// [`is_test_file`]), and the names that look like override files but are not
 /// ([`misnamed`]), which no engine reads but a rule must see. A failure about any other
 /// name (not UTF-8, say) is none of the module's.
-pub fn is_listed(name: &str) -> bool {
+pub(crate) fn is_listed(name: &str) -> bool {
     is_module_file(name) || is_query_file(name) || is_test_file(name) || misnamed(name).is_some()
 }
 
 /// A query file, which `terraform query` loads with the module (its `variable` blocks
 /// declare variables for that command only). OpenTofu has no such command.
-pub fn is_query_file(name: &str) -> bool {
+pub(crate) fn is_query_file(name: &str) -> bool {
     !is_ignored(name) && (name.ends_with(".tfquery.hcl") || name.ends_with(".tfquery.json"))
 }
 
 /// A test file, which `terraform test` (`tofu test`) loads with the module, from the
 /// module's directory and from its test directory ([`TEST_DIR`]).
-pub fn is_test_file(name: &str) -> bool {
+pub(crate) fn is_test_file(name: &str) -> bool {
     !is_ignored(name) && TEST_EXTS.iter().any(|e| name.ends_with(e))
 }
 
 /// The test directory both engines read by default (`-test-directory` names another).
-pub const TEST_DIR: &str = "tests";
+pub(crate) const TEST_DIR: &str = "tests";
 
 /// A name that says "override" to a person but not to the engines' rule (spec §1.1 4:
 /// the stem is exactly `override` or ends in `_override`, before a configuration
@@ -251,7 +251,7 @@ pub fn is_override(name: &str, ext: &str) -> bool {
 }
 
 /// The engine to use when the user did not choose: OpenTofu when the module has `.tofu` files.
-pub fn default_engine<'a>(names: impl IntoIterator<Item = &'a str>) -> Engine {
+pub(crate) fn default_engine<'a>(names: impl IntoIterator<Item = &'a str>) -> Engine {
     let tofu = names
         .into_iter()
         .any(|n| !is_ignored(n) && (n.ends_with(".tofu") || n.ends_with(".tofu.json")));

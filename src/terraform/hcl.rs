@@ -23,7 +23,11 @@ pub fn parse_named(file: FileId, path: &str, text: &str) -> (ParsedFile, Vec<Dia
 
 /// [`parse_named`] of a text the caller already shares: the expressions' sources are
 /// slices of it, not copies.
-pub fn parse_shared(file: FileId, path: &str, text: &Arc<str>) -> (ParsedFile, Vec<Diagnostic>) {
+pub(crate) fn parse_shared(
+    file: FileId,
+    path: &str,
+    text: &Arc<str>,
+) -> (ParsedFile, Vec<Diagnostic>) {
     parse_bytes(file, path, text.as_bytes(), text)
 }
 
@@ -32,7 +36,7 @@ pub fn parse_shared(file: FileId, path: &str, text: &Arc<str>) -> (ParsedFile, V
 /// encoding", reported once, and the syntax errors it causes; inside a comment it is no
 /// error at all). `text` is `bytes` with each byte of a broken sequence replaced by one
 /// character of one byte (see [`lossless_text`]), so offsets are the same in both.
-pub fn parse_bytes(
+pub(crate) fn parse_bytes(
     file: FileId,
     path: &str,
     bytes: &[u8],
@@ -50,7 +54,7 @@ pub fn parse_bytes(
 
 /// The text of bytes that are not all valid UTF-8, at the same offsets: each byte of a
 /// broken sequence becomes U+001A (SUBSTITUTE), one byte long.
-pub fn lossless_text(bytes: &[u8]) -> String {
+pub(crate) fn lossless_text(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
     for chunk in bytes.utf8_chunks() {
         out.push_str(chunk.valid());
@@ -261,7 +265,7 @@ impl Lowering<'_> {
 
 /// The parts of a template written as a JSON string (Terraform reads every JSON string
 /// where an expression is expected as a template), with the errors of reading it.
-pub fn json_template(text: &str) -> (Vec<TplPart>, Vec<override_guard_hcl::SyntaxError>) {
+pub(crate) fn json_template(text: &str) -> (Vec<TplPart>, Vec<override_guard_hcl::SyntaxError>) {
     let (e, errors) = override_guard_hcl::parse_template(text);
     let shared = Arc::from(text);
     let cx = Lowering { file: 0, text: &shared };

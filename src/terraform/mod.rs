@@ -17,9 +17,11 @@ pub mod pins;
 pub mod release;
 pub mod schema;
 
-pub use expr::{Expr, ExprKind, ObjKey, TplPart};
+pub use expr::TplPart;
+pub use expr::{Expr, ExprKind, ObjKey};
 
-pub use crate::diag::{FileId, Span};
+pub(crate) use crate::diag::FileId;
+pub use crate::diag::Span;
 
 use std::sync::OnceLock;
 
@@ -408,7 +410,7 @@ pub struct ParsedFile {
 
 /// A file's decoding for one release: its version (major, minor, patch) and the
 /// diagnostics.
-pub type Decoded = ((u32, u32, u32), Vec<crate::diag::Diagnostic>);
+pub(crate) type Decoded = ((u32, u32, u32), Vec<crate::diag::Diagnostic>);
 
 /// A JSON `"//"` comment and the object it sits in.
 #[derive(Clone, Debug, PartialEq)]

@@ -357,12 +357,12 @@ const FILES: &[&str] = &[
 
 /// Is a file of this name one a version manager reads a pin from? (Sources keep such
 /// files, which are no module's, so that a module's release is read from the same state.)
-pub fn is_pin_file(name: &str) -> bool {
+pub(crate) fn is_pin_file(name: &str) -> bool {
     FILES.contains(&name)
 }
 
 /// Every version file's name, for comparing two states' pins.
-pub fn pin_file_names() -> &'static [&'static str] {
+pub(crate) fn pin_file_names() -> &'static [&'static str] {
     FILES
 }
 

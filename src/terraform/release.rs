@@ -77,7 +77,7 @@ pub fn modelled(engine: Engine) -> impl Iterator<Item = Release> {
 
 /// Whether each patch of an engine is its own modelled release (Terraform, whose loader
 /// changed in a patch) or a minor stands for all its patches (OpenTofu).
-pub fn models_patches(engine: Engine) -> bool {
+pub(crate) fn models_patches(engine: Engine) -> bool {
     by_patch(engine)
 }
 
@@ -142,7 +142,7 @@ impl fmt::Display for Unmodelled {
 }
 
 /// The modelled releases as one sentence, for errors and `--help`.
-pub fn modelled_list() -> String {
+pub(crate) fn modelled_list() -> String {
     let list = |e: Engine| {
         let vs: Vec<String> = MODELLED
             .iter()

@@ -38,7 +38,7 @@ pub struct Use {
 
 /// Which command reads a file of this name under `engine`, if one does: OpenTofu has no
 /// query command, and Terraform reads no `.tofutest` file.
-pub fn command_of(name: &str, engine: Engine) -> Option<Command> {
+pub(crate) fn command_of(name: &str, engine: Engine) -> Option<Command> {
     if discover::is_query_file(name) {
         return (engine == Engine::Terraform).then_some(Command::Query);
     }

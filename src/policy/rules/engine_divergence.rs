@@ -250,7 +250,7 @@ fn introduced(full: Divergence, base: &Divergence) -> Vec<Differs> {
 /// Could the engines merge this module differently? Only constructs the engines treat
 /// differently in override files can make them diverge (spec §5.12), so modules without
 /// them skip the second merge. `.tofu` files are the caller's check.
-pub fn may_diverge(m: &Module) -> bool {
+pub(crate) fn may_diverge(m: &Module) -> bool {
     if m.has_errors() {
         return true;
     }

@@ -1,6 +1,6 @@
 //! The rules: one file per rule, each with its id, default level, options, its
 //! documentation (what `explain` prints) and its check. Ids are kebab-case and unique.
-//! A rule with options also reads and validates them itself ([`configure`]), so the
+//! A rule with options also reads and validates them itself (`configure`), so the
 //! policy file's reader knows the rules only through the registry.
 //!
 //! The files sit in layers, each importing only those below it: `rule.rs` (what a rule
@@ -28,8 +28,8 @@ mod version_mismatch;
 mod weakened_safeguard;
 
 pub use crate::finding::RuleId;
-pub use options::{
-    CommentMatcher, CommentOptions, Configure, Options, OverrideFileOptions, ProtectedOptions,
-};
-pub use registry::{RULES, configure, doc_url, find, inline, markdown, suggestion};
-pub use rule::{Check, Rule};
+pub use options::CommentMatcher;
+pub use options::Options;
+pub use registry::{RULES, find, inline};
+pub(crate) use registry::{configure, doc_url, suggestion};
+pub use rule::Rule;

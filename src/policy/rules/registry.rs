@@ -45,7 +45,7 @@ static CONFIGURE: &[(RuleId, Configure)] = &[
 ];
 
 /// The function that reads a rule's options, if it has any.
-pub fn configure(id: RuleId) -> Option<Configure> {
+pub(crate) fn configure(id: RuleId) -> Option<Configure> {
     CONFIGURE.iter().find(|(r, _)| *r == id).map(|&(_, c)| c)
 }
 
@@ -61,13 +61,14 @@ pub fn inline(id: RuleId) -> bool {
 
 /// Where a rule is documented on the web: its section of `docs/rules.md` in the
 /// repository named in `Cargo.toml` (SARIF's `helpUri`, for code scanning's rule help).
-pub fn doc_url(id: &str) -> String {
+pub(crate) fn doc_url(id: &str) -> String {
     format!("{}/blob/main/docs/rules.md#{id}", env!("CARGO_PKG_REPOSITORY"))
 }
 
 /// `docs/rules.md`: every rule's documentation, as `explain` prints it, under a heading
 /// whose anchor is the rule id. Generated here; a test keeps the file in step.
-pub fn markdown() -> String {
+#[cfg(test)]
+fn markdown() -> String {
     let mut out = String::from(
         "# override-guard rules\n\n\
          Generated from the rules' own documentation: `override-guard explain RULE` prints the\n\
@@ -107,7 +108,7 @@ pub fn markdown() -> String {
 }
 
 /// ` (did you mean `x`?)` for a misspelt rule id, or nothing.
-pub fn suggestion(id: &str) -> String {
+pub(crate) fn suggestion(id: &str) -> String {
     crate::diag::did_you_mean(id, RULES.iter().map(|r| r.id.as_str()))
         .map(|d| format!(" (did you mean `{d}`?)"))
         .unwrap_or_default()

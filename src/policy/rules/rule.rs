@@ -8,7 +8,7 @@ use crate::policy::validate::Field;
 
 /// A check: reads the context, pushes findings (their level is set by the policy later;
 /// a check may lower it, e.g. Terraform warnings are at most `warn`).
-pub type Check = fn(&Context<'_>, &mut Vec<Finding>);
+pub(crate) type Check = fn(&Context<'_>, &mut Vec<Finding>);
 
 /// One rule.
 pub struct Rule {

@@ -36,7 +36,7 @@ pub fn parse(
 /// configuration files and `.tfvars.json` files alike. HCL's JSON parser reads both, so
 /// both get its errors: a document that does not start with a value (an empty file, a
 /// byte order mark, a bare word) and a root that is no object or array.
-pub fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Vec<Diagnostic>> {
+pub(crate) fn parse_value(file: FileId, text: &str) -> Result<JsonNode, Vec<Diagnostic>> {
     read_checked(file, text, &mut Nodes)
 }
 
@@ -105,7 +105,7 @@ impl<'t> Build<'t> for Nodes {
 }
 
 /// Nested blocks of type `kind` from a JSON value whose meaning a native-syntax layer settled.
-pub fn blocks_from_value(kind: &str, n: &JsonNode) -> Vec<Block> {
+pub(crate) fn blocks_from_value(kind: &str, n: &JsonNode) -> Vec<Block> {
     let mut cx = Decoder { file: n.span.file, src: None, diags: Vec::new(), notes: Vec::new() };
     let mut out = Vec::new();
     cx.blocks((kind, n.span), n.span, 0, Schema::Unknown, n.clone(), &mut Vec::new(), &mut out);
@@ -113,7 +113,7 @@ pub fn blocks_from_value(kind: &str, n: &JsonNode) -> Vec<Block> {
 }
 
 /// A JSON value read as an attribute's expression.
-pub fn expr_from_value(n: &JsonNode) -> Expr {
+pub(crate) fn expr_from_value(n: &JsonNode) -> Expr {
     Decoder { file: n.span.file, src: None, diags: Vec::new(), notes: Vec::new() }.expr(n.clone())
 }
 
