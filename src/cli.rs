@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use crate::report::ReportFormat;
 use crate::terraform::release::EngineChoice;
 
 /// Guards Terraform and OpenTofu repositories against the quiet danger of override files.
@@ -396,35 +397,6 @@ pub(crate) enum ShowFormat {
     Json,
     /// The `configuration` object of `terraform show -json` (for plan-JSON policies).
     ConfigJson,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub(crate) enum ReportFormat {
-    /// Drawings of the source lines each finding names (miette).
-    Human,
-    /// `path:line:col: level[rule]: message`, one finding a line.
-    Compact,
-    /// override-guard's JSON report (schema version 1, see docs/formats.md).
-    Json,
-    /// SARIF 2.1.0, for code scanning.
-    Sarif,
-    /// GitHub Actions workflow annotations.
-    Github,
-    /// GitLab Code Quality report (a JSON array), for merge-request widgets.
-    Gitlab,
-    /// JUnit XML, for Jenkins' junit step and GitLab's test reports.
-    Junit,
-    /// Checkstyle XML, for Jenkins' warnings-ng and other linter dashboards.
-    Checkstyle,
-}
-
-impl ReportFormat {
-    /// A document a program parses (JSON, SARIF, GitLab, JUnit, Checkstyle), not lines for
-    /// people or workflow commands: written even when there is nothing to report, since
-    /// an empty file would not parse.
-    pub(crate) fn is_document(self) -> bool {
-        !matches!(self, ReportFormat::Human | ReportFormat::Compact | ReportFormat::Github)
-    }
 }
 
 /// How `scan` and `remap` print the scanner's findings.

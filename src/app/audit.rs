@@ -4,15 +4,16 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::outcome::{Outcome, outcome};
-use super::output::{print_findings, render_findings, write_note};
+use super::output::{print_findings, write_note};
 use super::policies::{cli_levels, judging, policy_choice, today};
 use super::progress::Bar;
 use super::sources::{Read, read};
 use super::workspace::Shown;
-use crate::cli::{FromArgs, PolicyArgs, ReportFormat};
+use crate::cli::{FromArgs, PolicyArgs};
 use crate::error;
 use crate::pipeline::audit::Ask;
 use crate::policy::{self, Finding};
+use crate::report::ReportFormat;
 use crate::report::{self, Style, findings};
 use crate::source::disk;
 use crate::terraform::release::EngineChoice;
@@ -106,7 +107,7 @@ pub(super) fn audit_cmd(
     }
     summary.quiet = args.quiet;
     shown.apply(&mut findings, &mut summary, format);
-    print_findings(&render_findings(&findings, &summary, format, style), format);
+    print_findings(&format.render(&findings, &summary, style), format);
     // Writing a baseline is the run's purpose, and done: the findings it shows are debt
     // recorded, not a failure.
     if baseline.write.is_some() {

@@ -20,16 +20,17 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::outcome::{Outcome, outcome};
-use super::output::{print_findings, render_findings, write_note, write_out};
+use super::output::{print_findings, write_note, write_out};
 use super::policies::{cli_levels, judging, policy_choice, today};
 use super::workspace::{Shown, Workspace};
-use crate::cli::{PolicyArgs, ReportFormat};
+use crate::cli::PolicyArgs;
 use crate::pipeline::Choice;
 use crate::pipeline::audit::Ask;
 use crate::pipeline::change::touched;
 use crate::pipeline::compare;
 use crate::pipeline::hook::{Owned, owned};
 use crate::policy::Finding;
+use crate::report::ReportFormat;
 use crate::report::{self, Style};
 use crate::source::git::Staged;
 use crate::source::worktree::ListedDir;
@@ -181,13 +182,9 @@ impl Hook<'_> {
         if let Some(tracked) = tracked {
             local_notes(&ws, git, &dirs, tracked);
         }
-        let text_report = matches!(self.format, ReportFormat::Human | ReportFormat::Compact);
+        let text_report = self.format.is_text();
         if modules.is_empty() {
-            if passed_files.is_empty()
-                && !self.args.quiet
-                && !under_framework()
-                && matches!(self.format, ReportFormat::Human | ReportFormat::Compact)
-            {
+            if passed_files.is_empty() && !self.args.quiet && !under_framework() && text_report {
                 write_out(&match &self.range {
                     Some(r) => format!(
                         "no change to a Terraform or OpenTofu module in {}...{}: nothing to check\n",
@@ -202,13 +199,13 @@ impl Hook<'_> {
             }
             // A CI service reads the report as a file: an empty one would not parse.
             if self.format.is_document() {
-                let text = render_findings(&findings, &summary, self.format, self.style);
+                let text = self.format.render(&findings, &summary, self.style);
                 print_findings(&text, self.format);
             }
             return Ok(Outcome::Clean);
         }
         if !(findings.is_empty() && text_report && under_framework()) {
-            let text = render_findings(&findings, &summary, self.format, self.style);
+            let text = self.format.render(&findings, &summary, self.style);
             print_findings(&text, self.format);
         }
         let verdict = outcome(&findings, self.args.deny_warnings);

@@ -3,16 +3,17 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::outcome::{Outcome, outcome};
-use super::output::{print_findings, render_findings, write_note};
+use super::output::{print_findings, write_note};
 use super::policies::{cli_levels, judging, policy_choice, refused, today};
 use super::sources::{Opened, print_disk_notes};
 use super::workspace::{Shown, Workspace};
-use crate::cli::{PolicyArgs, ReportFormat};
+use crate::cli::PolicyArgs;
 use crate::error;
 use crate::pipeline::Choice;
 use crate::pipeline::audit::{Ask, Judged};
 use crate::pipeline::change::touched;
 use crate::pipeline::compare::{self, Comparison};
+use crate::report::ReportFormat;
 use crate::report::{self, Style, review};
 use crate::source::Git;
 use crate::terraform::release::EngineChoice;
@@ -182,7 +183,7 @@ pub(super) fn diff(
         other => {
             let mut summary = compared.summary();
             summary.quiet = args.quiet;
-            render_findings(&introduced, &summary, other, style)
+            other.render(&introduced, &summary, style)
         }
     };
     print_findings(&text, format);

@@ -14,7 +14,8 @@
 use crate::error;
 use std::sync::atomic::Ordering;
 
-use crate::cli::{Cli, Command, ReportFormat};
+use crate::cli::{Cli, Command};
+use crate::report::ReportFormat;
 use crate::report::Style;
 
 mod audit;

@@ -5,40 +5,12 @@
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::cli::{Color, ReportFormat};
-use crate::policy::Finding;
-use crate::report::{self, Escapes, Style, findings};
+use crate::cli::Color;
+use crate::report::{self, Escapes, ReportFormat};
 
 /// Prints a rendered report with the escapes its format reads back.
 pub(super) fn print_findings(text: &str, format: ReportFormat) {
-    match format {
-        ReportFormat::Json | ReportFormat::Sarif | ReportFormat::Gitlab => write_syntax(text),
-        // The XML reports escape everything unsafe themselves (XML has no escape the
-        // guard could use for a control character): the guard finds nothing left.
-        ReportFormat::Human
-        | ReportFormat::Compact
-        | ReportFormat::Github
-        | ReportFormat::Junit
-        | ReportFormat::Checkstyle => write_out(text),
-    }
-}
-
-pub(super) fn render_findings(
-    findings: &[Finding],
-    summary: &findings::Summary,
-    format: ReportFormat,
-    style: Style,
-) -> String {
-    match format {
-        ReportFormat::Human => findings::human(findings, summary, style),
-        ReportFormat::Compact => findings::compact(findings, summary),
-        ReportFormat::Json => findings::json(findings, summary),
-        ReportFormat::Sarif => report::sarif::render(findings, summary),
-        ReportFormat::Github => findings::github(findings, summary),
-        ReportFormat::Gitlab => report::ci::gitlab(findings),
-        ReportFormat::Junit => report::ci::junit(findings, summary),
-        ReportFormat::Checkstyle => report::ci::checkstyle(findings),
-    }
+    stdout_write(&report::guard(text, format.escapes(), COLOR.load(Ordering::Relaxed)));
 }
 
 /// Human on a terminal, compact otherwise (pipes, hook runners, CI logs).

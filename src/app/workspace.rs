@@ -6,9 +6,9 @@
 use crate::error;
 use std::path::{Component, Path, PathBuf};
 
-use crate::cli::ReportFormat;
 use crate::pipeline::PolicyFile;
 use crate::policy::{Finding, GlobBase};
+use crate::report::ReportFormat;
 use crate::report::findings::Summary;
 use crate::source::worktree::{ListedDir, lexical_absolute};
 use crate::source::{Git, WorktreeSource, disk, join};
@@ -212,20 +212,7 @@ impl Shown {
 
     /// A path of the run as a report format wants it.
     pub(crate) fn path_for(&self, p: &str, format: ReportFormat) -> String {
-        match format {
-            // The formats CI services read: from the repository's root, as they resolve
-            // paths; SARIF and GitLab share the paths fingerprints and baselines are made of.
-            ReportFormat::Github
-            | ReportFormat::Sarif
-            | ReportFormat::Gitlab
-            | ReportFormat::Junit
-            | ReportFormat::Checkstyle
-                if self.in_repo =>
-            {
-                p.to_string()
-            }
-            _ => self.path(p),
-        }
+        if format.paths_from_root() && self.in_repo { p.to_string() } else { self.path(p) }
     }
 
     /// Rewrites the paths of findings and of a summary for a report format.
