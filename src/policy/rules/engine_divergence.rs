@@ -12,7 +12,7 @@ use crate::policy::context::Context;
 use crate::terraform::discover::Skip;
 use crate::terraform::{FileClass, Item, Span};
 
-pub static RULE: Rule = Rule {
+pub(crate) static RULE: Rule = Rule {
     id: super::RuleId::EngineDivergence,
     level: Level::Warn,
     summary: "an override file makes Terraform and OpenTofu compute different effective configurations",

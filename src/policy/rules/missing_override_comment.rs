@@ -12,7 +12,7 @@ use crate::policy::context::{Change, Comment, Context, Node, comments_around, co
 use crate::policy::validate::{Field, Key, Kind, Validator, Value};
 use crate::terraform::{Block, FileId, Item, Span, Syntax};
 
-pub static RULE: Rule = Rule {
+pub(crate) static RULE: Rule = Rule {
     id: super::RuleId::MissingOverrideComment,
     level: Level::Warn,
     summary: "an original that an override file changes has no comment saying so",

@@ -1,40 +1,12 @@
-//! The registry: every rule in report order ([`RULES`]), the functions that read the
-//! options of the rules that have some, and what is made of the list (lookup by id, the
-//! generated `docs/rules.md`). Above every rule file and imported by none of them: the
-//! policy file's reader and the evaluation know the rules only through this list.
+//! The registry: what is made of the list of every rule (`RULES`, declared with the rule
+//! files in `mod.rs`): lookup by id, the functions that read the options of the rules that
+//! have some, the generated `docs/rules.md`. Above every rule file and imported by none of
+//! them: the policy file's reader and the evaluation know the rules only through it.
 
 use super::options::Configure;
 use super::rule::Rule;
-use super::{
-    backend_swap, engine_divergence, ignored_override, local_override, merge_error, meta,
-    misnamed_override, missing_override_comment, override_file, protected_attribute, silent_drop,
-    tfvars, version_divergence, version_mismatch, weakened_safeguard,
-};
+use super::{RULES, missing_override_comment, override_file, protected_attribute};
 use crate::finding::RuleId;
-
-/// Every rule, in report order.
-pub static RULES: &[&Rule] = &[
-    &merge_error::RULE,
-    &override_file::RULE,
-    &local_override::RULE,
-    &misnamed_override::RULE,
-    &missing_override_comment::RULE,
-    &backend_swap::RULE,
-    &silent_drop::RULE,
-    &ignored_override::RULE,
-    &weakened_safeguard::RULE,
-    &protected_attribute::RULE,
-    &engine_divergence::RULE,
-    &version_mismatch::RULE,
-    &version_divergence::RULE,
-    &tfvars::SHADOWED,
-    &tfvars::UNDECLARED,
-    &meta::EXPIRED_EXCEPTION,
-    &meta::UNUSED_EXCEPTION,
-    &meta::BAD_SUPPRESSION,
-    &meta::UNUSED_SUPPRESSION,
-    &meta::POLICY_ERROR,
-];
 
 /// The rules that have options, with the function that reads them. Beside [`RULES`]
 /// rather than a field of [`Rule`], so the rules without options need not say so.
@@ -117,6 +89,33 @@ pub(crate) fn suggestion(id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each file beside the registry is a rule file `rule_files!` declares (a file it
+    /// misses is not even compiled, so its rule would be silently absent), and every id of
+    /// `rule_ids!` has its rule in `RULES`, once.
+    #[test]
+    fn every_rule_file_and_every_id_is_in_the_registry() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/policy/rules");
+        let mod_rs = std::fs::read_to_string(dir.join("mod.rs")).expect("mod.rs");
+        let declared = &mod_rs[mod_rs.find("rule_files! {").expect("the rule files")..];
+        for entry in std::fs::read_dir(&dir).expect("the rules' directory") {
+            let name = entry.expect("an entry").file_name().to_string_lossy().into_owned();
+            let Some(stem) = name.strip_suffix(".rs") else { continue };
+            if ["mod", "options", "registry", "rule"].contains(&stem) {
+                continue;
+            }
+            let line = |l: &str| {
+                l.trim().trim_start_matches("pub(crate) ").starts_with(&format!("{stem}:"))
+            };
+            assert!(declared.lines().any(line), "{name} is not declared in rule_files!");
+        }
+        let ids: Vec<RuleId> = RULES.iter().map(|r| r.id).collect();
+        let mut all = RuleId::ALL.to_vec();
+        all.sort_by_key(|id| id.as_str());
+        let mut listed = ids.clone();
+        listed.sort_by_key(|id| id.as_str());
+        assert_eq!(listed, all, "each id of rule_ids! has one rule in RULES");
+    }
 
     /// A file written from the code is what the code writes; `OVERRIDE_GUARD_WRITE_DOCS=1`
     /// writes it (`cargo test --lib NAME` re-generates just that one).
