@@ -16,6 +16,7 @@ use crate::pipeline::compare::{self, Comparison};
 use crate::report::ReportFormat;
 use crate::report::{self, Style, review};
 use crate::source::Git;
+use crate::source::workspace::State;
 use crate::terraform::release::EngineChoice;
 
 /// One side of a `diff`.
@@ -80,16 +81,17 @@ pub(super) fn diff_sides(
 }
 
 pub(super) fn open_side(ws: &Workspace, git: &Git, side: &Side) -> Result<Opened, error::Error> {
-    Ok(match side {
-        Side::Rev(r) | Side::Base { id: r, .. } => Opened::Git(git.rev(r)?),
-        Side::Index => Opened::Git(git.index()?),
-        Side::Worktree => {
-            if git.workdir().is_none() {
-                return Err(error::Error::BareWorktree { path: ".".into() });
-            }
-            Opened::Disk(ws.worktree_source(true)?)
+    let state = match side {
+        Side::Rev(r) | Side::Base { id: r, .. } => State::Revision(r),
+        Side::Index => State::Index,
+        Side::Worktree if git.workdir().is_none() => {
+            return Err(error::Error::BareWorktree { path: ".".into() });
         }
-    })
+        Side::Worktree => State::Worktree { recursive: true },
+    };
+    let (opened, untracked) = ws.open(state)?;
+    untracked.into_iter().for_each(super::workspace::note_untracked);
+    Ok(opened)
 }
 
 /// The review helper: for every module whose files differ between two states, the diff

@@ -39,14 +39,14 @@ pub(super) fn fix(
     style: Style,
 ) -> Result<Outcome, error::Error> {
     let ws = Workspace::worktree(&[path.to_path_buf()])?;
-    let shown = ws.shown();
-    let src = ws.worktree_source(true)?;
+    let shown = super::workspace::Shown::of(&ws);
+    let src = super::workspace::worktree_source(&ws, true);
     let listed = src.modules().map_err(|e| shown.error(e));
     print_disk_notes(&src, &shown);
     leftovers::note(&ws.root, &src.leftovers(), mode == Mode::Write, |p| shown.path(p));
     let dirs: Vec<(String, Vec<String>)> = listed?.into_iter().collect();
     let choice = match policy_path {
-        Some(p) => Choice::Fixed(ws.fixed_policy(p)?),
+        Some(p) => Choice::Fixed(super::workspace::fixed_policy(&ws, p)?),
         None => Choice::Nearest,
     };
     let scopes = ws.scopes();

@@ -183,8 +183,8 @@ fn backend_swaps(
     use crate::finding::{Level, RuleId};
     use crate::pipeline::audit::Ask;
     let ws = Workspace::worktree(&[dir.to_path_buf()])?;
-    let shown = ws.shown();
-    let src = ws.worktree_source(false)?;
+    let shown = super::workspace::Shown::of(&ws);
+    let src = super::workspace::worktree_source(&ws, false);
     let modules: Vec<(String, Vec<String>)> =
         src.modules().map_err(|e| shown.error(e))?.into_iter().collect();
     let ask = Ask { choice: &Choice::Nearest, levels: &[], engine, today: today() };

@@ -196,10 +196,8 @@ pub(super) fn no_configuration(
     let below: Vec<String> = if from_git {
         src.modules().map(|m| m.into_keys().collect()).unwrap_or_default()
     } else {
-        ws.worktree_source(true)
-            .and_then(|w| w.modules())
-            .map(|m| m.into_keys().collect())
-            .unwrap_or_default()
+        // Only to name the modules below: a note on git's index would say nothing here.
+        ws.worktree_source(true).0.modules().map(|m| m.into_keys().collect()).unwrap_or_default()
     };
     let below: Vec<String> = below
         .into_iter()

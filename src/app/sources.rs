@@ -5,11 +5,13 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use super::output::write_note;
-use super::workspace::{Shown, Workspace};
+use super::workspace::{Shown, Workspace, note_untracked};
 use crate::cli::FromArgs;
 use crate::error;
 use crate::report;
-use crate::source::{GitSource, Source, WorktreeSource};
+pub(super) use crate::source::workspace::Opened;
+use crate::source::workspace::State;
+use crate::source::{GitSource, WorktreeSource};
 
 /// What a command reads: the directories named (as the user typed them), their source,
 /// and the modules in them.
@@ -29,7 +31,7 @@ pub(super) fn read(
     recursive: bool,
 ) -> Result<Read, error::Error> {
     let ws = workspace(paths, from)?;
-    let shown = ws.shown();
+    let shown = super::workspace::Shown::of(&ws);
     let mut opened = open(&ws, from, recursive)?;
     let modules = modules_of(&ws, &mut opened, recursive, &shown)?;
     Ok(Read { ws, shown, opened, modules })
@@ -47,11 +49,14 @@ fn workspace(paths: &[PathBuf], from: &FromArgs) -> Result<Workspace, error::Err
 /// The run's source: the index or a revision (per `--staged` / `--rev`), else the worktree
 /// below the targets (with their subdirectories or not).
 fn open(ws: &Workspace, from: &FromArgs, recursive: bool) -> Result<Opened, error::Error> {
-    Ok(match (ws.git.as_ref(), &from.rev) {
-        (Some(git), Some(rev)) => Opened::Git(git.rev(rev)?),
-        (Some(git), None) if from.staged => Opened::Git(git.index()?),
-        _ => Opened::Disk(ws.worktree_source(recursive)?),
-    })
+    let state = match (&ws.git, &from.rev) {
+        (Some(_), Some(rev)) => State::Revision(rev),
+        (Some(_), None) if from.staged => State::Index,
+        _ => State::Worktree { recursive },
+    };
+    let (opened, untracked) = ws.open(state)?;
+    untracked.into_iter().for_each(note_untracked);
+    Ok(opened)
 }
 
 /// The modules of an opened source that lie in the targets (below them too, with
@@ -105,18 +110,4 @@ pub(super) fn print_git_notes(src: &GitSource, shown: &Shown, keep: impl Fn(&str
 pub(super) fn print_disk_notes(src: &WorktreeSource, shown: &Shown) {
     let all = src.notes();
     print_notes(all.iter().map(|(p, n)| (p.as_str(), n.as_str())), shown);
-}
-
-pub(super) enum Opened {
-    Git(GitSource),
-    Disk(WorktreeSource),
-}
-
-impl Opened {
-    pub(super) fn source(&self) -> &dyn Source {
-        match self {
-            Opened::Git(g) => g,
-            Opened::Disk(w) => w,
-        }
-    }
 }

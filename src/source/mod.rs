@@ -9,6 +9,7 @@ mod git_entries;
 mod index_file;
 pub(crate) mod memory;
 pub(crate) mod overlay;
+pub(crate) mod workspace;
 pub(crate) mod worktree;
 
 pub(crate) use cached::{Cached, FileCache};

@@ -1,0 +1,252 @@
+//! Which files belong to a run: its root (the repository's working tree, or the repository
+//! itself when bare, or outside git the directory that holds what the user named), the
+//! directories the user named (its targets), and the source each state of it is read
+//! from. The front door every command opens its run by.
+
+use std::path::{Path, PathBuf};
+
+use super::worktree::{ListedDir, lexical_absolute};
+use super::{Git, GitSource, Source, WorktreeSource};
+use crate::error;
+
+/// A directory the user named.
+#[derive(Clone, Debug)]
+pub(crate) struct Target {
+    /// As they wrote it, as a display prefix (`examples`, `""` for `.`).
+    pub typed: String,
+    /// The same directory as a path of the run.
+    pub scope: String,
+}
+
+/// The root, the targets, and the repository when there is one.
+pub(crate) struct Workspace {
+    pub git: Option<Git>,
+    pub root: PathBuf,
+    pub targets: Vec<Target>,
+}
+
+impl Workspace {
+    /// Directories on disk. Each must exist and be a directory; errors name it as written.
+    pub(crate) fn worktree(paths: &[PathBuf]) -> Result<Workspace, error::Error> {
+        // A bare repository's files are objects, not a worktree: reading its directory
+        // would find "no configuration files" where the revisions hold them.
+        let first = paths.first().map_or(Path::new("."), PathBuf::as_path);
+        if Git::discover(existing_dir(first)).is_ok_and(|g| g.is_bare()) {
+            let path = Some(display_root(first)).filter(|t| !t.is_empty()).unwrap_or(".".into());
+            return Err(error::Error::BareWorktree { path });
+        }
+        let mut named = Vec::new();
+        for p in paths {
+            let typed = display_root(p);
+            let shown = if typed.is_empty() { ".".to_string() } else { typed.clone() };
+            let io = |e| error::Error::io(shown.clone(), e);
+            let meta = std::fs::metadata(p).map_err(io)?;
+            if !meta.is_dir() {
+                return Err(error::Error::NotADirectory { path: shown });
+            }
+            let real = std::fs::canonicalize(p).map_err(io)?;
+            named.push((typed, shown, real, lexical_absolute(p).unwrap_or_else(|| p.clone())));
+        }
+        // The repository is found from the path as written: a directory linked out of the
+        // repository is still named inside it (and refused below).
+        let lexical = lexical_absolute(first).unwrap_or_else(|| first.to_path_buf());
+        let start = lexical.ancestors().find(|d| d.join(".git").exists()).unwrap_or(first);
+        let git = Git::discover(start).ok().filter(|g| g.workdir().is_some());
+        let workdir = git.as_ref().and_then(|g| g.workdir()).map(Path::to_path_buf);
+        let root = match &workdir {
+            Some(w) => std::fs::canonicalize(w)
+                .map_err(|e| error::Error::io(w.display().to_string(), e))?,
+            None => common_ancestor(named.iter().map(|n| n.2.as_path())),
+        };
+        let lexical_top = workdir.as_deref().and_then(lexical_absolute);
+        let mut targets = Vec::new();
+        for (typed, shown, real, lexical) in named {
+            let Ok(rel) = real.strip_prefix(&root) else {
+                return Err(if lexical_top.as_ref().is_some_and(|t| lexical.starts_with(t)) {
+                    error::Error::DirectoryLinkOutside { path: shown }
+                } else {
+                    let first = display_root(first);
+                    let first = if first.is_empty() { ".".to_string() } else { first };
+                    error::Error::OtherRepository { path: shown, first }
+                });
+            };
+            targets.push(Target { typed, scope: slashed(rel) });
+        }
+        Ok(Workspace { git, root, targets })
+    }
+
+    /// The git repository of the first path (or of the working directory), for reading its
+    /// index or a revision. Paths need not exist on disk (a module deleted since).
+    pub(crate) fn git(paths: &[PathBuf]) -> Result<Workspace, error::Error> {
+        let first = paths.first().map_or(Path::new("."), PathBuf::as_path);
+        let git = Git::discover(existing_dir(first))?;
+        let root = match git.workdir() {
+            Some(w) => std::fs::canonicalize(w)
+                .map_err(|e| error::Error::io(w.display().to_string(), e))?,
+            None => PathBuf::new(),
+        };
+        let mut targets = Vec::new();
+        for p in paths {
+            let typed = display_root(p);
+            let scope = git.relative(p).ok_or_else(|| error::Error::OutsideWorktree {
+                path: if typed.is_empty() { ".".into() } else { typed.clone() },
+            })?;
+            targets.push(Target { typed, scope });
+        }
+        Ok(Workspace { git: Some(git), root, targets })
+    }
+
+    /// The repository of the working directory: the hook and the review name no path.
+    pub(crate) fn repository() -> Result<Workspace, error::Error> {
+        let mut ws = Workspace::git(&[])?;
+        ws.targets = vec![Target { typed: String::new(), scope: String::new() }];
+        Ok(ws)
+    }
+
+    /// The worktree below the targets (each target with its subdirectories, or only the
+    /// target itself), with the files git does not track marked as local-only; and why
+    /// they could not be, when git's index cannot be read (the worktree is readable
+    /// without it).
+    pub(crate) fn worktree_source(
+        &self,
+        recursive: bool,
+    ) -> (WorktreeSource, Option<error::Error>) {
+        let scopes =
+            self.targets.iter().map(|t| ListedDir { dir: t.scope.clone(), recursive }).collect();
+        let repo = self.git.as_ref().map(|_| self.root.clone());
+        let src = WorktreeSource::scoped(self.root.clone(), scopes, repo);
+        match self.git.as_ref().map(Git::tracked) {
+            Some(Ok(tracked)) => (src.with_tracked(tracked), None),
+            Some(Err(e)) => (src, Some(e)),
+            None => (src, None),
+        }
+    }
+
+    /// The target directories, as paths of the run.
+    pub(crate) fn scopes(&self) -> Vec<String> {
+        self.targets.iter().map(|t| t.scope.clone()).collect()
+    }
+
+    /// Is a path of the run inside one of the targets (each with everything below it)?
+    pub(crate) fn covers(&self, path: &str) -> bool {
+        self.targets.iter().any(|t| under(path, &t.scope))
+    }
+
+    /// The run's source for `state`: the worktree below the targets (with their
+    /// subdirectories or not), the index, or a revision; and, for the worktree, why git's
+    /// index could not be read, when it could not (see [`Workspace::worktree_source`]).
+    pub(crate) fn open(
+        &self,
+        state: State<'_>,
+    ) -> Result<(Opened, Option<error::Error>), error::Error> {
+        // A workspace of git states is made by `Workspace::git`, which finds the repository.
+        let git = || {
+            self.git.as_ref().ok_or_else(|| error::Error::NotARepository {
+                path: ".".into(),
+                source: std::sync::Arc::new(std::io::Error::other("no repository was opened")),
+            })
+        };
+        Ok(match state {
+            State::Worktree { recursive } => {
+                let (src, untracked) = self.worktree_source(recursive);
+                (Opened::Disk(src), untracked)
+            }
+            State::Index => (Opened::Git(git()?.index()?), None),
+            State::Revision(rev) => (Opened::Git(git()?.rev(rev)?), None),
+        })
+    }
+}
+
+/// A state of a run's files.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum State<'a> {
+    /// The files on disk below the targets (each with its subdirectories, or not).
+    Worktree { recursive: bool },
+    /// What git's index holds.
+    Index,
+    /// What a revision holds.
+    Revision(&'a str),
+}
+
+/// The two kinds of source a run reads.
+pub(crate) enum Opened {
+    Git(GitSource),
+    Disk(WorktreeSource),
+}
+
+impl Opened {
+    pub(crate) fn source(&self) -> &dyn Source {
+        match self {
+            Opened::Git(g) => g,
+            Opened::Disk(w) => w,
+        }
+    }
+}
+
+/// `rest` when `p` is `dir` itself (`""`) or below it.
+pub(crate) fn strip_dir<'a>(p: &'a str, dir: &str) -> Option<&'a str> {
+    if p == ".." || p.starts_with("../") {
+        return None; // above the root (a policy file found in a parent directory)
+    }
+    if dir.is_empty() {
+        return Some(p);
+    }
+    if p == dir {
+        return Some("");
+    }
+    p.strip_prefix(dir)?.strip_prefix('/')
+}
+
+/// Is `p` the directory `dir` or below it?
+pub(crate) fn under(p: &str, dir: &str) -> bool {
+    strip_dir(p, dir).is_some()
+}
+
+/// The directory git discovery starts from: the path itself, or the working directory
+/// when the path does not exist (a module deleted since the revision asked for).
+fn existing_dir(p: &Path) -> &Path {
+    if p.is_dir() { p } else { Path::new(".") }
+}
+
+/// The deepest directory holding all of `dirs` (absolute).
+fn common_ancestor<'a>(mut dirs: impl Iterator<Item = &'a Path>) -> PathBuf {
+    let Some(first) = dirs.next() else { return PathBuf::from("/") };
+    let mut common = first.to_path_buf();
+    for d in dirs {
+        while !d.starts_with(&common) {
+            if !common.pop() {
+                break;
+            }
+        }
+    }
+    common
+}
+
+/// A relative path as `/`-separated text.
+pub(crate) fn slashed(p: &Path) -> String {
+    p.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/")
+}
+
+/// A directory the user named, as a display prefix (`examples`, or empty for `.`).
+pub(crate) fn display_root(p: &Path) -> String {
+    let s = slashed(p);
+    let s = s.trim_end_matches('/');
+    let s = s.strip_prefix("./").unwrap_or(s);
+    if s == "." { String::new() } else { s.to_string() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_root_outside_git_holds_every_directory_named() {
+        assert_eq!(
+            common_ancestor([Path::new("/a/b/c"), Path::new("/a/b/d")].into_iter()),
+            PathBuf::from("/a/b")
+        );
+        assert_eq!(display_root(Path::new("./examples/")), "examples");
+        assert_eq!(display_root(Path::new(".")), "");
+        assert!(under("a/b", "a") && under("a", "a") && !under("ab", "a") && !under("../x", ""));
+    }
+}
