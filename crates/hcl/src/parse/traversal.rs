@@ -35,19 +35,8 @@ impl<'a> Parser<'a> {
             }
             Kind::NumberLit => {
                 let t = self.read();
-                let text = self.text(t);
-                let r = range(&tr(dot), &tr(t));
-                if let Some((a, b)) = text.split_once('.') {
-                    self.error(
-                            "Invalid legacy index syntax",
-                            format!("When using the legacy index syntax, chaining two indexes together is not permitted. Use the proper index syntax instead, like [{a}][{b}]."),
-                            tr(t),
-                        );
-                    let key = Expr { node: Node::Invalid, range: tr(t) };
-                    return step(ret, Step::Index(Box::new(key), r.clone()), r);
-                }
-                let key = self.number(t);
-                step(ret, Step::Index(Box::new(key), r.clone()), r)
+                let index = self.legacy_index(dot, t, false, tr(t));
+                step(ret, index, range(&tr(dot), &tr(t)))
             }
             Kind::Star => self.attr_splat(ret, dot, attr),
             _ => {
@@ -75,21 +64,7 @@ impl<'a> Parser<'a> {
             let n = self.peek();
             if n.kind == Kind::NumberLit {
                 let t = self.read();
-                let text = self.text(t);
-                let r = range(&tr(dot), &tr(t));
-                if let Some((a, b)) = text.split_once('.') {
-                    self.error(
-                        "Invalid legacy index syntax",
-                        format!("When using the legacy index syntax, chaining two indexes together is not permitted. Use the proper index syntax with a full splat expression [*] instead, like [{a}][{b}]."),
-                        tr(attr),
-                    );
-                    let key = Expr { node: Node::Invalid, range: tr(t) };
-                    each.push(Step::Index(Box::new(key), r));
-                    last = tr(t);
-                    continue;
-                }
-                let key = self.number(t);
-                each.push(Step::Index(Box::new(key), r));
+                each.push(self.legacy_index(dot, t, true, tr(attr)));
                 last = tr(t);
                 continue;
             }
@@ -129,6 +104,27 @@ impl<'a> Parser<'a> {
         };
         let r = ret.range.start..last.end;
         Expr { node: Node::Splat { source: Box::new(ret), each: Box::new(each) }, range: r }
+    }
+
+    /// A legacy index step, `.0`, the number `t` after `dot`. Two at once (`.1.2`, one
+    /// number token) is an error at `at`, worded for a plain traversal or, `in_splat`, for
+    /// an attribute-only splat.
+    fn legacy_index(&mut self, dot: Token, t: Token, in_splat: bool, at: Range) -> Step {
+        let r = range(&tr(dot), &tr(t));
+        let Some((a, b)) = self.text(t).split_once('.') else {
+            return Step::Index(Box::new(self.number(t)), r);
+        };
+        let proper = if in_splat {
+            "the proper index syntax with a full splat expression [*] instead"
+        } else {
+            "the proper index syntax instead"
+        };
+        self.error(
+            "Invalid legacy index syntax",
+            format!("When using the legacy index syntax, chaining two indexes together is not permitted. Use {proper}, like [{a}][{b}]."),
+            at,
+        );
+        Step::Index(Box::new(Expr { node: Node::Invalid, range: tr(t) }), r)
     }
 
     /// `[key]` or `[*]` after `ret`; `Err` with the invalid expression when the nesting is
