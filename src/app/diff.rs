@@ -6,7 +6,7 @@ use super::outcome::{Outcome, outcome};
 use super::output::{print_findings, write_note};
 use super::policies::{cli_levels, judging, policy_choice, refused, today};
 use super::sources::{Opened, print_disk_notes};
-use super::workspace::{Shown, Workspace};
+use super::workspace::{Shown, State, Workspace};
 use crate::cli::PolicyArgs;
 use crate::error;
 use crate::pipeline::Choice;
@@ -16,7 +16,6 @@ use crate::pipeline::compare::{self, Comparison};
 use crate::report::ReportFormat;
 use crate::report::{self, Style, review};
 use crate::source::Git;
-use crate::source::workspace::State;
 use crate::terraform::release::EngineChoice;
 
 /// One side of a `diff`.
@@ -89,9 +88,7 @@ pub(super) fn open_side(ws: &Workspace, git: &Git, side: &Side) -> Result<Opened
         }
         Side::Worktree => State::Worktree { recursive: true },
     };
-    let (opened, untracked) = ws.open(state)?;
-    untracked.into_iter().for_each(super::workspace::note_untracked);
-    Ok(opened)
+    super::workspace::open(ws, state)
 }
 
 /// The review helper: for every module whose files differ between two states, the diff

@@ -14,7 +14,7 @@ use super::outcome::Outcome;
 use super::output::{write_err, write_out};
 use super::policies::{resolve_policies, today};
 use super::sources::print_disk_notes;
-use super::workspace::{Workspace, display_root};
+use super::workspace::{Shown, Workspace, display_root, fixed_policy, worktree_source};
 use super::write::{self, Change, Together};
 use crate::fix::{FileEdit, comments};
 use crate::merge;
@@ -39,14 +39,14 @@ pub(super) fn fix(
     style: Style,
 ) -> Result<Outcome, error::Error> {
     let ws = Workspace::worktree(&[path.to_path_buf()])?;
-    let shown = super::workspace::Shown::of(&ws);
-    let src = super::workspace::worktree_source(&ws, true);
+    let shown = Shown::of(&ws);
+    let src = worktree_source(&ws, true);
     let listed = src.modules().map_err(|e| shown.error(e));
     print_disk_notes(&src, &shown);
     leftovers::note(&ws.root, &src.leftovers(), mode == Mode::Write, |p| shown.path(p));
     let dirs: Vec<(String, Vec<String>)> = listed?.into_iter().collect();
     let choice = match policy_path {
-        Some(p) => Choice::Fixed(super::workspace::fixed_policy(&ws, p)?),
+        Some(p) => Choice::Fixed(fixed_policy(&ws, p)?),
         None => Choice::Nearest,
     };
     let scopes = ws.scopes();

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::workspace::Workspace;
+use super::workspace::{Shown, Workspace, worktree_source};
 use crate::flatten::remap::{TreeMap, Unflattened};
 use crate::flatten::{self, DropKind, ModulePlan};
 use crate::merge;
@@ -135,8 +135,8 @@ pub(super) fn write_tree(
     out: &Path,
     engine: EngineChoice,
 ) -> Result<(TreeMap, Tally), error::Error> {
-    let shown = super::workspace::Shown::of(ws);
-    let src = super::workspace::worktree_source(ws, true);
+    let shown = Shown::of(ws);
+    let src = worktree_source(ws, true);
     let dirs: Vec<(String, Vec<String>)> =
         src.modules().map_err(|e| shown.error(e))?.into_iter().collect();
     let plans: Vec<(String, Vec<String>, ModulePlan)> = dirs
@@ -314,7 +314,7 @@ fn walk_copy(
         if ft.is_symlink() && std::fs::metadata(full).is_ok_and(|m| m.is_dir()) {
             w.notes.push(format!(
                 "note: {}: a link to a directory, not copied\n",
-                report::clean_line(&super::workspace::Shown::of(ws).path(&path))
+                report::clean_line(&Shown::of(ws).path(&path))
             ));
             continue;
         }
@@ -328,7 +328,7 @@ fn walk_copy(
             Err(_) if pending.contains(&path) => {}
             Err(err) => w.notes.push(format!(
                 "note: {}: not copied: {}\n",
-                report::clean_line(&super::workspace::Shown::of(ws).path(&path)),
+                report::clean_line(&Shown::of(ws).path(&path)),
                 report::clean_line(&not_copied(&err))
             )),
         }

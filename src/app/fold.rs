@@ -10,7 +10,7 @@ use super::leftovers;
 use super::outcome::Outcome;
 use super::output::write_err;
 use super::policies::{judging, refused, today};
-use super::workspace::{Workspace, display_root};
+use super::workspace::{Shown, Workspace, display_root, worktree_source};
 use super::write::{self, Together};
 use crate::error;
 use crate::fix::{FileEdit, fold};
@@ -183,8 +183,8 @@ fn backend_swaps(
     use crate::finding::{Level, RuleId};
     use crate::pipeline::audit::Ask;
     let ws = Workspace::worktree(&[dir.to_path_buf()])?;
-    let shown = super::workspace::Shown::of(&ws);
-    let src = super::workspace::worktree_source(&ws, false);
+    let shown = Shown::of(&ws);
+    let src = worktree_source(&ws, false);
     let modules: Vec<(String, Vec<String>)> =
         src.modules().map_err(|e| shown.error(e))?.into_iter().collect();
     let ask = Ask { choice: &Choice::Nearest, levels: &[], engine, today: today() };

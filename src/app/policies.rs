@@ -2,7 +2,7 @@
 //! line's `--deny/--warn/--allow`.
 
 use super::output::write_err;
-use super::workspace::{Shown, Workspace};
+use super::workspace::{Shown, Workspace, fixed_policy};
 use crate::cli::PolicyArgs;
 use crate::error;
 use crate::pipeline::audit::{Ask, Audit};
@@ -38,7 +38,7 @@ pub(super) fn cli_levels(args: &PolicyArgs) -> Option<Vec<(RuleId, Level)>> {
 /// How the run finds its policies: `--policy PATH`, else the nearest file per module.
 pub(super) fn policy_choice(ws: &Workspace, args: &PolicyArgs) -> Result<Choice, error::Error> {
     Ok(match &args.policy {
-        Some(p) => Choice::Fixed(super::workspace::fixed_policy(ws, p)?),
+        Some(p) => Choice::Fixed(fixed_policy(ws, p)?),
         None => Choice::Nearest,
     })
 }

@@ -5,12 +5,11 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use super::output::write_note;
-use super::workspace::{Shown, Workspace, note_untracked};
+pub(super) use super::workspace::Opened;
+use super::workspace::{Shown, State, Workspace, open as open_state};
 use crate::cli::FromArgs;
 use crate::error;
 use crate::report;
-pub(super) use crate::source::workspace::Opened;
-use crate::source::workspace::State;
 use crate::source::{GitSource, WorktreeSource};
 
 /// What a command reads: the directories named (as the user typed them), their source,
@@ -31,7 +30,7 @@ pub(super) fn read(
     recursive: bool,
 ) -> Result<Read, error::Error> {
     let ws = workspace(paths, from)?;
-    let shown = super::workspace::Shown::of(&ws);
+    let shown = Shown::of(&ws);
     let mut opened = open(&ws, from, recursive)?;
     let modules = modules_of(&ws, &mut opened, recursive, &shown)?;
     Ok(Read { ws, shown, opened, modules })
@@ -54,9 +53,7 @@ fn open(ws: &Workspace, from: &FromArgs, recursive: bool) -> Result<Opened, erro
         (Some(_), None) if from.staged => State::Index,
         _ => State::Worktree { recursive },
     };
-    let (opened, untracked) = ws.open(state)?;
-    untracked.into_iter().for_each(note_untracked);
-    Ok(opened)
+    open_state(ws, state)
 }
 
 /// The modules of an opened source that lie in the targets (below them too, with

@@ -9,7 +9,7 @@ use crate::pipeline::PolicyFile;
 use crate::policy::{Finding, GlobBase};
 use crate::report::ReportFormat;
 use crate::report::findings::Summary;
-pub(crate) use crate::source::workspace::{Workspace, display_root, under};
+pub(crate) use crate::source::workspace::{Opened, State, Workspace, display_root, under};
 use crate::source::workspace::{slashed, strip_dir};
 use crate::source::worktree::lexical_absolute;
 use crate::source::{WorktreeSource, disk, join};
@@ -146,6 +146,16 @@ pub(crate) fn fixed_policy(ws: &Workspace, file: &Path) -> Result<PolicyFile, er
     Ok(PolicyFile { path, text, base })
 }
 
+/// The run's source for `state` (see [`Workspace::open`]), with a note when git's index
+/// cannot be read for a worktree.
+pub(crate) fn open(ws: &Workspace, state: State<'_>) -> Result<Opened, error::Error> {
+    let (opened, untracked) = ws.open(state)?;
+    if let Some(e) = untracked {
+        note_untracked(e);
+    }
+    Ok(opened)
+}
+
 /// The worktree below the targets (see [`Workspace::worktree_source`]), with a note when
 /// git's index cannot be read.
 pub(crate) fn worktree_source(ws: &Workspace, recursive: bool) -> WorktreeSource {
@@ -159,7 +169,7 @@ pub(crate) fn worktree_source(ws: &Workspace, recursive: bool) -> WorktreeSource
 /// Git's index could not be read: the worktree is read without it, and only the files git
 /// does not track cannot be told apart. The message is escaped as the path is: a subject
 /// escaped for one line, then `clean` over the whole (a no-op on the escaped subject).
-pub(crate) fn note_untracked(e: error::Error) {
+fn note_untracked(e: error::Error) {
     let e = e.map_path(crate::report::clean_line);
     super::output::write_note(&format!(
         "note: {}; files git does not track are not told apart\n",

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use super::module::Module;
 use super::{decode, overrides, primaries};
 use crate::diag::Diagnostic;
+use crate::error::{Error as ToolError, size_text};
 use crate::terraform::discover::{self, Engine};
 use crate::terraform::release::{EngineChoice, Release};
 use crate::terraform::{FileClass, Files, ParsedFile, SourceText, Span, Syntax, hcl, json};
@@ -232,29 +233,29 @@ pub trait ReadError: std::fmt::Display {
 /// link that leads nowhere, unreadable, a directory or a device where a file was listed)
 /// fails only the module that holds it, as Terraform's loader does; anything else (a
 /// damaged repository, a file the state does not hold) stops the run.
-impl ReadError for crate::error::Error {
+impl ReadError for ToolError {
     fn unreadable(&self) -> Option<String> {
         match self {
-            crate::error::Error::Io { source, .. } => Some(source.to_string()),
-            crate::error::Error::BrokenLink { why, .. } => Some(why.clone()),
-            crate::error::Error::IsADirectory { .. } => Some("a directory, not a file".into()),
-            crate::error::Error::NotAFile { .. } => {
+            ToolError::Io { source, .. } => Some(source.to_string()),
+            ToolError::BrokenLink { why, .. } => Some(why.clone()),
+            ToolError::IsADirectory { .. } => Some("a directory, not a file".into()),
+            ToolError::NotAFile { .. } => {
                 Some("not a regular file (a FIFO, socket or device)".into())
             }
-            crate::error::Error::TooLarge { size, limit, .. } => Some(format!(
+            ToolError::TooLarge { size, limit, .. } => Some(format!(
                 "it holds {size} bytes, more than the {} override-guard reads from one file",
-                crate::error::size_text(*limit)
+                size_text(*limit)
             )),
-            crate::error::Error::NoSuchFile { .. } => Some("no such file".into()),
+            ToolError::NoSuchFile { .. } => Some("no such file".into()),
             _ => None,
         }
     }
 
     fn missing(&self) -> bool {
         match self {
-            crate::error::Error::Io { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
-            crate::error::Error::BrokenLink { missing, .. } => *missing,
-            crate::error::Error::NoSuchFile { .. } => true,
+            ToolError::Io { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
+            ToolError::BrokenLink { missing, .. } => *missing,
+            ToolError::NoSuchFile { .. } => true,
             _ => false,
         }
     }
