@@ -47,8 +47,8 @@ use crate::pipeline::Choice;
 use crate::pipeline::audit::{Ask, Audit};
 use crate::pipeline::policies::Trouble;
 use crate::policy::{Date, GlobBase, Policy, PolicyError};
-use crate::source::worktree::{self, WorktreeSource};
-use crate::source::{Cached, FileCache, Overlay, POLICY_FILE, Source, join};
+use crate::source::workspace::{State, Workspace};
+use crate::source::{FileCache, POLICY_FILE, join};
 use crate::terraform::discover::{Engine, config_ext};
 
 /// Serves one client over `conn` until it says `exit`. `note` tells the user (on stderr)
@@ -84,7 +84,7 @@ pub fn serve(conn: &Connection, today: Date, note: fn(&str)) -> Result<(), Strin
         published: HashMap::new(),
         requests: 0,
         tracked: Default::default(),
-        files: FileCache::default(),
+        files: std::sync::Arc::new(FileCache::default()),
         parses: Default::default(),
         shut: false,
         note,
@@ -206,7 +206,7 @@ struct Server<'c> {
     tracked: std::sync::Mutex<IndexCache>,
     /// The modules' files as last read from the disk, checked against it at every use:
     /// a keystroke in a module of 500 files reads one buffer, not 499 files.
-    files: FileCache,
+    files: std::sync::Arc<FileCache>,
     /// Their parses, by text: a file read again unchanged is not parsed again.
     parses: std::sync::Arc<crate::merge::Parses>,
     /// `shutdown` was asked: only `exit` is awaited.
@@ -424,32 +424,17 @@ impl Server<'_> {
     /// Loads and judges the module in `dir` from the disk with the open buffers over it.
     /// `None` when the directory holds no module (only variables files, say).
     fn analyse(&self, dir: &Path) -> Result<Option<Analysed>, String> {
+        // Named by where it lies: a directory the editor reached through a link is judged
+        // where its files are.
         let canon = std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let repo = worktree::repository(&canon);
-        let root = repo.clone().unwrap_or_else(|| canon.clone());
-        let rel = relative(&canon, &root);
-        let mut inner = WorktreeSource::scoped(
-            root.clone(),
-            vec![worktree::ListedDir { dir: rel.clone(), recursive: false }],
-            repo.clone(),
-        );
+        let ws = Workspace::worktree(&[canon]).map_err(|e| e.to_string())?;
+        let rel = ws.targets.first().map(|t| t.scope.clone()).unwrap_or_default();
         // As `audit`: files git does not track are told apart (`local-override`).
-        if repo.is_some()
-            && let Some(tracked) = self.tracked(&root)
-        {
-            inner = inner.with_tracked(tracked);
-        }
-        let mut buffers = HashMap::new();
-        for (path, text) in &self.docs {
-            let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else { continue };
-            let Ok(parent) = std::fs::canonicalize(parent) else { continue };
-            if parent.starts_with(&root) {
-                let key = join(&relative(&parent, &root), &name.to_string_lossy());
-                buffers.insert(key, text.clone());
-            }
-        }
-        let cached = Cached { inner: &inner, cache: &self.files };
-        let src = Overlay { inner: &cached, buffers: &buffers };
+        let tracked = ws.git.as_ref().and_then(|git| self.tracked(git, &ws.root));
+        let state =
+            State::Editor { buffers: &self.docs, cache: &self.files, tracked: tracked.as_ref() };
+        let (opened, _) = ws.open(state).map_err(|e| e.to_string())?;
+        let src = opened.source();
         let listing = src.modules_in(&[rel.clone()].into()).map_err(|e| e.to_string())?;
         let Some(names) = listing.get(&rel) else { return Ok(None) };
         if !names.iter().any(|n| config_ext(n, Engine::OpenTofu).is_some()) {
@@ -461,7 +446,7 @@ impl Server<'_> {
             engine: crate::terraform::release::EngineChoice::Files,
             today: self.today,
         };
-        let audit = match Audit::find(&src, &ask, [rel.as_str()]) {
+        let audit = match Audit::find(src, &ask, [rel.as_str()]) {
             Ok(a) => Audit { parses: Some(self.parses.clone()), ..a },
             // Only a `--policy` file's mistakes come back so; the nearest one's are `broken`.
             Err(Trouble::Policy(errors)) => {
@@ -470,7 +455,7 @@ impl Server<'_> {
             Err(Trouble::Source(e)) => return Err(e.to_string()),
         };
         let modules = [(rel.clone(), names.clone())];
-        let judged = audit.judge(&src, &modules).map_err(|e| e.to_string())?;
+        let judged = audit.judge(src, &modules).map_err(|e| e.to_string())?;
         let Some(judged) = judged.into_values().next() else { return Ok(None) };
         // A broken policy file: shown in that file, the module not judged.
         let governing = match audit.policies.of(&rel).1 {
@@ -479,12 +464,13 @@ impl Server<'_> {
         };
         let (loaded, findings) = (judged.loaded, judged.findings);
         let analysis = Analysis::new(&loaded.module, findings);
+        let root = ws.root;
         Ok(Some(Analysed { rel, root, module: loaded.module, analysis, governing }))
     }
 
     /// Which files git's index holds, read again only when the index changed (a
     /// keystroke must not cost reading a large index).
-    fn tracked(&self, root: &Path) -> Option<crate::source::Tracked> {
+    fn tracked(&self, git: &crate::source::Git, root: &Path) -> Option<crate::source::Tracked> {
         let stamp = std::fs::metadata(root.join(".git/index")).and_then(|m| m.modified()).ok();
         // A request that failed (see `serve`) may have left the lock poisoned: the cache
         // is whole between its statements.
@@ -495,7 +481,7 @@ impl Server<'_> {
         {
             return Some(t.clone());
         }
-        let t = crate::source::Git::discover(root).and_then(|g| g.tracked()).ok()?;
+        let t = git.tracked().ok()?;
         cache.insert(root.to_path_buf(), (stamp, t.clone()));
         Some(t)
     }
@@ -777,13 +763,4 @@ impl Server<'_> {
             if deletes { json!({"documentChanges": ops}) } else { json!({"changes": changes}) };
         Some(out)
     }
-}
-
-/// `path` below `root`, `/`-separated (`""` for the root itself).
-fn relative(path: &Path, root: &Path) -> String {
-    path.strip_prefix(root)
-        .map(|p| {
-            p.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
-        })
-        .unwrap_or_default()
 }

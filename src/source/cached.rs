@@ -91,12 +91,12 @@ impl Stamp {
 }
 
 /// A worktree source whose reads go through a [`FileCache`].
-pub(crate) struct Cached<'a> {
-    pub inner: &'a WorktreeSource,
-    pub cache: &'a FileCache,
+pub(crate) struct Cached {
+    pub inner: WorktreeSource,
+    pub cache: std::sync::Arc<FileCache>,
 }
 
-impl Source for Cached<'_> {
+impl Source for Cached {
     fn modules(&self) -> Result<BTreeMap<String, Vec<String>>, Error> {
         self.inner.modules()
     }
@@ -176,9 +176,8 @@ mod tests {
         let old = SystemTime::now() - Duration::from_secs(60);
         std::fs::write(&file, "aaaa").unwrap();
         set_modified(&file, old);
-        let cache = FileCache::default();
-        let src = WorktreeSource::module(root.clone());
-        let cached = Cached { inner: &src, cache: &cache };
+        let cache = std::sync::Arc::new(FileCache::default());
+        let cached = Cached { inner: WorktreeSource::module(root.clone()), cache: cache.clone() };
         assert_eq!(cached.read("main.tf").unwrap(), b"aaaa");
         assert_eq!(cache.len(), 1);
         assert_eq!(cached.read("main.tf").unwrap(), b"aaaa");
@@ -214,16 +213,16 @@ mod tests {
         std::fs::write(root.join("main.tf"), main).unwrap();
         std::fs::write(root.join("override.tf"), over).unwrap();
         std::fs::write(root.join("other.tf"), "locals {\n  y = 3\n}\n").unwrap();
-        let cache = FileCache::default();
+        let cache = std::sync::Arc::new(FileCache::default());
         let parses = crate::merge::Parses::default();
         let load = |cached: bool| {
-            let src = WorktreeSource::module(root.clone());
-            let names = src.modules().unwrap().remove("").unwrap();
-            let through = Cached { inner: &src, cache: &cache };
+            let through =
+                Cached { inner: WorktreeSource::module(root.clone()), cache: cache.clone() };
+            let names = through.modules().unwrap().remove("").unwrap();
             let m = if cached {
                 crate::merge::load_reusing("", &names, None, |p| through.read(p), Some(&parses))
             } else {
-                crate::merge::load("", &names, None, |p| src.read(p))
+                crate::merge::load("", &names, None, |p| through.inner.read(p))
             };
             format!("{:?}", m.unwrap())
         };
@@ -252,9 +251,8 @@ mod tests {
         let root = std::fs::canonicalize(tmp.path()).unwrap();
         std::fs::write(root.join("real.tf"), "x").unwrap();
         std::os::unix::fs::symlink(root.join("real.tf"), root.join("link.tf")).unwrap();
-        let cache = FileCache::default();
-        let src = WorktreeSource::module(root.clone());
-        let cached = Cached { inner: &src, cache: &cache };
+        let cache = std::sync::Arc::new(FileCache::default());
+        let cached = Cached { inner: WorktreeSource::module(root.clone()), cache: cache.clone() };
         assert_eq!(cached.read("link.tf").unwrap(), b"x");
         assert_eq!(cache.len(), 0);
     }

@@ -285,7 +285,7 @@ mod tests {
         assert_eq!(src.test_dir_files("").unwrap(), ["tests/root.tftest.hcl"]);
         let buffers: std::collections::HashMap<String, String> =
             [("m/tests/new.tftest.hcl".to_string(), "g".to_string())].into();
-        let o = Overlay { inner: &src, buffers: &buffers };
+        let o = Overlay { inner: Box::new(src), buffers };
         assert_eq!(o.modules().unwrap().keys().collect::<Vec<_>>(), ["", "m"]);
         assert_eq!(o.test_dir_files("m").unwrap(), ["tests/a.tftest.hcl", "tests/new.tftest.hcl"]);
     }

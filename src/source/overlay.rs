@@ -9,12 +9,12 @@ use crate::terraform::discover::is_listed;
 
 /// `inner`, with `buffers` (source paths) read first. A buffer whose file does not exist
 /// yet is listed too: a new file being written belongs to its module.
-pub(crate) struct Overlay<'a> {
-    pub inner: &'a dyn Source,
-    pub buffers: &'a HashMap<String, String>,
+pub(crate) struct Overlay {
+    pub inner: Box<dyn Source>,
+    pub buffers: HashMap<String, String>,
 }
 
-impl Overlay<'_> {
+impl Overlay {
     fn add_buffers(
         &self,
         mut listing: BTreeMap<String, Vec<String>>,
@@ -36,7 +36,7 @@ impl Overlay<'_> {
     }
 }
 
-impl Source for Overlay<'_> {
+impl Source for Overlay {
     fn modules(&self) -> Result<BTreeMap<String, Vec<String>>, Error> {
         Ok(self.add_buffers(self.inner.modules()?, None))
     }
@@ -108,7 +108,7 @@ mod tests {
             ("m/.override-guard.toml".to_string(), "[rules]".to_string()),
         ]
         .into();
-        let o = Overlay { inner: &disk, buffers: &buffers };
+        let o = Overlay { inner: Box::new(disk), buffers };
         assert_eq!(o.read("m/main.tf").unwrap(), b"buffer");
         assert_eq!(o.read("n/main.tf").unwrap(), b"n");
         let dirs: BTreeSet<String> = ["m".to_string()].into();

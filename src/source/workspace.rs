@@ -3,10 +3,11 @@
 //! directories the user named (its targets), and the source each state of it is read
 //! from. The front door every command opens its run by.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::worktree::{ListedDir, lexical_absolute};
-use super::{Git, GitSource, Source, WorktreeSource};
+use super::{Cached, FileCache, Git, GitSource, Overlay, Source, Tracked, WorktreeSource, join};
 use crate::error;
 
 /// A directory the user named.
@@ -111,15 +112,28 @@ impl Workspace {
         &self,
         recursive: bool,
     ) -> (WorktreeSource, Option<error::Error>) {
-        let scopes =
-            self.targets.iter().map(|t| ListedDir { dir: t.scope.clone(), recursive }).collect();
-        let repo = self.git.as_ref().map(|_| self.root.clone());
-        let src = WorktreeSource::scoped(self.root.clone(), scopes, repo);
+        let src = self.below_targets(recursive);
         match self.git.as_ref().map(Git::tracked) {
             Some(Ok(tracked)) => (src.with_tracked(tracked), None),
             Some(Err(e)) => (src, Some(e)),
             None => (src, None),
         }
+    }
+
+    fn below_targets(&self, recursive: bool) -> WorktreeSource {
+        let scopes =
+            self.targets.iter().map(|t| ListedDir { dir: t.scope.clone(), recursive }).collect();
+        let repo = self.git.as_ref().map(|_| self.root.clone());
+        WorktreeSource::scoped(self.root.clone(), scopes, repo)
+    }
+
+    /// A file on disk as a path of the run, when it lies below the root (its directory's
+    /// links resolved, as the root's are).
+    pub(crate) fn run_path(&self, path: &Path) -> Option<String> {
+        let (parent, name) = (path.parent()?, path.file_name()?);
+        let parent = std::fs::canonicalize(parent).ok()?;
+        let dir = parent.strip_prefix(&self.root).ok()?;
+        Some(join(&slashed(dir), &name.to_string_lossy()))
     }
 
     /// The target directories, as paths of the run.
@@ -153,12 +167,24 @@ impl Workspace {
             }
             State::Index => (Opened::Git(git()?.index()?), None),
             State::Revision(rev) => (Opened::Git(git()?.rev(rev)?), None),
+            State::Editor { buffers, cache, tracked } => {
+                let mut disk = self.below_targets(false);
+                if let (Some(_), Some(t)) = (&self.git, tracked) {
+                    disk = disk.with_tracked(t.clone());
+                }
+                let buffers = buffers
+                    .iter()
+                    .filter_map(|(path, text)| Some((self.run_path(path)?, text.clone())))
+                    .collect();
+                let inner = Box::new(Cached { inner: disk, cache: cache.clone() });
+                (Opened::Editor(Overlay { inner, buffers }), None)
+            }
         })
     }
 }
 
 /// A state of a run's files.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub(crate) enum State<'a> {
     /// The files on disk below the targets (each with its subdirectories, or not).
     Worktree { recursive: bool },
@@ -166,12 +192,21 @@ pub(crate) enum State<'a> {
     Index,
     /// What a revision holds.
     Revision(&'a str),
+    /// An editor's unsaved buffers (by path on disk) over the files of the targets
+    /// themselves, read through a cache kept between runs; `tracked`, what git's index
+    /// holds, as the caller last read it (a keystroke must not cost reading the index).
+    Editor {
+        buffers: &'a HashMap<PathBuf, String>,
+        cache: &'a std::sync::Arc<FileCache>,
+        tracked: Option<&'a Tracked>,
+    },
 }
 
-/// The two kinds of source a run reads.
+/// The kinds of source a run reads.
 pub(crate) enum Opened {
     Git(GitSource),
     Disk(WorktreeSource),
+    Editor(Overlay),
 }
 
 impl Opened {
@@ -179,6 +214,7 @@ impl Opened {
         match self {
             Opened::Git(g) => g,
             Opened::Disk(w) => w,
+            Opened::Editor(e) => e,
         }
     }
 }
