@@ -22,7 +22,7 @@ use std::sync::Arc;
 use super::outcome::{Outcome, outcome};
 use super::output::{print_findings, write_note, write_out};
 use super::policies::{cli_levels, judging, policy_choice, today};
-use super::workspace::{Shown, Workspace};
+use super::workspace::{Opened, Shown, State, Workspace};
 use crate::cli::PolicyArgs;
 use crate::pipeline::Choice;
 use crate::pipeline::audit::Ask;
@@ -32,7 +32,6 @@ use crate::pipeline::hook::{Owned, owned};
 use crate::policy::Finding;
 use crate::report::ReportFormat;
 use crate::report::{self, Style};
-use crate::source::git::Staged;
 use crate::source::worktree::ListedDir;
 use crate::source::{Git, GitSource, Scoped, Source, Tracked, WorktreeSource, join, split};
 use crate::terraform::discover;
@@ -84,29 +83,6 @@ pub(super) struct Hook<'a> {
     pub style: Style,
 }
 
-/// The two states of a change.
-enum Change {
-    Staged(Box<Staged>),
-    Range(Box<(GitSource, GitSource)>),
-}
-
-impl Change {
-    fn after(&mut self) -> &mut GitSource {
-        match self {
-            Change::Staged(s) => &mut s.index,
-            Change::Range(r) => &mut r.1,
-        }
-    }
-
-    /// The state before, complete for `dirs`.
-    fn before(&mut self, dirs: &BTreeSet<String>) -> &mut GitSource {
-        match self {
-            Change::Staged(s) => s.head_for(dirs),
-            Change::Range(r) => &mut r.0,
-        }
-    }
-}
-
 impl Hook<'_> {
     pub(super) fn run(&self) -> Result<Outcome, error::Error> {
         let Some(levels) = cli_levels(self.args) else { return Ok(Outcome::Error) };
@@ -118,23 +94,16 @@ impl Hook<'_> {
             Some(path) => Some(self.read_baseline(git, path)?),
             None => None,
         };
-        let (mut change, changed, policies_changed) = match &self.range {
-            Some(r) => {
-                // The framework lists the files of `from...to`, and of `from..to` when the
-                // two have no common ancestor.
-                let base = git.merge_base(&r.from, &r.to).unwrap_or_else(|_| r.from.clone());
-                let (before, after) = (git.rev(&base)?, git.rev(&r.to)?);
-                let changed = before.changed(&after);
-                let policies = crate::source::changed_policies(&before, &after)?;
-                (Change::Range(Box::new((before, after))), changed, policies)
-            }
-            None => {
-                let staged = git.staged()?;
-                let (changed, policies) = (staged.changed.clone(), staged.policies_changed.clone());
-                (Change::Staged(Box::new(staged)), changed, policies)
-            }
+        // The framework lists the files of `from...to`, and of `from..to` when the two have
+        // no common ancestor.
+        let base = match &self.range {
+            Some(r) => git.merge_base(&r.from, &r.to).unwrap_or_else(|_| r.from.clone()),
+            None => "HEAD".to_string(),
         };
-        let after = change.after();
+        let to = self.range.as_ref().map_or(State::Index, |r| State::Revision(&r.to));
+        let mut pair = ws.open_pair(State::Revision(&base), to)?.0;
+        let (changed, policies_changed) = (pair.changed.clone(), pair.policies_changed.clone());
+        let Opened::Git(after) = &mut pair.after else { return Ok(Outcome::Error) };
         let nearest = matches!(choice, Choice::Nearest);
         let touched = touched(&changed, &policies_changed, nearest, &[&*after])?;
         let passed = self.passed(git, &changed, after)?;
@@ -154,10 +123,11 @@ impl Hook<'_> {
         if self.new_only {
             // Introduced by the change, policy included: the state before is judged by its
             // own policies.
-            let before = change.before(&dirs);
-            git.load(before, Some(&dirs))?;
-            let Some(audit) = judging_of(&*before)? else { return Ok(Outcome::Error) };
-            findings = compare::new_only(&compare::judge_dirs(&audit, &*before, &dirs)?, findings);
+            let before = pair.before_for(&dirs);
+            ws.load(before, Some(&dirs))?;
+            let before = before.source();
+            let Some(audit) = judging_of(before)? else { return Ok(Outcome::Error) };
+            findings = compare::new_only(&compare::judge_dirs(&audit, before, &dirs)?, findings);
         }
         let mut summary = summary;
         if let Some(known) = &known {
@@ -167,17 +137,17 @@ impl Hook<'_> {
         summary.quiet = self.args.quiet;
         // What the index holds of the judged modules: the staged state is the index; for a
         // range, the index is read.
-        let tracked: Option<Tracked> = match &mut change {
-            Change::Staged(s) => {
-                let held: HashSet<String> = s
-                    .index
-                    .modules_in(&dirs)?
-                    .into_iter()
-                    .flat_map(|(d, names)| names.into_iter().map(move |n| join(&d, &n)))
-                    .collect();
-                Some(Arc::new(move |p: &str| held.contains(p)))
-            }
-            Change::Range(_) => git.tracked().ok(),
+        let tracked: Option<Tracked> = if pair.staged() {
+            let held: HashSet<String> = pair
+                .after
+                .source()
+                .modules_in(&dirs)?
+                .into_iter()
+                .flat_map(|(d, names)| names.into_iter().map(move |n| join(&d, &n)))
+                .collect();
+            Some(Arc::new(move |p: &str| held.contains(p)))
+        } else {
+            git.tracked().ok()
         };
         if let Some(tracked) = tracked {
             local_notes(&ws, git, &dirs, tracked);

@@ -79,16 +79,13 @@ pub(super) fn diff_sides(
     })
 }
 
-pub(super) fn open_side(ws: &Workspace, git: &Git, side: &Side) -> Result<Opened, error::Error> {
-    let state = match side {
+/// The state a side names.
+fn state(side: &Side) -> State<'_> {
+    match side {
         Side::Rev(r) | Side::Base { id: r, .. } => State::Revision(r),
         Side::Index => State::Index,
-        Side::Worktree if git.workdir().is_none() => {
-            return Err(error::Error::BareWorktree { path: ".".into() });
-        }
         Side::Worktree => State::Worktree { recursive: true },
-    };
-    super::workspace::open(ws, state)
+    }
 }
 
 /// The review helper: for every module whose files differ between two states, the diff
@@ -110,47 +107,27 @@ pub(super) fn diff(
     let choice = policy_choice(&ws, args)?;
     let nearest = matches!(choice, Choice::Nearest);
     let (old_side, new_side) = diff_sides(git, revs, worktree)?;
-    let (mut old, mut new, changed, policies_changed) =
-        if old_side == Side::Rev("HEAD".into()) && new_side == Side::Index {
-            // The common case, fast: only the trees the index does not vouch for are read.
-            let staged = git.staged()?;
-            let changed = staged.changed.clone();
-            let policies_changed = staged.policies_changed.clone();
-            // Every policy counts here: the trees to read, not yet the modules to judge.
-            let dirs = touched(&changed, &policies_changed, true, &[&staged.index])?;
-            let (head, index) = staged.into_sides(&dirs);
-            (Opened::Git(head), Opened::Git(index), changed, policies_changed)
-        } else {
-            let mut old = open_side(&ws, git, &old_side)?;
-            let mut new = open_side(&ws, git, &new_side)?;
-            let changed = match (&old, &new) {
-                (Opened::Git(a), Opened::Git(b)) => a.changed(b),
-                _ => {
-                    // The worktree has no blob ids: compare contents.
-                    for o in [&mut old, &mut new] {
-                        if let Opened::Git(g) = o {
-                            git.load(g, None)?;
-                        }
-                    }
-                    let changed = crate::source::changed(old.source(), new.source())?;
-                    for o in [&old, &new] {
-                        if let Opened::Disk(w) = o {
-                            print_disk_notes(w, &shown);
-                        }
-                    }
-                    changed
-                }
-            };
-            let policies_changed = crate::source::changed_policies(old.source(), new.source())?;
-            (old, new, changed, policies_changed)
-        };
-    let policies_changed = if nearest { policies_changed } else { BTreeSet::new() };
-    let dirs = touched(&changed, &policies_changed, nearest, &[old.source(), new.source()])?;
-    for o in [&mut old, &mut new] {
-        if let Opened::Git(g) = o {
-            git.load(g, Some(&dirs))?;
+    if git.workdir().is_none() && [&old_side, &new_side].contains(&&Side::Worktree) {
+        return Err(error::Error::BareWorktree { path: ".".into() });
+    }
+    let mut pair = super::workspace::open_pair(&ws, state(&old_side), state(&new_side))?;
+    for o in [pair.before(), &pair.after] {
+        if let Opened::Disk(w) = o {
+            print_disk_notes(w, &shown);
         }
     }
+    if pair.staged() {
+        // Every policy counts here: the trees to read, not yet the modules to judge.
+        let reach = touched(&pair.changed, &pair.policies_changed, true, &[pair.after.source()])?;
+        pair.before_for(&reach);
+    }
+    let changed = pair.changed.clone();
+    let policies_changed = if nearest { pair.policies_changed.clone() } else { BTreeSet::new() };
+    let states = [pair.before().source(), pair.after.source()];
+    let dirs = touched(&changed, &policies_changed, nearest, &states)?;
+    ws.load(pair.before_for(&dirs), Some(&dirs))?;
+    ws.load(&mut pair.after, Some(&dirs))?;
+    let (old, new) = (pair.before(), &pair.after);
     let ask = Ask { choice: &choice, levels: &levels, engine, today: today() };
     let side = |o: &Opened| -> Result<Option<BTreeMap<String, Judged>>, error::Error> {
         let src = o.source();
@@ -163,7 +140,7 @@ pub(super) fn diff(
         }
         Ok(Some(compare::judge_dirs(&audit, src, &dirs)?))
     };
-    let (Some(before), Some(after)) = (side(&old)?, side(&new)?) else {
+    let (Some(before), Some(after)) = (side(old)?, side(new)?) else {
         return Ok(Outcome::Error);
     };
     let compared = Comparison::new(&before, after, &dirs, &changed);

@@ -9,7 +9,7 @@ use crate::pipeline::PolicyFile;
 use crate::policy::{Finding, GlobBase};
 use crate::report::ReportFormat;
 use crate::report::findings::Summary;
-pub(crate) use crate::source::workspace::{Opened, State, Workspace, display_root, under};
+pub(crate) use crate::source::workspace::{Opened, Pair, State, Workspace, display_root, under};
 use crate::source::workspace::{slashed, strip_dir};
 use crate::source::worktree::lexical_absolute;
 use crate::source::{WorktreeSource, disk, join};
@@ -154,6 +154,20 @@ pub(crate) fn open(ws: &Workspace, state: State<'_>) -> Result<Opened, error::Er
         note_untracked(e);
     }
     Ok(opened)
+}
+
+/// Two states of the run and what differs between them (see [`Workspace::open_pair`]),
+/// with a note when git's index cannot be read for a worktree side.
+pub(crate) fn open_pair(
+    ws: &Workspace,
+    before: State<'_>,
+    after: State<'_>,
+) -> Result<Pair, error::Error> {
+    let (pair, untracked) = ws.open_pair(before, after)?;
+    if let Some(e) = untracked {
+        note_untracked(e);
+    }
+    Ok(pair)
 }
 
 /// The worktree below the targets (see [`Workspace::worktree_source`]), with a note when

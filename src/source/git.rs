@@ -467,49 +467,48 @@ impl Lazy {
 
 /// HEAD and the index, and what differs between them (see [`Git::staged`]).
 pub struct Staged {
-    /// HEAD, read only where it may differ from the index: see [`Staged::head_for`].
-    head: GitSource,
+    /// HEAD, read only where it may differ from the index: see [`GitSource::fill_head`].
+    pub head: GitSource,
     pub index: GitSource,
     /// Configuration files added, deleted or modified by the staged change.
     pub changed: BTreeSet<String>,
     /// Policy files added, deleted or modified.
     pub policies_changed: BTreeSet<String>,
     /// Directories whose staged content equals HEAD's.
-    pruned: HashSet<String>,
+    pub pruned: HashSet<String>,
 }
 
-impl Staged {
-    /// HEAD as a source that is complete for `dirs`: where the walk skipped a directory
-    /// because the index equals HEAD there, the index's blob ids stand in.
-    pub fn head_for(&mut self, dirs: &BTreeSet<String>) -> &mut GitSource {
+impl GitSource {
+    /// Makes HEAD as read for a staged change (`self`) complete for `dirs`: where the walk
+    /// skipped a directory because the index equals HEAD there (`pruned`), the index's blob
+    /// ids stand in. Asking again, or for more directories, is harmless.
+    pub fn fill_head(
+        &mut self,
+        index: &GitSource,
+        pruned: &HashSet<String>,
+        dirs: &BTreeSet<String>,
+    ) {
         // A module's test directory too, for its test files.
         let tests = dirs.iter().map(|d| (super::join(d, discover::TEST_DIR), true));
         for (dir, test_files) in dirs.iter().map(|d| (d.clone(), false)).chain(tests) {
             let dir = dir.as_str();
             let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
-            for (path, e) in self.index.list_for(dir).starting_with(&prefix) {
+            for (path, e) in index.list_for(dir).starting_with(&prefix) {
                 let wanted = !test_files || discover::is_test_file(split(path).1);
-                if e.dir(path) == dir && wanted && is_under(&self.pruned, path) {
-                    self.head.files.insert_missing(path, e.id);
-                    if let Some(why) = self.index.broken.get(path) {
-                        self.head.broken.entry(path.to_string()).or_insert(why);
+                if e.dir(path) == dir && wanted && is_under(pruned, path) {
+                    self.files.insert_missing(path, e.id);
+                    if let Some(why) = index.broken.get(path) {
+                        self.broken.entry(path.to_string()).or_insert(why);
                     }
                 }
             }
         }
         // Policy files of unchanged directories, for the policy lookup at HEAD.
-        for (path, p) in &self.index.policies {
-            if is_under(&self.pruned, path) {
-                self.head.policies.entry(path.clone()).or_insert_with(|| p.clone());
+        for (path, p) in &index.policies {
+            if is_under(pruned, path) {
+                self.policies.entry(path.clone()).or_insert_with(|| p.clone());
             }
         }
-        &mut self.head
-    }
-
-    /// HEAD (complete for `dirs`) and the index, as two sources.
-    pub fn into_sides(mut self, dirs: &BTreeSet<String>) -> (GitSource, GitSource) {
-        self.head_for(dirs);
-        (self.head, self.index)
     }
 }
 

@@ -3,7 +3,7 @@
 //! directories the user named (its targets), and the source each state of it is read
 //! from. The front door every command opens its run by.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::worktree::{ListedDir, lexical_absolute};
@@ -180,6 +180,87 @@ impl Workspace {
                 (Opened::Editor(Overlay { inner, buffers }), None)
             }
         })
+    }
+    /// Two states and the files that differ between them, for the commands that compare;
+    /// and, for a worktree side, why git's index could not be read. HEAD against the index
+    /// reads only the trees the index does not vouch for (see [`Git::staged`]); a worktree
+    /// side has no blob ids, so contents are compared.
+    pub(crate) fn open_pair(
+        &self,
+        before: State<'_>,
+        after: State<'_>,
+    ) -> Result<(Pair, Option<error::Error>), error::Error> {
+        if let (State::Revision("HEAD"), State::Index, Some(git)) = (before, after, &self.git) {
+            let s = git.staged()?;
+            let (before, after) = (Opened::Git(s.head), Opened::Git(s.index));
+            let (changed, policies_changed) = (s.changed, s.policies_changed);
+            let pruned = Some(s.pruned);
+            return Ok((Pair { before, after, changed, policies_changed, pruned }, None));
+        }
+        let (mut before, a) = self.open(before)?;
+        let (mut after, b) = self.open(after)?;
+        let changed = match (&before, &after) {
+            (Opened::Git(a), Opened::Git(b)) => a.changed(b),
+            _ => {
+                for o in [&mut before, &mut after] {
+                    if let (Opened::Git(g), Some(git)) = (o, &self.git) {
+                        git.load(g, None)?;
+                    }
+                }
+                super::changed(before.source(), after.source())?
+            }
+        };
+        let policies_changed = super::changed_policies(before.source(), after.source())?;
+        let pair = Pair { before, after, changed, policies_changed, pruned: None };
+        Ok((pair, a.or(b)))
+    }
+
+    /// Reads the blobs of a git state's modules in `dirs` (`None`: every module); the other
+    /// states read their files when asked.
+    pub(crate) fn load(
+        &self,
+        opened: &mut Opened,
+        dirs: Option<&BTreeSet<String>>,
+    ) -> Result<(), error::Error> {
+        match (opened, &self.git) {
+            (Opened::Git(g), Some(git)) => git.load(g, dirs),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Two states of a run and what differs between them.
+pub(crate) struct Pair {
+    before: Opened,
+    pub after: Opened,
+    /// Configuration files added, deleted or modified.
+    pub changed: BTreeSet<String>,
+    /// Policy files added, deleted or modified.
+    pub policies_changed: BTreeSet<String>,
+    /// HEAD against the index: the directories whose staged content equals HEAD's, where
+    /// HEAD was not read.
+    pruned: Option<HashSet<String>>,
+}
+
+impl Pair {
+    /// The state before, complete for `dirs`.
+    pub(crate) fn before_for(&mut self, dirs: &BTreeSet<String>) -> &mut Opened {
+        if let (Some(pruned), Opened::Git(head), Opened::Git(index)) =
+            (&self.pruned, &mut self.before, &self.after)
+        {
+            head.fill_head(index, pruned, dirs);
+        }
+        &mut self.before
+    }
+
+    /// The state before, as far as [`Pair::before_for`] has completed it.
+    pub(crate) fn before(&self) -> &Opened {
+        &self.before
+    }
+
+    /// Is it HEAD against the index (so the state after is what git tracks)?
+    pub(crate) fn staged(&self) -> bool {
+        self.pruned.is_some()
     }
 }
 
