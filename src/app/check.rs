@@ -32,8 +32,7 @@ use crate::pipeline::hook::{Owned, owned};
 use crate::policy::Finding;
 use crate::report::ReportFormat;
 use crate::report::{self, Style};
-use crate::source::worktree::ListedDir;
-use crate::source::{Git, GitSource, Scoped, Source, Tracked, WorktreeSource, join, split};
+use crate::source::{Git, GitSource, Scoped, Source, Tracked, join, split};
 use crate::terraform::discover;
 
 /// `--from-ref A --to-ref B`: judge what the range changes, at `B`.
@@ -103,20 +102,21 @@ impl Hook<'_> {
         let to = self.range.as_ref().map_or(State::Index, |r| State::Revision(&r.to));
         let mut pair = ws.open_pair(State::Revision(&base), to)?.0;
         let (changed, policies_changed) = (pair.changed.clone(), pair.policies_changed.clone());
-        let Opened::Git(after) = &mut pair.after else { return Ok(Outcome::Error) };
+        let Opened::Git(after) = &pair.after else { return Ok(Outcome::Error) };
         let nearest = matches!(choice, Choice::Nearest);
-        let touched = touched(&changed, &policies_changed, nearest, &[&*after])?;
+        let touched = touched(&changed, &policies_changed, nearest, &[after])?;
         let passed = self.passed(git, &changed, after)?;
         let Owned { files: passed_files, dirs } =
             owned(&passed, &changed, &touched, after, self.range.is_none());
-        print_notes(after.notes_for(|p| changed.contains(p) || dirs.contains(split(p).0)));
-        git.load(after, Some(&dirs))?;
+        let keep = |p: &str| changed.contains(p) || dirs.contains(split(p).0);
+        super::sources::print_notes(pair.after.notes(keep), &shown);
+        ws.load(&mut pair.after, Some(&dirs))?;
         // Each state's modules are judged by that state's policies.
         let ask = Ask { choice: &choice, levels: &levels, engine: self.engine, today: today() };
         let judging_of = |src: &dyn Source| {
             judging(src, &ask, dirs.iter().map(String::as_str), &shown, self.style)
         };
-        let scoped = Scoped { inner: &*after, dirs: &dirs };
+        let scoped = Scoped { inner: pair.after.source(), dirs: &dirs };
         let modules: Vec<(String, Vec<String>)> = scoped.modules()?.into_iter().collect();
         let Some(audit) = judging_of(&scoped)? else { return Ok(Outcome::Error) };
         let (mut findings, summary) = audit.run(&scoped, &modules, &())?;
@@ -310,26 +310,14 @@ fn hint(
     out
 }
 
-fn print_notes(notes: Vec<(&str, &str)>) {
-    let mut err = String::new();
-    for (path, note) in notes {
-        err.push_str(&format!("note: {}: {}\n", report::clean_line(path), report::clean(note)));
-    }
-    write_note(&err);
-}
-
 /// Notes on override files of the judged modules that exist only in this checkout: the
 /// hook judges the commit, but `terraform plan` here runs them too.
 fn local_notes(ws: &Workspace, git: &Git, dirs: &BTreeSet<String>, tracked: Tracked) {
     if git.workdir().is_none() || dirs.is_empty() {
         return;
     }
-    let scopes: Vec<ListedDir> = dirs
-        .iter()
-        .filter(|d| ws.root.join(d).is_dir())
-        .map(|d| ListedDir { dir: d.clone(), recursive: false })
-        .collect();
-    let src = WorktreeSource::scoped(ws.root.clone(), scopes, Some(ws.root.clone()))
+    let src = ws
+        .worktree_of(dirs.iter().filter(|d| ws.root.join(d).is_dir()).cloned())
         .with_tracked(tracked);
     let Ok(modules) = src.modules() else { return };
     let mut err = String::new();

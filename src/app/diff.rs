@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::outcome::{Outcome, outcome};
 use super::output::{print_findings, write_note};
 use super::policies::{cli_levels, judging, policy_choice, refused, today};
-use super::sources::{Opened, print_disk_notes};
+use super::sources::{Opened, print_notes};
 use super::workspace::{Shown, State, Workspace};
 use crate::cli::PolicyArgs;
 use crate::error;
@@ -112,8 +112,8 @@ pub(super) fn diff(
     }
     let mut pair = super::workspace::open_pair(&ws, state(&old_side), state(&new_side))?;
     for o in [pair.before(), &pair.after] {
-        if let Opened::Disk(w) = o {
-            print_disk_notes(w, &shown);
+        if let Opened::Disk(_) = o {
+            print_notes(o.notes(|_| true), &shown);
         }
     }
     if pair.staged() {

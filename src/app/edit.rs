@@ -13,7 +13,7 @@ use super::leftovers;
 use super::outcome::Outcome;
 use super::output::{write_err, write_out};
 use super::policies::{resolve_policies, today};
-use super::sources::print_disk_notes;
+use super::sources::print_notes;
 use super::workspace::{Shown, Workspace, display_root, fixed_policy, worktree_source};
 use super::write::{self, Change, Together};
 use crate::fix::{FileEdit, comments};
@@ -42,7 +42,7 @@ pub(super) fn fix(
     let shown = Shown::of(&ws);
     let src = worktree_source(&ws, true);
     let listed = src.modules().map_err(|e| shown.error(e));
-    print_disk_notes(&src, &shown);
+    print_notes(src.notes(), &shown);
     leftovers::note(&ws.root, &src.leftovers(), mode == Mode::Write, |p| shown.path(p));
     let dirs: Vec<(String, Vec<String>)> = listed?.into_iter().collect();
     let choice = match policy_path {

@@ -12,7 +12,7 @@ use crate::error;
 use crate::merge;
 use crate::render;
 use crate::report::{self, Style};
-use crate::source::{self, Source, WorktreeSource, join};
+use crate::source::{Source, join};
 use crate::terraform::release::EngineChoice;
 
 /// `show DIR`: the effective configuration of one module, from the worktree (every file
@@ -135,9 +135,7 @@ fn module_tree(
             continue;
         }
         let dirs = BTreeSet::from([dir.clone()]);
-        if let (Opened::Git(g), Some(git)) = (&mut *opened, &ws.git)
-            && git.load(g, Some(&dirs)).is_err()
-        {
+        if ws.load(opened, Some(&dirs)).is_err() {
             continue;
         }
         // A worktree source lists the shown directory only: the called one is listed on
@@ -146,9 +144,7 @@ fn module_tree(
         let src: &dyn Source = if matches!(opened, Opened::Git(_)) {
             opened.source()
         } else {
-            let scope = source::worktree::ListedDir { dir: dir.clone(), recursive: false };
-            let repo = ws.git.as_ref().map(|_| ws.root.clone());
-            disk = WorktreeSource::scoped(ws.root.clone(), vec![scope], repo);
+            disk = ws.worktree_of([dir.clone()]);
             &disk
         };
         let Some(names) = src.modules_in(&dirs).ok().and_then(|mut all| all.remove(&dir)) else {

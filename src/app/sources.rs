@@ -1,7 +1,6 @@
 //! The run's sources: the directories named on the command line, from the worktree, the
 //! index or a revision, and the notes about what a source skipped.
 
-use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use super::output::write_note;
@@ -10,7 +9,6 @@ use super::workspace::{Shown, State, Workspace, open as open_state};
 use crate::cli::FromArgs;
 use crate::error;
 use crate::report;
-use crate::source::{GitSource, WorktreeSource};
 
 /// What a command reads: the directories named (as the user typed them), their source,
 /// and the modules in them.
@@ -57,54 +55,30 @@ fn open(ws: &Workspace, from: &FromArgs, recursive: bool) -> Result<Opened, erro
 }
 
 /// The modules of an opened source that lie in the targets (below them too, with
-/// `recursive`), with their blobs read from git; a worktree's listing notes are printed.
+/// `recursive`), with their blobs read from git, and what the source skipped printed.
 fn modules_of(
     ws: &Workspace,
     opened: &mut Opened,
     recursive: bool,
     shown: &Shown,
 ) -> Result<Vec<(String, Vec<String>)>, error::Error> {
-    let listed = opened.source().modules();
-    if let Opened::Disk(d) = &*opened {
-        print_disk_notes(d, shown);
+    let modules = ws.modules(opened, recursive);
+    // A worktree knows what it skipped once it has listed, whether or not that failed.
+    if modules.is_ok() || matches!(opened, Opened::Disk(_)) {
+        print_notes(opened.notes(|p| ws.covers(p)), shown);
     }
-    let modules: Vec<(String, Vec<String>)> = listed
-        .map_err(|e| shown.error(e))?
-        .into_iter()
-        .filter(
-            |(d, _)| {
-                if recursive { ws.covers(d) } else { ws.targets.iter().any(|t| t.scope == *d) }
-            },
-        )
-        .collect();
-    if let (Opened::Git(g), Some(git)) = (&mut *opened, &ws.git) {
-        let dirs: BTreeSet<String> = modules.iter().map(|(d, _)| d.clone()).collect();
-        git.load(g, Some(&dirs))?;
-        print_git_notes(g, shown, |p| ws.covers(p));
-    }
-    Ok(modules)
+    modules.map_err(|e| shown.error(e))
 }
 
 /// `note:` lines about what a source skipped.
-pub(super) fn print_notes<'a>(notes: impl Iterator<Item = (&'a str, &'a str)>, shown: &Shown) {
+pub(super) fn print_notes(notes: Vec<(String, String)>, shown: &Shown) {
     let mut err = String::new();
     for (path, n) in notes {
         err.push_str(&format!(
             "note: {}: {}\n",
-            report::clean_line(&shown.path(path)),
-            report::clean(n)
+            report::clean_line(&shown.path(&path)),
+            report::clean(&n)
         ));
     }
     write_note(&err);
-}
-
-/// What a git source skipped, for the paths `keep` accepts.
-pub(super) fn print_git_notes(src: &GitSource, shown: &Shown, keep: impl Fn(&str) -> bool) {
-    print_notes(src.notes_for(keep).into_iter(), shown);
-}
-
-/// What a worktree source skipped, once it has listed its files.
-pub(super) fn print_disk_notes(src: &WorktreeSource, shown: &Shown) {
-    let all = src.notes();
-    print_notes(all.iter().map(|(p, n)| (p.as_str(), n.as_str())), shown);
 }

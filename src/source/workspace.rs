@@ -127,6 +127,14 @@ impl Workspace {
         WorktreeSource::scoped(self.root.clone(), scopes, repo)
     }
 
+    /// The worktree's files in `dirs` themselves (paths of the run), whatever the targets:
+    /// a module a shown one calls, the checkout of modules a commit changes.
+    pub(crate) fn worktree_of(&self, dirs: impl IntoIterator<Item = String>) -> WorktreeSource {
+        let scopes = dirs.into_iter().map(|dir| ListedDir { dir, recursive: false }).collect();
+        let repo = self.git.as_ref().map(|_| self.root.clone());
+        WorktreeSource::scoped(self.root.clone(), scopes, repo)
+    }
+
     /// A file on disk as a path of the run, when it lies below the root (its directory's
     /// links resolved, as the root's are).
     pub(crate) fn run_path(&self, path: &Path) -> Option<String> {
@@ -215,6 +223,23 @@ impl Workspace {
         Ok((pair, a.or(b)))
     }
 
+    /// The modules of an opened state that lie in the targets (below them too, with
+    /// `recursive`), their blobs read when the state is git's.
+    pub(crate) fn modules(
+        &self,
+        opened: &mut Opened,
+        recursive: bool,
+    ) -> Result<Vec<(String, Vec<String>)>, error::Error> {
+        let wanted = |d: &str| {
+            if recursive { self.covers(d) } else { self.targets.iter().any(|t| t.scope == d) }
+        };
+        let modules: Vec<(String, Vec<String>)> =
+            opened.source().modules()?.into_iter().filter(|(d, _)| wanted(d)).collect();
+        let dirs: BTreeSet<String> = modules.iter().map(|(d, _)| d.clone()).collect();
+        self.load(opened, Some(&dirs))?;
+        Ok(modules)
+    }
+
     /// Reads the blobs of a git state's modules in `dirs` (`None`: every module); the other
     /// states read their files when asked.
     pub(crate) fn load(
@@ -296,6 +321,20 @@ impl Opened {
             Opened::Git(g) => g,
             Opened::Disk(w) => w,
             Opened::Editor(e) => e,
+        }
+    }
+
+    /// What the state skipped (a file that is not what its name says, a link that leads
+    /// nowhere), at the paths `keep` accepts, for the caller to say: a worktree knows once
+    /// it has listed its files, git once it has read them; an editor's buffers say nothing
+    /// the worktree would not.
+    pub(crate) fn notes(&self, keep: impl Fn(&str) -> bool) -> Vec<(String, String)> {
+        match self {
+            Opened::Git(g) => {
+                g.notes_for(keep).into_iter().map(|(p, n)| (p.to_string(), n.to_string())).collect()
+            }
+            Opened::Disk(w) => w.notes().into_iter().filter(|(p, _)| keep(p)).collect(),
+            Opened::Editor(_) => Vec::new(),
         }
     }
 }
