@@ -121,18 +121,18 @@ impl Workspace {
     }
 
     fn below_targets(&self, recursive: bool) -> WorktreeSource {
-        let scopes =
-            self.targets.iter().map(|t| ListedDir { dir: t.scope.clone(), recursive }).collect();
-        let repo = self.git.as_ref().map(|_| self.root.clone());
-        WorktreeSource::scoped(self.root.clone(), scopes, repo)
+        self.scoped(self.targets.iter().map(|t| ListedDir { dir: t.scope.clone(), recursive }))
     }
 
     /// The worktree's files in `dirs` themselves (paths of the run), whatever the targets:
     /// a module a shown one calls, the checkout of modules a commit changes.
     pub(crate) fn worktree_of(&self, dirs: impl IntoIterator<Item = String>) -> WorktreeSource {
-        let scopes = dirs.into_iter().map(|dir| ListedDir { dir, recursive: false }).collect();
+        self.scoped(dirs.into_iter().map(|dir| ListedDir { dir, recursive: false }))
+    }
+
+    fn scoped(&self, scopes: impl Iterator<Item = ListedDir>) -> WorktreeSource {
         let repo = self.git.as_ref().map(|_| self.root.clone());
-        WorktreeSource::scoped(self.root.clone(), scopes, repo)
+        WorktreeSource::scoped(self.root.clone(), scopes.collect(), repo)
     }
 
     /// A file on disk as a path of the run, when it lies below the root (its directory's
@@ -211,9 +211,7 @@ impl Workspace {
             (Opened::Git(a), Opened::Git(b)) => a.changed(b),
             _ => {
                 for o in [&mut before, &mut after] {
-                    if let (Opened::Git(g), Some(git)) = (o, &self.git) {
-                        git.load(g, None)?;
-                    }
+                    self.load(o, None)?;
                 }
                 super::changed(before.source(), after.source())?
             }
