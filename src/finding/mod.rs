@@ -10,54 +10,66 @@ use std::sync::Arc;
 
 use override_guard_hcl::{Columns, LineIndex};
 
-/// Declares every rule's identity once, in report order: the variant the code names and
-/// the kebab-case id users write. A rule's other facts (level, doc, check) live in its own
-/// file under `policy/rules/`.
+/// The one list of rules, in report order: for each rule file under `policy/rules/`, the
+/// rules it holds, each with the variant the code names, the kebab-case id users write, and
+/// the `Rule` static the file defines. A new rule is its file and its line here. The list
+/// is handed to a macro (`rules!(callback)`), so that this floor makes [`RuleId`] of it and
+/// the policy floor declares the files and their `RULES` from the same lines, without
+/// importing upwards.
+macro_rules! rules {
+    ($callback:ident) => {
+        $callback! {
+            merge_error: MergeError => "merge-error" = RULE;
+            override_file: OverrideFile => "override-file" = RULE;
+            local_override: LocalOverride => "local-override" = RULE;
+            misnamed_override: MisnamedOverride => "misnamed-override" = RULE;
+            missing_override_comment: MissingOverrideComment => "missing-override-comment" = RULE;
+            backend_swap: BackendSwap => "backend-swap" = RULE;
+            silent_drop: SilentDrop => "silent-drop" = RULE;
+            ignored_override: IgnoredOverride => "ignored-override" = RULE;
+            weakened_safeguard: WeakenedSafeguard => "weakened-safeguard" = RULE;
+            protected_attribute: ProtectedAttribute => "protected-attribute" = RULE;
+            engine_divergence: EngineDivergence => "engine-divergence" = RULE;
+            version_mismatch: VersionMismatch => "version-mismatch" = RULE;
+            version_divergence: VersionDivergence => "version-divergence" = RULE;
+            tfvars: VariableShadowed => "variable-shadowed" = SHADOWED,
+                UndeclaredVariableValue => "undeclared-variable-value" = UNDECLARED;
+            meta: ExpiredException => "expired-exception" = EXPIRED_EXCEPTION,
+                UnusedException => "unused-exception" = UNUSED_EXCEPTION,
+                BadSuppression => "bad-suppression" = BAD_SUPPRESSION,
+                UnusedSuppression => "unused-suppression" = UNUSED_SUPPRESSION,
+                PolicyError => "policy-error" = POLICY_ERROR;
+        }
+    };
+}
+pub(crate) use rules;
+
+/// Makes [`RuleId`] of the list of rules (the files and statics are the policy's).
 macro_rules! rule_ids {
-    ($($variant:ident => $id:literal,)*) => {
+    ($($file:ident: $($variant:ident => $id:literal = $rule:ident),+;)+) => {
         /// A rule's identity. Its kebab-case name (`as_str`) is what users write in policies,
         /// suppressions and `--deny`, and what reports print; in the code, an enum, so that a
         /// misspelt id is a compile error and the policy's table is keyed by it.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum RuleId {
-            $($variant,)*
+            $($($variant,)+)+
         }
 
         impl RuleId {
             /// Every rule, in report order.
-            pub const ALL: [RuleId; [$(stringify!($variant)),*].len()] = [$(RuleId::$variant,)*];
+            pub const ALL: [RuleId; [$($(stringify!($variant)),+),+].len()] =
+                [$($(RuleId::$variant,)+)+];
 
             pub fn as_str(self) -> &'static str {
                 match self {
-                    $(RuleId::$variant => $id,)*
+                    $($(RuleId::$variant => $id,)+)+
                 }
             }
         }
     };
 }
 
-rule_ids! {
-    MergeError => "merge-error",
-    OverrideFile => "override-file",
-    LocalOverride => "local-override",
-    MisnamedOverride => "misnamed-override",
-    MissingOverrideComment => "missing-override-comment",
-    BackendSwap => "backend-swap",
-    SilentDrop => "silent-drop",
-    IgnoredOverride => "ignored-override",
-    WeakenedSafeguard => "weakened-safeguard",
-    ProtectedAttribute => "protected-attribute",
-    EngineDivergence => "engine-divergence",
-    VersionMismatch => "version-mismatch",
-    VersionDivergence => "version-divergence",
-    VariableShadowed => "variable-shadowed",
-    UndeclaredVariableValue => "undeclared-variable-value",
-    ExpiredException => "expired-exception",
-    UnusedException => "unused-exception",
-    BadSuppression => "bad-suppression",
-    UnusedSuppression => "unused-suppression",
-    PolicyError => "policy-error",
-}
+rules!(rule_ids);
 
 impl RuleId {
     /// The rule of a kebab-case name.

@@ -44,6 +44,7 @@ Example
   override.tofu        instance_type = \"t3.large\"   # OpenTofu merges this, Terraform does not
 ",
     options: &[],
+    configure: None,
     check: Some(check),
     inline: true,
 };

@@ -37,6 +37,7 @@ Example
   }
 ",
     options: &[],
+    configure: None,
     check: Some(check),
     inline: true,
 };

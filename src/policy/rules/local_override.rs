@@ -37,6 +37,7 @@ Example
     teammates do not; it changes terraform.backend
 ",
     options: &[],
+    configure: None,
     check: Some(check),
     inline: true,
 };

@@ -42,6 +42,7 @@ Example
   → Invalid default value for variable: a bool is required.
 ",
     options: &[],
+    configure: None,
     check: Some(check),
     inline: false,
 };

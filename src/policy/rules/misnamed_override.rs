@@ -60,6 +60,7 @@ Example
     help: name it main_override.tf
 ",
     options: &[],
+    configure: None,
     check: Some(check),
     inline: true,
 };

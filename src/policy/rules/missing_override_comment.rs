@@ -54,6 +54,7 @@ Example
         default: Some("\"{override}\""),
         help: "regex the warning comment must match; {override} is the file name",
     }],
+    configure: Some(configure),
     check: Some(check),
     inline: true,
 };

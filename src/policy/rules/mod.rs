@@ -6,39 +6,23 @@
 //! The files sit in layers, each importing only those below it: `rule.rs` (what a rule
 //! is) and `options.rs` (the rules' option slots) below the rule files, `registry.rs`
 //! (what is made of the list of all rules) above them. This file declares them, lists
-//! their rules (`rule_files!`: one line a file) and hands their names on.
+//! their rules (from the one list of rules, `finding::rules!`) and hands their names on.
 
 mod options;
 mod registry;
 mod rule;
 
-/// Declares the rule files and lists their rules in [`RULES`], in report order: a rule's
-/// file is one line here (with its rules, when it holds several).
+/// Declares the rule files and lists their rules in [`RULES`], in report order, from the
+/// one list of rules (`finding::rules!`).
 macro_rules! rule_files {
-    ($($vis:vis $file:ident: $($rule:ident),+;)+) => {
-        $($vis mod $file;)+
+    ($($file:ident: $($variant:ident => $id:literal = $rule:ident),+;)+) => {
+        $(pub(crate) mod $file;)+
         /// Every rule, in report order.
         pub static RULES: &[&Rule] = &[$($(&$file::$rule,)+)+];
     };
 }
 
-rule_files! {
-    merge_error: RULE;
-    override_file: RULE;
-    local_override: RULE;
-    misnamed_override: RULE;
-    pub(crate) missing_override_comment: RULE;
-    backend_swap: RULE;
-    silent_drop: RULE;
-    ignored_override: RULE;
-    weakened_safeguard: RULE;
-    protected_attribute: RULE;
-    pub(crate) engine_divergence: RULE;
-    version_mismatch: RULE;
-    version_divergence: RULE;
-    tfvars: SHADOWED, UNDECLARED;
-    meta: EXPIRED_EXCEPTION, UNUSED_EXCEPTION, BAD_SUPPRESSION, UNUSED_SUPPRESSION, POLICY_ERROR;
-}
+crate::finding::rules!(rule_files);
 
 pub use crate::finding::RuleId;
 pub use options::CommentMatcher;

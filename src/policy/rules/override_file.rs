@@ -54,6 +54,7 @@ Example
             help: "most override files a module may have (unset: no limit)",
         },
     ],
+    configure: Some(configure),
     check: Some(check),
     inline: true,
 };

@@ -35,6 +35,7 @@ Example
         default: Some("[]"),
         help: "dotted attribute paths (globs) that overrides must not set",
     }],
+    configure: Some(configure),
     check: Some(check),
     inline: true,
 };

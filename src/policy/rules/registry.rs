@@ -3,22 +3,14 @@
 //! have some, the generated `docs/rules.md`. Above every rule file and imported by none of
 //! them: the policy file's reader and the evaluation know the rules only through it.
 
+use super::RULES;
 use super::options::Configure;
 use super::rule::Rule;
-use super::{RULES, missing_override_comment, override_file, protected_attribute};
 use crate::finding::RuleId;
-
-/// The rules that have options, with the function that reads them. Beside [`RULES`]
-/// rather than a field of [`Rule`], so the rules without options need not say so.
-static CONFIGURE: &[(RuleId, Configure)] = &[
-    (RuleId::OverrideFile, override_file::configure),
-    (RuleId::MissingOverrideComment, missing_override_comment::configure),
-    (RuleId::ProtectedAttribute, protected_attribute::configure),
-];
 
 /// The function that reads a rule's options, if it has any.
 pub(crate) fn configure(id: RuleId) -> Option<Configure> {
-    CONFIGURE.iter().find(|(r, _)| *r == id).map(|&(_, c)| c)
+    RULES.iter().find(|r| r.id == id).and_then(|r| r.configure)
 }
 
 /// Looks a rule up by id.
@@ -90,31 +82,28 @@ pub(crate) fn suggestion(id: &str) -> String {
 mod tests {
     use super::*;
 
-    /// Each file beside the registry is a rule file `rule_files!` declares (a file it
-    /// misses is not even compiled, so its rule would be silently absent), and every id of
-    /// `rule_ids!` has its rule in `RULES`, once.
+    /// Each file beside the registry is a rule file of the one list of rules (a file the
+    /// list misses is not even compiled, so its rule would be silently absent), and every
+    /// id has its rule in `RULES`, once, its `Rule` naming that id.
     #[test]
     fn every_rule_file_and_every_id_is_in_the_registry() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/policy/rules");
-        let mod_rs = std::fs::read_to_string(dir.join("mod.rs")).expect("mod.rs");
-        let declared = &mod_rs[mod_rs.find("rule_files! {").expect("the rule files")..];
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let finding = std::fs::read_to_string(root.join("src/finding/mod.rs")).expect("the list");
+        let list = &finding[finding.find("macro_rules! rules").expect("the list of rules")..];
+        let list = &list[..list.find("pub(crate) use rules;").expect("its end")];
+        let dir = root.join("src/policy/rules");
         for entry in std::fs::read_dir(&dir).expect("the rules' directory") {
             let name = entry.expect("an entry").file_name().to_string_lossy().into_owned();
-            let Some(stem) = name.strip_suffix(".rs") else { continue };
+            let stem = name.strip_suffix(".rs").unwrap_or(&name);
             if ["mod", "options", "registry", "rule"].contains(&stem) {
                 continue;
             }
-            let line = |l: &str| {
-                l.trim().trim_start_matches("pub(crate) ").starts_with(&format!("{stem}:"))
-            };
-            assert!(declared.lines().any(line), "{name} is not declared in rule_files!");
+            let line = |l: &str| l.trim().starts_with(&format!("{stem}:"));
+            assert!(list.lines().any(line), "{name} is not in the list of rules (finding::rules!)");
         }
-        let ids: Vec<RuleId> = RULES.iter().map(|r| r.id).collect();
-        let mut all = RuleId::ALL.to_vec();
-        all.sort_by_key(|id| id.as_str());
-        let mut listed = ids.clone();
-        listed.sort_by_key(|id| id.as_str());
-        assert_eq!(listed, all, "each id of rule_ids! has one rule in RULES");
+        let mut listed: Vec<RuleId> = RULES.iter().map(|r| r.id).collect();
+        listed.sort();
+        assert_eq!(listed, RuleId::ALL.to_vec(), "each id has one rule in RULES, in list order");
     }
 
     /// A file written from the code is what the code writes; `OVERRIDE_GUARD_WRITE_DOCS=1`
@@ -179,9 +168,6 @@ mod tests {
     fn rules_with_options_read_them() {
         for r in RULES {
             assert_eq!(configure(r.id).is_some(), !r.options.is_empty(), "{}", r.id);
-        }
-        for (id, _) in CONFIGURE {
-            assert!(RULES.iter().any(|r| r.id == *id), "{id}");
         }
     }
 

@@ -2,6 +2,7 @@
 //! rule file (each defines one `Rule`) and above the context the checks read; the list of
 //! all rules is the registry's, above the rules.
 
+use super::options::Configure;
 use crate::finding::{Finding, Level, RuleId};
 use crate::policy::context::Context;
 use crate::policy::validate::Field;
@@ -22,6 +23,9 @@ pub struct Rule {
     /// Rule-specific keys of `[rules.<id>]`: what each holds, its default and a line of
     /// help (the reader, the JSON Schema and the documentation all take them from here).
     pub options: &'static [Field],
+    /// Reads those keys into the rule's slot of [`Options`](super::Options); `Some` exactly when
+    /// `options` lists any (a test sees to it).
+    pub(crate) configure: Option<Configure>,
     /// `None` for rules about the policy itself (exceptions and suppressions).
     pub check: Option<Check>,
     /// Whether an inline `override-guard:ignore[…]` comment may silence its findings.

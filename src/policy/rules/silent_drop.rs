@@ -31,6 +31,7 @@ Example
   }                                   → the original's 2 ingress blocks are dropped
 ",
     options: &[],
+    configure: None,
     check: Some(check),
     inline: true,
 };

@@ -29,6 +29,7 @@ Example
   instance_type = \"m5.large\"   instance_type = \"t3.micro\"   # this one wins
 ",
     options: &[],
+    configure: None,
     check: Some(shadowed),
     inline: true,
 };
@@ -56,6 +57,7 @@ Example
   variable \"instance_type\" {}    instance_typ = \"m5.large\"   # ignored
 ",
     options: &[],
+    configure: None,
     check: Some(undeclared),
     inline: true,
 };

@@ -34,6 +34,7 @@ Example
   override.tf          variable \"region\" { const = true }   # Unsupported argument before 1.15
 ",
     options: &[],
+    configure: None,
     check: Some(check),
     inline: true,
 };

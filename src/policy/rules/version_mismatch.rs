@@ -36,6 +36,7 @@ Example
   main.tf              terraform { required_version = \">= 1.10\" }
 ",
     options: &[],
+    configure: None,
     check: Some(check),
     inline: false,
 };

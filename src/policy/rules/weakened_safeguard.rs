@@ -49,6 +49,7 @@ Example
   }                                      }
 ",
     options: &[],
+    configure: None,
     check: Some(check),
     inline: true,
 };

@@ -49,6 +49,7 @@ Example
   }                                       → `dynamodb_table` is dropped; `bucket` differs
 ",
     options: &[],
+    configure: None,
     check: Some(check),
     inline: true,
 };
