@@ -318,18 +318,12 @@ pub(crate) fn comments_around(m: &Module, span: Span) -> Vec<Comment> {
 }
 
 /// Every comment inside the item at `span` (a trailing `# …` on one of its lines, a JSON
-/// `"//"` of a nested object), in the order written. `lexed` keeps each native file's
-/// comments, found once: lexing the file again for each item made a rule quadratic.
-pub(crate) fn comments_in(
-    m: &Module,
-    lexed: &mut HashMap<FileId, Vec<(usize, usize)>>,
-    span: Span,
-) -> Vec<Comment> {
+/// `"//"` of a nested object), in the order written.
+pub(crate) fn comments_in(m: &Module, span: Span) -> Vec<Comment> {
     let Some(f) = m.files.files.get(span.file) else { return Vec::new() };
     match f.syntax {
         Syntax::Hcl => {
-            let all =
-                lexed.entry(span.file).or_insert_with(|| crate::terraform::hcl::comments(&f.text));
+            let all = parsed(m, span.file).map_or(&[][..], |p| &p.comments);
             // In source order: the ones inside start at or after the item's start.
             let from = all.partition_point(|&(s, _)| s < span.start);
             all[from..]

@@ -12,7 +12,7 @@ use super::{Coverage, Date, Finding, GlobBase, Level, Policy, Site};
 use crate::diag::did_you_mean;
 use crate::finding::RuleId;
 use crate::merge::Module;
-use crate::terraform::{Item, Span, Syntax, hcl};
+use crate::terraform::{Item, Span, Syntax};
 
 const MARKER: &str = "override-guard:ignore[";
 
@@ -80,15 +80,13 @@ impl Inline {
             if !GUARD.is_match(f.text.as_bytes()) {
                 continue;
             }
+            let parsed = m.parsed.iter().find(|p| p.file == id);
             let first_item =
-                m.parsed.iter().find(|p| p.file == id).and_then(|p| p.body.items.first()).map_or(
-                    f.text.len(),
-                    |i| match i {
-                        Item::Attr(a) => a.span.start,
-                        Item::Block(b) => b.span.start,
-                        Item::Json(j) => j.span.start,
-                    },
-                );
+                parsed.and_then(|p| p.body.items.first()).map_or(f.text.len(), |i| match i {
+                    Item::Attr(a) => a.span.start,
+                    Item::Block(b) => b.span.start,
+                    Item::Json(j) => j.span.start,
+                });
             match f.syntax {
                 Syntax::Hcl => {
                     // The comment lines on the first item are that item's, not the file's.
@@ -97,7 +95,7 @@ impl Inline {
                             .into_iter()
                             .map(|(s, e, _)| (s, e))
                             .collect();
-                    for (start, end) in hcl::comments(&f.text) {
+                    for &(start, end) in parsed.map_or(&[][..], |p| &p.comments) {
                         let Some(raw) = f.text.get(start..end) else { continue };
                         let raw = raw.trim_end();
                         let line_start = f.text[..start].rfind('\n').map_or(0, |i| i + 1);

@@ -44,12 +44,18 @@ pub(crate) fn parse_bytes(
 ) -> (ParsedFile, Vec<Diagnostic>) {
     let tokens = scan::scan_tokens(bytes, Mode::Normal);
     let (body, errors) = override_guard_hcl::parse::parse_scanned(text, &tokens);
+    let comments = tokens
+        .as_slice()
+        .iter()
+        .filter(|t| t.kind == Kind::Comment)
+        .map(|t| (t.start, t.end))
+        .collect();
     // The tokens, the syntax tree and the model are each several times the text: the
     // tokens go before the model is built, and the tree goes as the model is built from it.
     drop(tokens);
     let diags = errors.into_iter().map(|e| diagnostic(file, path, e)).collect();
     let cx = Lowering { file, text };
-    (ParsedFile { file, body: cx.body(body), ..Default::default() }, diags)
+    (ParsedFile { file, body: cx.body(body), comments, ..Default::default() }, diags)
 }
 
 /// The text of bytes that are not all valid UTF-8, at the same offsets: each byte of a
@@ -70,17 +76,6 @@ pub fn diagnostic(file: FileId, path: &str, e: override_guard_hcl::SyntaxError) 
         e.detail.replace("{file}", path),
         Span::new(file, e.range.start, e.range.end),
     )
-}
-
-/// Where the comments of a native-syntax file are (`#`, `//` and `/* */`, as the scanner
-/// finds them: never inside a string or a heredoc), as byte ranges.
-pub fn comments(text: &str) -> Vec<(usize, usize)> {
-    scan::scan_tokens(text.as_bytes(), Mode::Normal)
-        .as_slice()
-        .iter()
-        .filter(|t| t.kind == Kind::Comment)
-        .map(|t| (t.start, t.end))
-        .collect()
 }
 
 struct Lowering<'a> {

@@ -396,8 +396,12 @@ pub enum JsonValue {
 pub struct ParsedFile {
     pub file: FileId,
     pub body: Body,
-    /// JSON `"//"` comments. Native-syntax comments are read from the text when needed.
+    /// JSON `"//"` comments.
     pub notes: Vec<Note>,
+    /// Where a native-syntax file's comments are (`#`, `//` and `/* */`, as the scanner
+    /// found them: never inside a string or a heredoc), byte ranges in source order. Kept
+    /// from the parse's own scan, so that the rules need not scan the text again.
+    pub comments: Vec<(usize, usize)>,
     /// What reading and parsing the file reported, in Terraform's order.
     pub diagnostics: Vec<crate::diag::Diagnostic>,
     /// What decoding it reported, per engine (Terraform, OpenTofu), with the version of

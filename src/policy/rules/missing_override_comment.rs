@@ -10,7 +10,7 @@ use super::rule::Rule;
 use crate::finding::{Finding, Level};
 use crate::policy::context::{Change, Comment, Context, Node, comments_around, comments_in};
 use crate::policy::validate::{Field, Key, Kind, Validator, Value};
-use crate::terraform::{Block, FileId, Item, Span, Syntax};
+use crate::terraform::{Block, Item, Span, Syntax};
 
 pub(crate) static RULE: Rule = Rule {
     id: super::RuleId::MissingOverrideComment,
@@ -86,7 +86,6 @@ fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
     let mut seen = HashSet::new();
     let mut matchers = Vec::new();
     let index = Index::of(cx);
-    let mut lexed = HashMap::new();
     for c in &cx.changes {
         let Some(base) = c.base else { continue };
         let over_span = c.over.head();
@@ -139,7 +138,7 @@ fn check(cx: &Context<'_>, out: &mut Vec<Finding>) {
         };
         // A comment that speaks of an override without counting (misspelt, naming no
         // file or another, inside the block) is the likely cause: point at it.
-        let miss = near_miss(cx, &mut lexed, &around, base.span());
+        let miss = near_miss(cx, &around, base.span());
         if let Some(k) = &miss {
             let line = cx.m.files.get(k.span.file).line_col(k.span.start).0;
             help.push_str(&match pattern {
@@ -232,7 +231,6 @@ fn survives(index: &Index<'_>, c: &Change<'_>) -> bool {
 /// is often misspelt) but did not count.
 fn near_miss(
     cx: &Context<'_>,
-    lexed: &mut HashMap<FileId, Vec<(usize, usize)>>,
     around: &[Comment],
     base: Span,
 ) -> Option<Comment> {
@@ -248,5 +246,5 @@ fn near_miss(
     if let Some(k) = around.iter().find(|k| speaks(&k.text)) {
         return Some(k.clone());
     }
-    comments_in(cx.m, lexed, base).into_iter().find(|k| speaks(&k.text))
+    comments_in(cx.m, base).into_iter().find(|k| speaks(&k.text))
 }

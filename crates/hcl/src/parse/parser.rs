@@ -2,13 +2,13 @@
 //! templates): the token cursor with HCL's newline rules, error collection, recovery and
 //! the nesting limit.
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 use std::collections::HashMap;
 
 use crate::ast::Range;
 use crate::error::SyntaxError;
 use crate::lines::{Columns, LineIndex};
-use crate::scan::{Kind, TokSlice, Token};
+use crate::scan::{Kind, Packed, TokSlice, Token};
 
 /// The deepest nesting of expressions and blocks read. Terraform's own parser has no limit
 /// below what its stack allows; beyond this one the input is refused with a diagnostic
@@ -22,31 +22,56 @@ pub(super) struct Peeker<'a> {
     pub(super) next: usize,
     /// Whether newlines count, innermost last (brackets turn them off, bodies on).
     pub(super) nl: Vec<bool>,
+    /// The last answer of [`Peeker::next_token`] and what it was asked from (`next`,
+    /// whether newlines counted): a production peeks at the same token several times
+    /// before it reads it, and each peek would walk past the same comments again.
+    pub(super) last: Cell<Option<(usize, bool, Token, usize)>>,
 }
 
 impl Peeker<'_> {
+    /// The next token that counts, and the index after it. The list's form is matched
+    /// once, not at every token: this runs at every peek.
     pub(super) fn next_token(&self) -> (Token, usize) {
         let include = self.nl.last().copied().unwrap_or(true);
-        for i in self.next..self.toks.len() {
-            let Some(t) = self.toks.get(i) else { break };
-            match t.kind {
-                Kind::Comment => {
-                    // A line comment ends its line: where newlines count, it is one.
-                    if include && t.text(self.src).last() == Some(&b'\n') {
-                        return (Token { kind: Kind::Newline, ..t }, i + 1);
-                    }
-                    continue;
-                }
-                Kind::Newline if !include => continue,
-                _ => return (t, i + 1),
-            }
+        if let Some((next, inc, t, i)) = self.last.get()
+            && next == self.next
+            && inc == include
+        {
+            return (t, i);
         }
-        let last = self.toks.len().saturating_sub(1);
-        (
-            self.toks.get(last).unwrap_or(Token { kind: Kind::Eof, start: 0, end: 0 }),
-            self.toks.len(),
-        )
+        let (t, i) = match self.toks {
+            TokSlice::Packed(t) => first_token(self.src, t, self.next, include, Packed::token),
+            TokSlice::Wide(t) => first_token(self.src, t, self.next, include, |t| t),
+        };
+        self.last.set(Some((self.next, include, t, i)));
+        (t, i)
     }
+}
+
+/// [`Peeker::next_token`] over one form of the list.
+#[inline(always)]
+fn first_token<T: Copy>(
+    src: &[u8],
+    toks: &[T],
+    from: usize,
+    include: bool,
+    token: impl Fn(T) -> Token,
+) -> (Token, usize) {
+    for (i, &t) in toks.iter().enumerate().skip(from) {
+        let t = token(t);
+        match t.kind {
+            Kind::Comment => {
+                // A line comment ends its line: where newlines count, it is one.
+                if include && t.text(src).last() == Some(&b'\n') {
+                    return (Token { kind: Kind::Newline, ..t }, i + 1);
+                }
+            }
+            Kind::Newline if !include => {}
+            _ => return (t, i + 1),
+        }
+    }
+    let last = toks.last().map_or(Token { kind: Kind::Eof, start: 0, end: 0 }, |&t| token(t));
+    (last, toks.len())
 }
 
 /// The attribute names a body has set so far. Bodies are small: a list is searched
@@ -103,7 +128,13 @@ impl<'a> Parser<'a> {
     pub(super) fn new(src: &'a str, toks: TokSlice<'a>) -> Parser<'a> {
         Parser {
             src,
-            peek: Peeker { toks, src: src.as_bytes(), next: 0, nl: vec![true] },
+            peek: Peeker {
+                toks,
+                src: src.as_bytes(),
+                next: 0,
+                nl: vec![true],
+                last: Cell::new(None),
+            },
             recovery: false,
             errors: Vec::new(),
             depth: 0,
