@@ -287,20 +287,21 @@ impl Block {
         files.decl_span(self.def_span)
     }
 
-    /// The address a top-level block is known by for duplicates and overrides.
+    /// The address a top-level block is known by for duplicates and overrides. Joined by
+    /// hand, not with `format!`: the merge and the rules ask it of every block.
     pub fn address(&self) -> Option<String> {
-        let b = self;
-        let l = &b.labels;
-        match b.kind.as_str() {
+        let l = &self.labels;
+        let kind = self.kind.as_str();
+        match kind {
             "resource" | "data" | "ephemeral" | "action" if l.len() == 2 => {
-                Some(format!("{}.{}.{}", b.kind, l[0], l[1]))
+                Some(dotted(&[kind, &l[0], &l[1]]))
             }
             "variable" | "output" | "module" | "check" if l.len() == 1 => {
-                Some(format!("{}.{}", b.kind, l[0]))
+                Some(dotted(&[kind, &l[0]]))
             }
-            "provider" if l.len() == 1 => Some(match b.provider_alias() {
-                Some(a) => format!("provider.{}.{}", l[0], a),
-                None => format!("provider.{}", l[0]),
+            "provider" if l.len() == 1 => Some(match self.provider_alias() {
+                Some(a) => dotted(&[kind, &l[0], &a]),
+                None => dotted(&[kind, &l[0]]),
             }),
             _ => None,
         }
@@ -317,6 +318,18 @@ impl Block {
     pub fn attr(&self, name: &str) -> Option<&Attr> {
         self.body.attr(name)
     }
+}
+
+/// Parts joined by dots.
+fn dotted(parts: &[&str]) -> String {
+    let mut s = String::with_capacity(parts.iter().map(|p| p.len() + 1).sum());
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            s.push('.');
+        }
+        s.push_str(p);
+    }
+    s
 }
 
 impl Body {
@@ -424,4 +437,28 @@ pub struct Note {
     pub text: String,
     /// The object (block body) the comment belongs to.
     pub covers: Span,
+}
+
+#[cfg(test)]
+mod tests {
+    /// Addresses as Terraform names them, empty labels and a provider's alias included.
+    #[test]
+    fn top_level_blocks_have_their_addresses() {
+        let text = "resource \"aws_s3_bucket\" \"logs\" {}\ndata \"a\" \"\" {}\nmodule \"m\" {}\n\
+                    provider \"aws\" {}\nprovider \"aws\" {\n  alias = \"east\"\n}\nlocals {}\n\
+                    variable \"v\" \"extra\" {}\n";
+        let (f, diags) = super::hcl::parse(0, text);
+        assert!(diags.is_empty(), "{diags:?}");
+        let got: Vec<Option<String>> = f.body.blocks().map(|b| b.address()).collect();
+        let want = [
+            Some("resource.aws_s3_bucket.logs"),
+            Some("data.a."),
+            Some("module.m"),
+            Some("provider.aws"),
+            Some("provider.aws.east"),
+            None,
+            None,
+        ];
+        assert_eq!(got, want.map(|w| w.map(String::from)));
+    }
 }
