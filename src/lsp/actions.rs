@@ -327,18 +327,7 @@ mod tests {
 
     fn finding(rule: RuleId, path: &str, text: &str, needle: &str) -> Finding {
         let start = text.find(needle).unwrap();
-        Finding::new(
-            rule,
-            "m",
-            Site {
-                path: path.into(),
-                source: text.into(),
-                base: Default::default(),
-                start,
-                end: start + needle.len(),
-                label: String::new(),
-            },
-        )
+        Finding::new(rule, "m", Site::new(path, text.into(), start, start + needle.len(), ""))
     }
 
     #[test]

@@ -106,6 +106,22 @@ pub(super) fn merge_body(base: &mut Body, over: &Body, skip_attrs: &[&str], skip
     }
 }
 
+/// Takes the items `hit` picks out of `items`, their places (and the places they had
+/// displaced) kept under their names in `moved`.
+fn take_out(
+    items: &mut Vec<Item>,
+    moved: &mut HashMap<String, Vec<Span>>,
+    hit: impl Fn(&Item) -> bool,
+) {
+    items.retain(|i| {
+        let hit = hit(i);
+        if hit {
+            moved.entry(i.merge_name().to_string()).or_default().extend(item_span_and_history(i));
+        }
+        !hit
+    });
+}
+
 /// The escaping block `_` (spec §5.2): Terraform folds its content into the body it is in
 /// before the override merge, so an override's `_ { x = … }` replaces the original's `x`
 /// written plainly or in its `_`, an override's plain `x` replaces the original's
@@ -134,16 +150,7 @@ fn merge_escaped(base: &mut Body, over: &mut Body) {
         if let Item::Block(b) = item
             && b.kind == "_"
         {
-            b.body.items_mut().retain(|i| {
-                let hit = plain.contains(i.merge_name());
-                if hit {
-                    moved
-                        .entry(i.merge_name().to_string())
-                        .or_default()
-                        .extend(item_span_and_history(i));
-                }
-                !hit
-            });
+            take_out(b.body.items_mut(), &mut moved, |i| plain.contains(i.merge_name()));
         }
     }
     for item in over.items_mut().iter_mut() {
@@ -157,16 +164,7 @@ fn merge_escaped(base: &mut Body, over: &mut Body) {
         let names: HashSet<String> =
             e.body.items.iter().map(|i| i.merge_name().to_string()).collect();
         let mut moved: HashMap<String, Vec<Span>> = HashMap::new();
-        base.items_mut().retain(|i| {
-            let hit = !is_escape(i) && names.contains(i.merge_name());
-            if hit {
-                moved
-                    .entry(i.merge_name().to_string())
-                    .or_default()
-                    .extend(item_span_and_history(i));
-            }
-            !hit
-        });
+        take_out(base.items_mut(), &mut moved, |i| !is_escape(i) && names.contains(i.merge_name()));
         let target = base.items_mut().iter_mut().find_map(|i| match i {
             Item::Block(b) if b.kind == "_" => Some(b),
             _ => None,

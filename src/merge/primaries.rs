@@ -442,77 +442,67 @@ pub(super) fn duplicate_cloud(at: &str, release: Release) -> (String, String) {
     }
 }
 
-/// After every primary file: backend, cloud and state_store exclude each other.
+/// After every primary file: backend, cloud and state_store exclude each other. Each
+/// conflict's wording names two of the blocks' places (`{}` in its detail, in that order)
+/// and points at one of them.
 fn storage_conflicts(m: &mut Module) {
     let s = &m.settings;
     let (b, c, ss) = (s.backend.as_ref(), s.cloud.as_ref(), s.state_store.as_ref());
-    let d = match (b, c, ss) {
-        (Some(b), Some(c), None) if m.engine == Engine::OpenTofu => Diagnostic::error(
+    let tofu = m.engine == Engine::OpenTofu;
+    let (summary, detail, named, at) = match (b, c, ss) {
+        (Some(b), Some(c), None) if tofu => (
             "Both a backend and a cloud configuration are present",
-            format!(
-                "A module may declare either one 'cloud' block configuring a cloud backend OR one 'backend' block configuring a state backend. A cloud backend is configured at {}; a backend is configured at {}. Remove the backend block to configure a cloud backend.",
-                m.files.range_string(c.decl_span(&m.files)),
-                m.files.range_string(b.decl_span(&m.files))
-            ),
-            b.decl_span(&m.files),
+            "A module may declare either one 'cloud' block configuring a cloud backend OR one 'backend' block configuring a state backend. A cloud backend is configured at {}; a backend is configured at {}. Remove the backend block to configure a cloud backend.",
+            [c, b],
+            b,
         ),
-        (Some(b), Some(c), None) if !m.release.has(Feature::HcpTerraformWording) => {
-            Diagnostic::error(
-                "Both a backend and Terraform Cloud configuration are present",
-                format!(
-                    "A module may declare either one 'cloud' block configuring Terraform Cloud OR one 'backend' block configuring a state backend. Terraform Cloud is configured at {}; a backend is configured at {}. Remove the backend block to configure Terraform Cloud.",
-                    m.files.range_string(c.decl_span(&m.files)),
-                    m.files.range_string(b.decl_span(&m.files))
-                ),
-                b.decl_span(&m.files),
-            )
-        }
+        (Some(b), Some(c), None) if !m.release.has(Feature::HcpTerraformWording) => (
+            "Both a backend and Terraform Cloud configuration are present",
+            "A module may declare either one 'cloud' block configuring Terraform Cloud OR one 'backend' block configuring a state backend. Terraform Cloud is configured at {}; a backend is configured at {}. Remove the backend block to configure Terraform Cloud.",
+            [c, b],
+            b,
+        ),
         // (`Enteprise` is Terraform's spelling until 1.13.)
-        (Some(b), Some(c), None) if !m.release.has(Feature::StateStorageWording) => {
-            Diagnostic::error(
-                "Both a backend and cloud configuration are present",
-                format!(
-                    "A module may declare either one 'cloud' block OR one 'backend' block configuring a state backend. The 'cloud' block is configured at {}; a backend is configured at {}. Remove the backend block to configure HCP Terraform or Terraform Enteprise.",
-                    m.files.range_string(c.decl_span(&m.files)),
-                    m.files.range_string(b.decl_span(&m.files))
-                ),
-                b.decl_span(&m.files),
-            )
-        }
-        (Some(b), Some(c), None) => Diagnostic::error(
+        (Some(b), Some(c), None) if !m.release.has(Feature::StateStorageWording) => (
+            "Both a backend and cloud configuration are present",
+            "A module may declare either one 'cloud' block OR one 'backend' block configuring a state backend. The 'cloud' block is configured at {}; a backend is configured at {}. Remove the backend block to configure HCP Terraform or Terraform Enteprise.",
+            [c, b],
+            b,
+        ),
+        (Some(b), Some(c), None) => (
             "Conflicting 'cloud' and 'backend' configuration blocks are present",
-            format!(
-                "A module may declare either one 'cloud' block OR one 'backend' block for configuring state storage. The 'cloud' block is configured at {}; a 'backend' is configured at {}. Remove the 'backend' block to configure HCP Terraform or Terraform Enterprise.",
-                m.files.range_string(c.decl_span(&m.files)),
-                m.files.range_string(b.decl_span(&m.files))
-            ),
-            b.decl_span(&m.files),
+            "A module may declare either one 'cloud' block OR one 'backend' block for configuring state storage. The 'cloud' block is configured at {}; a 'backend' is configured at {}. Remove the 'backend' block to configure HCP Terraform or Terraform Enterprise.",
+            [c, b],
+            b,
         ),
-        (None, Some(c), Some(ss)) => Diagnostic::error(
+        (None, Some(c), Some(ss)) => (
             "Conflicting 'cloud' and 'state_store' configuration blocks are present",
-            format!(
-                "When using HCP Terraform, only one 'cloud' block is allowed. The 'cloud' block is configured at {}, and a 'state_store' block is also configured at {}. Remove the state_store block to configure HCP Terraform.",
-                m.files.range_string(c.decl_span(&m.files)),
-                m.files.range_string(ss.decl_span(&m.files))
-            ),
-            ss.decl_span(&m.files),
+            "When using HCP Terraform, only one 'cloud' block is allowed. The 'cloud' block is configured at {}, and a 'state_store' block is also configured at {}. Remove the state_store block to configure HCP Terraform.",
+            [c, ss],
+            ss,
         ),
-        (Some(b), None, Some(ss)) => Diagnostic::error(
+        (Some(b), None, Some(ss)) => (
             "Conflicting 'state_store' and 'backend' configuration blocks are present",
-            format!(
-                "A module may declare either one 'state_store' block or one 'backend' block. The 'state_store' block is configured at {}, and a 'backend' block is also configured at {}.",
-                m.files.range_string(ss.decl_span(&m.files)),
-                m.files.range_string(b.decl_span(&m.files))
-            ),
-            b.decl_span(&m.files),
+            "A module may declare either one 'state_store' block or one 'backend' block. The 'state_store' block is configured at {}, and a 'backend' block is also configured at {}.",
+            [ss, b],
+            b,
         ),
-        (Some(b), Some(_), Some(_)) => Diagnostic::error(
+        (Some(b), Some(_), Some(_)) => (
             "Only one of 'cloud', 'state_store', or 'backend' configuration blocks are allowed",
             "A module may declare only one of a 'cloud' block, a 'state_store' block, or a 'backend' block.",
-            b.decl_span(&m.files),
+            [b, b],
+            b,
         ),
         _ => return,
     };
+    // Split, not replaced in turn: a path may hold `{}` itself.
+    let mut parts = detail.split("{}");
+    let mut text = parts.next().unwrap_or_default().to_string();
+    for (part, place) in parts.zip(named) {
+        text.push_str(&m.files.range_string(place.decl_span(&m.files)));
+        text.push_str(part);
+    }
+    let d = Diagnostic::error(summary, text, at.decl_span(&m.files));
     m.diagnostics.push(d);
 }
 

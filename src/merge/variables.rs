@@ -69,7 +69,7 @@ pub(crate) fn parsed_value(e: &Expr) -> Option<Result<Value, cty::EvalError>> {
 /// from JSON, or from a file without any (a syntax error leaves what the parser recovered
 /// in the model, where parsing the source again reports the error).
 pub(crate) fn literal_value(e: &Expr) -> Option<Value> {
-    use crate::terraform::{ExprKind, ObjKey, TplPart};
+    use crate::terraform::{ExprKind, ObjKey};
     Some(match &e.kind {
         ExprKind::Null => Value::Null(cty::Type::Dynamic),
         ExprKind::Bool(b) => Value::Bool(*b),
@@ -78,16 +78,7 @@ pub(crate) fn literal_value(e: &Expr) -> Option<Value> {
             Some(p) => cty::Number::parse(p)?.neg(),
             None => cty::Number::parse(n)?,
         }),
-        ExprKind::Template(parts) => {
-            let mut s = String::new();
-            for p in parts {
-                match p {
-                    TplPart::Lit(l) => s.push_str(l),
-                    TplPart::Code(_) => return None,
-                }
-            }
-            Value::String(s)
-        }
+        ExprKind::Template(_) => Value::String(e.as_str()?),
         ExprKind::Tuple(items) => {
             Value::Tuple(items.iter().map(literal_value).collect::<Option<_>>()?)
         }

@@ -192,14 +192,7 @@ mod tests {
 
     fn finding(path: &str, text: &str, needle: &str, message: &str) -> Finding {
         let start = text.find(needle).unwrap_or(0);
-        let site = Site {
-            path: path.into(),
-            source: text.into(),
-            base: Default::default(),
-            start,
-            end: start + needle.len(),
-            label: String::new(),
-        };
+        let site = Site::new(path, text.into(), start, start + needle.len(), "");
         Finding::new(crate::finding::RuleId::BackendSwap, message, site)
     }
 

@@ -346,7 +346,7 @@ fn rules(vd: &mut Validator<'_>, v: &Value<'_>, policy: &mut Policy) {
                 let listed = rule.options.iter().any(|o| o.name == name);
                 let read = listed
                     && rules::configure(rule.id)
-                        .is_some_and(|c| c(vd, k, val, &mut policy.options));
+                        .is_some_and(|c| c(vd, name, val, &mut policy.options));
                 if !read {
                     vd.unknown(k, name, &known, &format!("key {{}} in [rules.{}]", rule.id))
                 }

@@ -183,6 +183,20 @@ impl<'a> Originals<'a> {
     }
 }
 
+/// The top-level blocks of the module's override files, as written.
+pub(crate) fn override_blocks(m: &Module) -> impl Iterator<Item = &Block> {
+    let overrides = m.parsed.iter().filter(|p| m.files.get(p.file).class == FileClass::Override);
+    overrides.flat_map(|p| p.body.blocks())
+}
+
+/// Does a resource's or data source's lifecycle say what engines and releases read
+/// differently (`destroy`, an action trigger)?
+pub(crate) fn lifecycle_varies(b: &Block) -> bool {
+    b.body
+        .blocks_of("lifecycle")
+        .any(|l| l.attr("destroy").is_some() || l.body.blocks_of("action_trigger").next().is_some())
+}
+
 /// Pairs every item of every override file with the primary item of the same address.
 /// Only what the engine decodes counts, on either side (see `decode::kept`): a block it
 /// drops (an `action` under OpenTofu, a `required_providers` that a syntax error left

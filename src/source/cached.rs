@@ -97,18 +97,6 @@ pub(crate) struct Cached {
 }
 
 impl Source for Cached {
-    fn modules(&self) -> Result<BTreeMap<String, Vec<String>>, Error> {
-        self.inner.modules()
-    }
-
-    fn modules_in(&self, dirs: &BTreeSet<String>) -> Result<BTreeMap<String, Vec<String>>, Error> {
-        self.inner.modules_in(dirs)
-    }
-
-    fn test_dir_files(&self, dir: &str) -> Result<Vec<String>, Error> {
-        self.inner.test_dir_files(dir)
-    }
-
     fn read(&self, path: &str) -> Result<Vec<u8>, Error> {
         let full = self.inner.root().join(path);
         let Some(stamp) = Stamp::of(&full) else {
@@ -134,29 +122,17 @@ impl Source for Cached {
         Ok(bytes)
     }
 
-    fn blob_id(&self, path: &str) -> Option<String> {
-        self.inner.blob_id(path)
-    }
-
-    fn policy_file(&self, dir: &str) -> Result<Option<String>, Error> {
-        self.inner.policy_file(dir)
-    }
-
-    fn pin_file(&self, path: &str) -> Option<Vec<u8>> {
-        self.inner.pin_file(path)
-    }
-
-    fn policy_paths(&self) -> Result<BTreeSet<String>, Error> {
-        self.inner.policy_paths()
-    }
-
-    fn parent_policy(&self) -> Result<Option<ParentPolicy>, Error> {
-        self.inner.parent_policy()
-    }
-
-    fn local(&self, path: &str) -> Option<Local> {
-        self.inner.local(path)
-    }
+    super::by_inner!(
+        modules,
+        modules_in,
+        test_dir_files,
+        blob_id,
+        policy_file,
+        pin_file,
+        policy_paths,
+        parent_policy,
+        local
+    );
 }
 
 #[cfg(test)]

@@ -41,6 +41,51 @@ pub struct ParentPolicy {
     pub down: String,
 }
 
+/// The [`Source`] methods a source that wraps another (`self.inner`) hands on unchanged,
+/// named one by one (`by_inner!(blob_id, local)`): each signature is written here once.
+macro_rules! by_inner {
+    ($($method:ident),+ $(,)?) => { $($crate::source::by_inner!(@ $method);)+ };
+    (@ modules) => {
+        fn modules(&self) -> Result<BTreeMap<String, Vec<String>>, Error> { self.inner.modules() }
+    };
+    (@ modules_in) => {
+        fn modules_in(&self, dirs: &BTreeSet<String>) -> Result<BTreeMap<String, Vec<String>>, Error> {
+            self.inner.modules_in(dirs)
+        }
+    };
+    (@ test_dir_files) => {
+        fn test_dir_files(&self, dir: &str) -> Result<Vec<String>, Error> {
+            self.inner.test_dir_files(dir)
+        }
+    };
+    (@ read) => {
+        fn read(&self, path: &str) -> Result<Vec<u8>, Error> { self.inner.read(path) }
+    };
+    (@ blob_id) => {
+        fn blob_id(&self, path: &str) -> Option<String> { self.inner.blob_id(path) }
+    };
+    (@ pin_file) => {
+        fn pin_file(&self, path: &str) -> Option<Vec<u8>> { self.inner.pin_file(path) }
+    };
+    (@ policy_file) => {
+        fn policy_file(&self, dir: &str) -> Result<Option<String>, Error> {
+            self.inner.policy_file(dir)
+        }
+    };
+    (@ policy_paths) => {
+        fn policy_paths(&self) -> Result<BTreeSet<String>, Error> { self.inner.policy_paths() }
+    };
+    (@ parent_policy) => {
+        fn parent_policy(&self) -> Result<Option<ParentPolicy>, Error> {
+            self.inner.parent_policy()
+        }
+    };
+    (@ local) => {
+        fn local(&self, path: &str) -> Option<Local> { self.inner.local(path) }
+    };
+}
+pub(crate) use by_inner;
+
 /// A tree of files: paths are `/`-separated and relative to the source's root.
 pub trait Source: Sync {
     /// Every configuration file (any engine's extensions, ignored names included so
@@ -144,37 +189,16 @@ impl Source for Scoped<'_> {
         self.inner.modules_in(self.dirs)
     }
 
-    fn test_dir_files(&self, dir: &str) -> Result<Vec<String>, Error> {
-        self.inner.test_dir_files(dir)
-    }
-
-    fn read(&self, path: &str) -> Result<Vec<u8>, Error> {
-        self.inner.read(path)
-    }
-
-    fn blob_id(&self, path: &str) -> Option<String> {
-        self.inner.blob_id(path)
-    }
-
-    fn policy_file(&self, dir: &str) -> Result<Option<String>, Error> {
-        self.inner.policy_file(dir)
-    }
-
-    fn pin_file(&self, path: &str) -> Option<Vec<u8>> {
-        self.inner.pin_file(path)
-    }
-
-    fn parent_policy(&self) -> Result<Option<ParentPolicy>, Error> {
-        self.inner.parent_policy()
-    }
-
-    fn policy_paths(&self) -> Result<BTreeSet<String>, Error> {
-        self.inner.policy_paths()
-    }
-
-    fn local(&self, path: &str) -> Option<Local> {
-        self.inner.local(path)
-    }
+    by_inner!(
+        test_dir_files,
+        read,
+        blob_id,
+        policy_file,
+        pin_file,
+        parent_policy,
+        policy_paths,
+        local
+    );
 }
 
 /// Configuration files that differ between two sources (added, deleted or modified),

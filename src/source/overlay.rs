@@ -79,17 +79,7 @@ impl Source for Overlay {
         }
     }
 
-    fn policy_paths(&self) -> Result<BTreeSet<String>, Error> {
-        self.inner.policy_paths()
-    }
-
-    fn parent_policy(&self) -> Result<Option<ParentPolicy>, Error> {
-        self.inner.parent_policy()
-    }
-
-    fn local(&self, path: &str) -> Option<Local> {
-        self.inner.local(path)
-    }
+    super::by_inner!(policy_paths, parent_policy, local);
 }
 
 #[cfg(test)]

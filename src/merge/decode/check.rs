@@ -25,15 +25,9 @@ impl Decoder<'_> {
         let mut asserts = 0;
         for c in inner {
             if c.kind == "data" {
-                if let Some(first) = data {
-                    self.err(
-                        "Multiple data resource blocks",
-                        format!(
-                            "This check block already has a data resource defined at {}.",
-                            self.range(first)
-                        ),
-                        self.decl(c),
-                    );
+                if self.again(data, c, "Multiple data resource blocks", |at| {
+                    format!("This check block already has a data resource defined at {at}.")
+                }) {
                     continue;
                 }
                 if !self.data(c, true) {

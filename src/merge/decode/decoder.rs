@@ -188,6 +188,21 @@ impl Decoder<'_> {
         e.source.is_none() || crate::merge::variables::parses(e)
     }
 
+    /// A nested block of a kind a body may hold once: when one came `first`, `c` is the
+    /// error `summary`, its detail naming where the first one is (`at`), and `true`.
+    pub(super) fn again(
+        &mut self,
+        first: Option<Span>,
+        c: &Block,
+        summary: &str,
+        detail: impl FnOnce(String) -> String,
+    ) -> bool {
+        let Some(first) = first else { return false };
+        let at = self.range(first);
+        self.err(summary, detail(at), self.decl(c));
+        true
+    }
+
     /// Where Terraform's diagnostics about a block point (see [`Block::decl_span`]).
     pub(super) fn decl(&self, b: &Block) -> Span {
         b.decl_span(self.files)

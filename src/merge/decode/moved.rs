@@ -95,15 +95,9 @@ impl Decoder<'_> {
                         );
                         continue;
                     }
-                    if let Some(first) = connection {
-                        self.err(
-                            "Duplicate connection block",
-                            format!(
-                                "This \"removed\" block already has a connection block at {}.",
-                                self.range(first)
-                            ),
-                            self.decl(c),
-                        );
+                    if self.again(connection, c, "Duplicate connection block", |at| {
+                        format!("This \"removed\" block already has a connection block at {at}.")
+                    }) {
                         continue;
                     }
                     connection = Some(self.decl(c));

@@ -50,29 +50,15 @@ impl Decoder<'_> {
         for c in inner {
             match c.kind.as_str() {
                 "_" => {
-                    if let Some(first) = escape {
-                        self.err(
-                            "Duplicate escaping block",
-                            format!(
-                                "The special block type \"_\" can be used to force particular arguments to be interpreted as provisioner-typpe-specific rather than as meta-arguments, but each provisioner block can have only one such block. The first escaping block was at {}.",
-                                self.range(first)
-                            ),
-                            self.decl(c),
-                        );
+                    if self.again(escape, c, "Duplicate escaping block", |at| format!("The special block type \"_\" can be used to force particular arguments to be interpreted as provisioner-typpe-specific rather than as meta-arguments, but each provisioner block can have only one such block. The first escaping block was at {at}.")) {
                         continue;
                     }
                     escape = Some(self.decl(c));
                 }
                 "connection" => {
-                    if let Some(first) = connection {
-                        self.err(
-                            "Duplicate connection block",
-                            format!(
-                                "This provisioner already has a connection block at {}.",
-                                self.range(first)
-                            ),
-                            self.decl(c),
-                        );
+                    if self.again(connection, c, "Duplicate connection block", |at| {
+                        format!("This provisioner already has a connection block at {at}.")
+                    }) {
                         continue;
                     }
                     connection = Some(self.decl(c));

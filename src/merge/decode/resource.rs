@@ -27,30 +27,21 @@ impl Decoder<'_> {
         for c in inner {
             match c.kind.as_str() {
                 "lifecycle" => {
-                    if let Some(first) = lifecycle {
-                        self.err(
-                            "Duplicate lifecycle block",
-                            format!(
-                                "This resource already has a lifecycle block at {}.",
-                                self.range(first)
-                            ),
-                            self.decl(c),
-                        );
+                    if self.again(lifecycle, c, "Duplicate lifecycle block", |at| {
+                        format!("This resource already has a lifecycle block at {at}.")
+                    }) {
                         continue;
                     }
                     lifecycle = Some(self.decl(c));
                     self.lifecycle(b, c, "resource");
                 }
                 "connection" => {
-                    if let Some(first) = connection {
-                        self.err(
-                            "Duplicate connection block",
-                            format!(
-                                "This resource already has a connection block at {}.",
-                                self.range(self.decl(first))
-                            ),
-                            self.decl(c),
-                        );
+                    if self.again(
+                        connection.map(|f| self.decl(f)),
+                        c,
+                        "Duplicate connection block",
+                        |at| format!("This resource already has a connection block at {at}."),
+                    ) {
                         continue;
                     }
                     connection = Some(c);
@@ -61,15 +52,7 @@ impl Decoder<'_> {
                     }
                 }
                 "_" => {
-                    if let Some(first) = escape {
-                        self.err(
-                            "Duplicate escaping block",
-                            format!(
-                                "The special block type \"_\" can be used to force particular arguments to be interpreted as resource-type-specific rather than as meta-arguments, but each resource block can have only one such block. The first escaping block was at {}.",
-                                self.range(first)
-                            ),
-                            self.decl(c),
-                        );
+                    if self.again(escape, c, "Duplicate escaping block", |at| format!("The special block type \"_\" can be used to force particular arguments to be interpreted as resource-type-specific rather than as meta-arguments, but each resource block can have only one such block. The first escaping block was at {at}.")) {
                         continue;
                     }
                     escape = Some(self.decl(c));
@@ -153,15 +136,7 @@ impl Decoder<'_> {
         for c in inner {
             match c.kind.as_str() {
                 "_" => {
-                    if let Some(first) = escape {
-                        self.err(
-                            "Duplicate escaping block",
-                            format!(
-                                "The special block type \"_\" can be used to force particular arguments to be interpreted as resource-type-specific rather than as meta-arguments, but each data block can have only one such block. The first escaping block was at {}.",
-                                self.range(first)
-                            ),
-                            self.decl(c),
-                        );
+                    if self.again(escape, c, "Duplicate escaping block", |at| format!("The special block type \"_\" can be used to force particular arguments to be interpreted as resource-type-specific rather than as meta-arguments, but each data block can have only one such block. The first escaping block was at {at}.")) {
                         continue;
                     }
                     escape = Some(self.decl(c));
@@ -174,15 +149,9 @@ impl Decoder<'_> {
                             self.decl(c),
                         );
                     }
-                    if let Some(first) = lifecycle {
-                        self.err(
-                            "Duplicate lifecycle block",
-                            format!(
-                                "This resource already has a lifecycle block at {}.",
-                                self.range(first)
-                            ),
-                            self.decl(c),
-                        );
+                    if self.again(lifecycle, c, "Duplicate lifecycle block", |at| {
+                        format!("This resource already has a lifecycle block at {at}.")
+                    }) {
                         continue;
                     }
                     lifecycle = Some(self.decl(c));

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::rule::Rule;
 use crate::finding::{Finding, Level};
 use crate::merge::{self, Module};
-use crate::policy::context::Context;
+use crate::policy::context::{Context, lifecycle_varies, override_blocks};
 use crate::terraform::discover::Skip;
 use crate::terraform::{FileClass, Item, Span};
 
@@ -252,14 +252,9 @@ fn introduced(full: Divergence, base: &Divergence) -> Vec<Differs> {
 /// differently in override files can make them diverge (spec §5.12), so modules without
 /// them skip the second merge. `.tofu` files are the caller's check.
 pub(crate) fn may_diverge(m: &Module) -> bool {
-    if m.has_errors() {
-        return true;
-    }
-    let overrides = m.parsed.iter().filter(|p| m.files.get(p.file).class == FileClass::Override);
-    overrides.flat_map(|p| p.body.blocks()).any(|b| match b.kind.as_str() {
-        "resource" | "data" => b.body.blocks_of("lifecycle").any(|l| {
-            l.attr("destroy").is_some() || l.body.blocks_of("action_trigger").next().is_some()
-        }),
+    m.has_errors()
+        || override_blocks(m).any(|b| match b.kind.as_str() {
+            "resource" | "data" => lifecycle_varies(b),
         "variable" => b.attr("deprecated").is_some() || b.attr("const").is_some(),
         "output" => b.attr("type").is_some() || b.attr("deprecated").is_some(),
         "module" => b.attr("ignore_nested_deprecations").is_some(),

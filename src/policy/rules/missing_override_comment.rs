@@ -9,7 +9,7 @@ use super::options::Options;
 use super::rule::Rule;
 use crate::finding::{Finding, Level};
 use crate::policy::context::{Change, Comment, Context, Node, comments_around, comments_in};
-use crate::policy::validate::{Field, Key, Kind, Validator, Value};
+use crate::policy::validate::{Field, Kind, Validator, Value};
 use crate::terraform::{Block, Item, Span, Syntax};
 
 pub(crate) static RULE: Rule = Rule {
@@ -61,13 +61,7 @@ Example
 
 /// Reads `pattern`, compiled here once with a sample file name in place of `{override}`
 /// so that a broken regex is a mistake in the policy file, not a surprise during a run.
-pub(super) fn configure(
-    v: &mut Validator<'_>,
-    key: &Key<'_>,
-    val: &Value<'_>,
-    o: &mut Options,
-) -> bool {
-    let name = key.get_ref().as_ref();
+pub(super) fn configure(v: &mut Validator<'_>, name: &str, val: &Value<'_>, o: &mut Options) -> bool {
     match name {
         "pattern" => {
             if let Some(s) = v.string(val, name) {

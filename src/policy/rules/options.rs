@@ -6,7 +6,7 @@
 use globset::GlobSet;
 use regex::Regex;
 
-use crate::policy::validate::{Key, Validator, Value};
+use crate::policy::validate::{Validator, Value};
 
 /// Every rule's options, each slot filled by its rule's `Configure` and read by its
 /// check; a rule without options has no slot.
@@ -20,7 +20,7 @@ pub struct Options {
 /// Reads one key of `[rules.<id>]` that the rule lists in its `options` into its slot,
 /// reporting a bad value through the validator. `false` means the rule does not know the
 /// key after all, which the caller reports as unknown: nothing is accepted unread.
-pub(crate) type Configure = fn(&mut Validator<'_>, &Key<'_>, &Value<'_>, &mut Options) -> bool;
+pub(crate) type Configure = fn(&mut Validator<'_>, &str, &Value<'_>, &mut Options) -> bool;
 
 /// Options of `override-file`.
 #[derive(Clone, Debug, Default)]

@@ -4,7 +4,7 @@ use super::options::Options;
 use super::rule::Rule;
 use crate::finding::{Finding, Level};
 use crate::policy::context::Context;
-use crate::policy::validate::{Field, Key, Kind, Validator, Value};
+use crate::policy::validate::{Field, Kind, Validator, Value};
 use crate::terraform::{FileClass, Span, Syntax};
 
 pub(super) static RULE: Rule = Rule {
@@ -60,13 +60,7 @@ Example
 };
 
 /// Reads `allow-paths`, `only-json` and `max-per-module`.
-pub(super) fn configure(
-    v: &mut Validator<'_>,
-    key: &Key<'_>,
-    val: &Value<'_>,
-    o: &mut Options,
-) -> bool {
-    let name = key.get_ref().as_ref();
+pub(super) fn configure(v: &mut Validator<'_>, name: &str, val: &Value<'_>, o: &mut Options) -> bool {
     let o = &mut o.override_file;
     match name {
         "allow-paths" => o.allow_paths = v.globs(val, name),

@@ -4,7 +4,7 @@ use super::options::Options;
 use super::rule::Rule;
 use crate::finding::{Finding, Level};
 use crate::policy::context::{Context, Node};
-use crate::policy::validate::{Field, Key, Kind, Validator, Value};
+use crate::policy::validate::{Field, Kind, Validator, Value};
 use crate::terraform::{Block, Item};
 
 pub(super) static RULE: Rule = Rule {
@@ -42,13 +42,7 @@ Example
 
 /// Reads `attributes`: dotted paths become `/`-separated globs, so `*` matches one
 /// segment; the patterns as written are kept to name the one that matched.
-pub(super) fn configure(
-    v: &mut Validator<'_>,
-    key: &Key<'_>,
-    val: &Value<'_>,
-    o: &mut Options,
-) -> bool {
-    let name = key.get_ref().as_ref();
+pub(super) fn configure(v: &mut Validator<'_>, name: &str, val: &Value<'_>, o: &mut Options) -> bool {
     let o = &mut o.protected;
     match name {
         "attributes" => {

@@ -5,10 +5,10 @@ use super::rule::Rule;
 use crate::diag::Diagnostic;
 use crate::finding::{Finding, Level};
 use crate::merge::{self, Module};
-use crate::policy::context::Context;
+use crate::policy::context::{Context, lifecycle_varies, override_blocks};
 use crate::terraform::constraint::{self, Constraint};
 use crate::terraform::release::Release;
-use crate::terraform::{FileClass, Item};
+use crate::terraform::Item;
 
 pub(super) static RULE: Rule = Rule {
     id: super::RuleId::VersionDivergence,
@@ -81,14 +81,9 @@ fn runs_of(m: &Module, admitted: &[Release]) -> Vec<Run> {
 /// loader's changes touch can (see `release::Feature`), and a module that fails (whose
 /// words change); the others skip the merges, one per release.
 fn may_vary(m: &Module) -> bool {
-    if m.has_errors() {
-        return true;
-    }
-    let overrides = m.parsed.iter().filter(|p| m.files.get(p.file).class == FileClass::Override);
-    overrides.flat_map(|p| p.body.blocks()).any(|b| match b.kind.as_str() {
-        "resource" | "data" => b.body.blocks_of("lifecycle").any(|l| {
-            l.attr("destroy").is_some() || l.body.blocks_of("action_trigger").next().is_some()
-        }),
+    m.has_errors()
+        || override_blocks(m).any(|b| match b.kind.as_str() {
+            "resource" | "data" => lifecycle_varies(b),
         "variable" => {
             ["const", "deprecated", "ephemeral"].iter().any(|a| b.attr(a).is_some())
                 || b.body.blocks_of("validation").next().is_some()
