@@ -122,6 +122,42 @@ fn fold_refuses_everything_when_one_module_cannot_fold() {
     assert!(run.err().contains("a/main.tf: not an override file"), "{}", run.shown());
 }
 
+/// `fold` merges the module as the audit does, with the release its pin names: Terraform
+/// 1.12 has no action blocks (policy fixture 85, confirmed on each release), so a module
+/// pinned to it has no effective configuration to fold, where the newest release would
+/// fold the override's action into the original's.
+#[test]
+fn fold_merges_with_the_release_the_module_pins() {
+    let s = Sandbox::new();
+    let action = |command: &str| {
+        format!(
+            "action \"local_command\" \"hello\" {{\n  config {{\n    command = \"{command}\"\n  }}\n}}\n"
+        )
+    };
+    s.commit(
+        &[
+            ("m/main.tf", action("echo").as_str()),
+            ("m/override.tf", action("ls").as_str()),
+            ("m/.terraform-version", "1.12.2\n"),
+        ],
+        "init",
+    );
+    let before = files_of(&s.root);
+    let run = s.run(&["fold", "m/override.tf"]);
+    assert_eq!(run.code, 1, "{}", run.shown());
+    assert_eq!(
+        run.err(),
+        "error: cannot fold m: Terraform rejects this module, so it has no effective configuration to keep; `override-guard audit` shows why\nnothing was changed\n"
+    );
+    assert_eq!(files_of(&s.root), before);
+    // Pinned to a release that has them, the action folds.
+    std::fs::write(s.path("m/.terraform-version"), "1.14.9\n").unwrap();
+    s.git(&["add", "-A"]);
+    let run = s.run(&["fold", "--dry-run", "m/override.tf"]);
+    assert_eq!(run.code, 0, "{}", run.shown());
+    assert!(run.out().contains("+    command = \"ls\""), "{}", run.shown());
+}
+
 /// An override that swaps the backend is folded only where the policy lets it through or
 /// `--allow-backend-swap` says so, and the output says which: folded, the swap would be
 /// the original's own, and no audit would report it any more.

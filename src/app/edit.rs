@@ -12,15 +12,16 @@ use rayon::prelude::*;
 use super::leftovers;
 use super::outcome::Outcome;
 use super::output::{write_err, write_out};
-use super::policies::{resolve_policies, today};
+use super::policies::{judging, refused, today};
 use super::sources::print_notes;
 use super::workspace::{Shown, Workspace, display_root, fixed_policy, worktree_source};
 use super::write::{self, Change, Together};
 use crate::fix::{FileEdit, comments};
-use crate::merge;
-use crate::pipeline::{Choice, mark_local};
+
+use crate::pipeline::Choice;
+use crate::pipeline::audit::Ask;
 use crate::report::{self, Style};
-use crate::source::{Git, Source, join};
+use crate::source::{Git, Source};
 
 /// What to do with a plan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,21 +52,22 @@ pub(super) fn fix(
     };
     let scopes = ws.scopes();
     let asked = dirs.iter().map(|(d, _)| d.as_str()).chain(scopes.iter().map(String::as_str));
-    let Some(policies) = resolve_policies(&src, &choice, asked, &shown, style)? else {
+    let ask = Ask { choice: &choice, levels: &[], engine, today: today() };
+    let Some(audit) = judging(&src, &ask, asked, &shown, style)? else {
         return Ok(Outcome::Error);
     };
-    let today = today();
+    if refused(&audit.policies, &shown, style) {
+        return Ok(Outcome::Error);
+    }
     // Each module is loaded, planned and dropped, in parallel, as `audit` does. A plan
     // only shown is turned into its diff there too: the edited texts (and the module's
     // texts they hold) go with the module, and no diff is left to draw on one thread.
     let plans: Vec<(comments::Plan, Diffs)> = dirs
         .par_iter()
         .map(|(dir, names)| {
-            let mut m =
-                merge::load(dir, names, engine, |p| src.read(p)).map_err(|e| shown.error(e))?;
-            mark_local(&mut m, &src);
-            let (_, g) = policies.of(dir);
-            let mut plan = comments::plan(&m, &g.policy, &g.base, today);
+            let m = audit.module(&src, dir, names).map_err(|e| shown.error(e))?;
+            let (_, g) = audit.policies.of(dir);
+            let mut plan = comments::plan(&m, &g.policy, &g.base, audit.today);
             let diffs = match mode {
                 Mode::Write => Diffs::default(),
                 Mode::DryRun | Mode::Check => {
@@ -132,12 +134,6 @@ pub(super) fn fix(
             if written.say_left() { Ok(Outcome::Error) } else { Ok(left) }
         }
     }
-}
-
-/// A module path under the directory the user named, `.` for the directory itself.
-pub(super) fn shown(root: &str, path: &str) -> String {
-    let p = if path.is_empty() { root.to_string() } else { join(root, path) };
-    if p.is_empty() { ".".to_string() } else { p }
 }
 
 pub(super) fn show_diffs(edits: &[FileEdit], name: impl Fn(&str) -> String) {

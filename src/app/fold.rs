@@ -5,19 +5,18 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::edit::{refuse_dirty, show_diffs, shown, to_changes};
+use super::edit::{refuse_dirty, show_diffs, to_changes};
 use super::leftovers;
 use super::outcome::Outcome;
 use super::output::write_err;
 use super::policies::{judging, refused, today};
-use super::workspace::{Shown, Workspace, display_root, worktree_source};
+use super::workspace::{Shown, Workspace, worktree_source};
 use super::write::{self, Together};
 use crate::error;
 use crate::fix::{FileEdit, fold};
-use crate::merge;
 use crate::pipeline::Choice;
 use crate::report::{self, Style};
-use crate::source::{Source, WorktreeSource, join};
+use crate::source::Source;
 use crate::terraform::release::EngineChoice;
 
 /// What `fold` is told it may do besides folding.
@@ -37,16 +36,12 @@ pub(super) fn fold(
     style: Style,
 ) -> Result<Outcome, error::Error> {
     let groups = by_directory(files)?;
-    let mut all: Vec<(PathBuf, String, Vec<FileEdit>)> = Vec::new();
+    let mut all: Vec<(PathBuf, PathBuf, Shown, Vec<FileEdit>)> = Vec::new();
     let mut refused = false;
     for (dir, names) in groups.into_values() {
-        let root = display_root(&dir);
-        let src = WorktreeSource::module(&dir);
-        let found = src.modules()?.remove("").unwrap_or_default();
-        leftovers::note(&dir, &src.leftovers(), !dry_run, |p| shown(&root, p));
-        let m = merge::load("", &found, engine, |p| src.read(p))
-            .map_err(|e| e.map_path(|p| join(&root, p)))?;
-        let Some(swaps) = backend_swaps(&dir, &names, engine, style)? else {
+        let Some(Module { ws, shown, module: m, swaps }) =
+            judged_module(&dir, &names, !dry_run, engine, style)?
+        else {
             return Ok(Outcome::Error);
         };
         for Swap { at, message, denied } in &swaps {
@@ -72,18 +67,18 @@ pub(super) fn fold(
                 for n in &folded.notes {
                     write_err(&format!(
                         "note: {}:{}: {}\n",
-                        report::clean_line(&shown(&root, &n.path)),
+                        report::clean_line(&shown.path(&n.path)),
                         n.line,
                         report::clean_line(&n.reason)
                     ));
                 }
-                all.push((dir, root, folded.edits));
+                all.push((dir, ws.root, shown, folded.edits));
             }
             Err(refusals) => {
                 refused = true;
                 for r in refusals {
                     let at = if r.line > 0 { format!(":{}", r.line) } else { String::new() };
-                    let path = shown(&root, &r.path);
+                    let path = shown.path(&r.path);
                     write_err(&format!(
                         "error: cannot fold {}{at}: {}\n",
                         report::clean_line(&path),
@@ -98,17 +93,17 @@ pub(super) fn fold(
         return Ok(Outcome::Findings);
     }
     if dry_run {
-        for (_, root, edits) in &all {
-            show_diffs(edits, |p| join(root, p));
+        for (_, _, shown, edits) in &all {
+            show_diffs(edits, |p| shown.path(p));
         }
         write_err("fold would change the files above; nothing was written\n");
         return Ok(Outcome::Clean);
     }
     let mut changes = Vec::new();
-    for (dir, root, edits) in &all {
-        changes.extend(to_changes(edits, dir, |p| join(root, p)));
+    for (_, root, shown, edits) in &all {
+        changes.extend(to_changes(edits, root, |p| shown.path(p)));
     }
-    let start = all.first().map_or(Path::new("."), |(d, _, _)| d.as_path());
+    let start = all.first().map_or(Path::new("."), |(d, ..)| d.as_path());
     write::refuse_not_utf8(&changes)?;
     if let Some(out) = refuse_dirty(&changes, start, allow.dirty)? {
         return Ok(out);
@@ -169,34 +164,41 @@ struct Swap {
     denied: bool,
 }
 
-/// The backend swaps among the override files `names` of the module in `dir`, as the
-/// policy that governs it judges them (suppressions and exceptions included). `None` when a
-/// broken policy file governs the module (its mistakes are printed), as `fix` and `diff`
-/// refuse to judge around one. Folding would turn a swap into the original's own backend,
-/// which no later audit reports: the policy has its say first.
-fn backend_swaps(
+/// The module of `dir` as the audit judges it (its release chosen alike), read through
+/// the workspace of `dir`, and the backend swaps among its override files `names` as its
+/// policy judges them (suppressions and exceptions included). `None` when a broken policy
+/// file governs it (its mistakes are printed), as `fix` and `diff` refuse to judge around
+/// one. Folding would turn a swap into the original's own backend, which no later audit
+/// reports: the policy has its say first.
+fn judged_module(
     dir: &Path,
     names: &[String],
+    remove_leftovers: bool,
     engine: EngineChoice,
     style: Style,
-) -> Result<Option<Vec<Swap>>, error::Error> {
+) -> Result<Option<Module>, error::Error> {
     use crate::finding::{Level, RuleId};
     use crate::pipeline::audit::Ask;
     let ws = Workspace::worktree(&[dir.to_path_buf()])?;
     let shown = Shown::of(&ws);
     let src = worktree_source(&ws, false);
-    let modules: Vec<(String, Vec<String>)> =
-        src.modules().map_err(|e| shown.error(e))?.into_iter().collect();
+    leftovers::note(&ws.root, &src.leftovers(), remove_leftovers, |p| shown.path(p));
+    let scope = ws.targets.first().map(|t| t.scope.clone()).unwrap_or_default();
+    let mut listed = src.modules().map_err(|e| shown.error(e))?;
+    let found = listed.remove(&scope).unwrap_or_default();
     let ask = Ask { choice: &Choice::Nearest, levels: &[], engine, today: today() };
-    let dirs = modules.iter().map(|(d, _)| d.as_str());
-    let Some(audit) = judging(&src, &ask, dirs, &shown, style)? else { return Ok(None) };
+    let Some(audit) = judging(&src, &ask, [scope.as_str()], &shown, style)? else {
+        return Ok(None);
+    };
     if refused(&audit.policies, &shown, style) {
         return Ok(None);
     }
-    let judged = audit.judge(&src, &modules).map_err(|e| shown.error(e))?;
-    let swaps = judged
-        .values()
-        .flat_map(|j| &j.findings)
+    let judged = audit.judge(&src, &[(scope, found)]).map_err(|e| shown.error(e))?;
+    // One module was asked for, and the judging answers each.
+    let Some(j) = judged.into_values().next() else { return Ok(None) };
+    let swaps = j
+        .findings
+        .iter()
         .filter(|f| f.rule == RuleId::BackendSwap && f.level != Level::Allow)
         .filter(|f| names.iter().any(|n| n == crate::path::split(&f.primary.path).1))
         .map(|f| {
@@ -205,5 +207,13 @@ fn backend_swaps(
             Swap { at, message: report::clean_line(&f.message), denied: f.level == Level::Deny }
         })
         .collect();
-    Ok(Some(swaps))
+    Ok(Some(Module { ws, shown, module: j.loaded.module, swaps }))
+}
+
+/// A module to fold, with where it was read from and how its paths are shown.
+struct Module {
+    ws: Workspace,
+    shown: Shown,
+    module: crate::merge::Module,
+    swaps: Vec<Swap>,
 }

@@ -43,20 +43,6 @@ pub(super) fn policy_choice(ws: &Workspace, args: &PolicyArgs) -> Result<Choice,
     })
 }
 
-/// The policies of `dirs` in `src`, for `fix` and `fold`, which cannot judge around a
-/// broken policy file: its mistakes are printed (`None` then), as are a `--policy`
-/// file's.
-pub(super) fn resolve_policies<'a>(
-    src: &dyn Source,
-    choice: &Choice,
-    dirs: impl IntoIterator<Item = &'a str>,
-    shown: &Shown,
-    style: Style,
-) -> Result<Option<Policies>, error::Error> {
-    let found = found(Policies::resolve(src, choice, dirs, &[]), shown, style)?;
-    Ok(found.filter(|p| !refused(p, shown, style)))
-}
-
 /// The judging of `dirs` in `src` (see [`Audit::find`]), or `None` when a `--policy`
 /// file has mistakes (printed). A broken policy file found by the lookup governs its
 /// modules as broken: `audit` and the hook judge every other module, and its mistakes

@@ -8,7 +8,7 @@ use crate::error;
 use crate::terraform::release::{EngineChoice, Release};
 use rayon::prelude::*;
 
-use super::load::{Kept, LoadedModule, Progress, load_module};
+use super::load::{Kept, LoadedModule, Progress, chosen_module, load_module};
 use super::policies::{Choice, Governing, Policies, Trouble};
 use crate::policy::{self, Coverage, Date, Finding, Level, Partial, RuleId};
 use crate::report::findings::Summary;
@@ -144,6 +144,19 @@ impl Audit {
         let g = self.policies.of(dir).1;
         let kept = Kept { pins: &self.pins, parses: self.parses.as_deref() };
         load_module(src, dir, names, self.engine, g, kept, progress)
+    }
+
+    /// One module merged as this judging merges it (its release chosen alike), without
+    /// what only the rules read: what `fix` and `fold` plan their edits on.
+    pub fn module(
+        &self,
+        src: &dyn Source,
+        dir: &str,
+        names: &[String],
+    ) -> Result<crate::merge::Module, error::Error> {
+        let g = self.policies.of(dir).1;
+        let kept = Kept { pins: &self.pins, parses: self.parses.as_deref() };
+        chosen_module(src, dir, names, self.engine, g, kept)
     }
 
     fn partial(&self, l: &LoadedModule) -> (usize, Partial, Counts) {

@@ -74,10 +74,8 @@ pub(crate) fn load_module(
     kept: Kept<'_>,
     progress: &dyn Progress,
 ) -> Result<LoadedModule, error::Error> {
-    let policy = g.policy.engine.map(|r| (r, g.policy.describe()));
-    let Kept { pins, parses } = kept;
-    let mut module = load_chosen(src, dir, names, engine, policy, pins, parses)?;
-    mark_local(&mut module, src);
+    let parses = kept.parses;
+    let module = chosen_module(src, dir, names, engine, g, kept)?;
     let tofu = names.iter().any(|n| n.ends_with(".tofu") || n.ends_with(".tofu.json"));
     let other = if compares_engines(g) && (tofu || engine_divergence::may_diverge(&module)) {
         let e = module.engine.other();
@@ -105,6 +103,22 @@ pub(crate) fn load_module(
 /// team's pin files and the module's effective `required_version` choose (see
 /// [`choose::detect_with`]), else the engine's newest. The first load tells the engine and the
 /// constraints; a second one is made only where the release chosen is another.
+/// One module merged as the judging merges it, its release chosen by the governing policy
+/// and the module's pins (what `fix` and `fold` plan their edits on).
+pub(crate) fn chosen_module(
+    src: &dyn Source,
+    dir: &str,
+    names: &[String],
+    engine: EngineChoice,
+    g: &Governing,
+    kept: Kept<'_>,
+) -> Result<Module, error::Error> {
+    let policy = g.policy.engine.map(|r| (r, g.policy.describe()));
+    let mut module = load_chosen(src, dir, names, engine, policy, kept.pins, kept.parses)?;
+    mark_local(&mut module, src);
+    Ok(module)
+}
+
 pub(crate) fn load_chosen(
     src: &dyn Source,
     dir: &str,

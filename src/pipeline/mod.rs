@@ -15,6 +15,6 @@ pub(crate) mod load;
 pub mod policies;
 
 pub use load::Progress;
-pub(crate) use load::{mark_local, var_files};
+pub(crate) use load::var_files;
 pub use policies::Policies;
 pub use policies::{Choice, PolicyFile};
