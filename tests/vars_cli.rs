@@ -354,3 +354,19 @@ fn a_binary_variables_file_is_one_error() {
     let text = format!("{}{}", stdout(&out), stderr(&out));
     assert!(text.contains("x.auto.tfvars") && !text.contains("binary file"), "{text}");
 }
+
+/// `vars` merges the module with the release the audit chooses (here a version file's):
+/// Terraform 1.9 has no ephemeral variables (1.10 brought them), so it rejects the module.
+#[test]
+fn vars_merges_with_the_release_the_module_pins() {
+    let main =
+        "variable \"a\" {\n  type      = string\n  default   = \"x\"\n  ephemeral = true\n}\n";
+    let dir = module(&[("main.tf", main), (".terraform-version", "1.9.8\n")]);
+    let out = vars(dir.path(), &[], &[]);
+    assert_eq!(out.status.code(), Some(2), "{}\n{}", stdout(&out), stderr(&out));
+    assert!(stderr(&out).contains("An argument named \"ephemeral\" is not expected here."));
+    std::fs::write(dir.path().join(".terraform-version"), "1.10.5\n").expect("write");
+    let out = vars(dir.path(), &[], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("var.a = \"x\"   (from default)"), "{}", stdout(&out));
+}

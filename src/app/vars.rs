@@ -4,9 +4,13 @@ use std::path::Path;
 
 use super::outcome::Outcome;
 use super::output::{write_err, write_out, write_syntax};
+use super::policies::{judging, today};
+use super::workspace::{Shown, Workspace};
 use crate::cli::{VarArg, VarsFormat};
 use crate::error;
 use crate::merge;
+use crate::pipeline::Choice;
+use crate::pipeline::audit::Ask;
 use crate::report::{self, Style};
 use crate::source::{Source, WorktreeSource, join};
 use crate::terraform::release::EngineChoice;
@@ -37,7 +41,18 @@ pub(super) fn vars_cmd(
         note(&path, &why);
     }
     let names = dirs.remove("").unwrap_or_default();
-    let m = merge::load("", &names, engine, |p| src.read(p))?;
+    // The release is chosen as the audit chooses it: the governing policy's engine, the
+    // version files from the module's directory up to the workspace's root.
+    let ws = Workspace::worktree(&[dir.to_path_buf()])?;
+    let shown = Shown::of(&ws);
+    let (at_root, _) = ws.worktree_source(false);
+    let scope = ws.targets.first().map(|t| t.scope.clone()).unwrap_or_default();
+    let ask = Ask { choice: &Choice::Nearest, levels: &[], engine, today: today() };
+    let Some(audit) = judging(&at_root, &ask, [scope.as_str()], &shown, style)? else {
+        return Ok(Outcome::Error);
+    };
+    let load = |target| merge::load("", &names, target, |p| src.read(p));
+    let m = audit.module_loaded_by(&at_root, &scope, &names, load)?;
     if m.files.files.is_empty() {
         let shown = super::workspace::shown_path(dir);
         let path = if shown.is_empty() { ".".into() } else { shown };

@@ -8,7 +8,7 @@ use crate::error;
 use crate::terraform::release::{EngineChoice, Release};
 use rayon::prelude::*;
 
-use super::load::{Kept, LoadedModule, Progress, chosen_module, load_module};
+use super::load::{Kept, LoadedModule, Progress, choose_and_load, chosen_module, load_module};
 use super::policies::{Choice, Governing, Policies, Trouble};
 use crate::policy::{self, Coverage, Date, Finding, Level, Partial, RuleId};
 use crate::report::findings::Summary;
@@ -157,6 +157,21 @@ impl Audit {
         let g = self.policies.of(dir).1;
         let kept = Kept { pins: &self.pins, parses: self.parses.as_deref() };
         chosen_module(src, dir, names, self.engine, g, kept)
+    }
+
+    /// [`Audit::module`] merged by `load` (which reads the module's files its own way:
+    /// `vars` reads them from the module's directory, naming them as Terraform run there
+    /// does), the release chosen from `src`'s version files and the governing policy.
+    pub fn module_loaded_by<E>(
+        &self,
+        src: &dyn Source,
+        dir: &str,
+        names: &[String],
+        load: impl Fn(EngineChoice) -> Result<crate::merge::Module, E>,
+    ) -> Result<crate::merge::Module, E> {
+        let g = self.policies.of(dir).1;
+        let policy = g.policy.engine.map(|r| (r, g.policy.describe()));
+        choose_and_load(load, &|p| src.pin_file(p), &self.pins, dir, names, self.engine, policy)
     }
 
     fn partial(&self, l: &LoadedModule) -> (usize, Partial, Counts) {
