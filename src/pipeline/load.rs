@@ -98,11 +98,6 @@ pub(crate) fn load_module(
     Ok(LoadedModule { module, other, tfvars, var_uses })
 }
 
-/// Loads a module for the release it runs on: the command line's when it names one, else
-/// its policy's `engine` (`policy`: the release and the policy's path), else the one the
-/// team's pin files and the module's effective `required_version` choose (see
-/// [`choose::detect_with`]), else the engine's newest. The first load tells the engine and the
-/// constraints; a second one is made only where the release chosen is another.
 /// One module merged as the judging merges it, its release chosen by the governing policy
 /// and the module's pins (what `fix` and `fold` plan their edits on).
 pub(crate) fn chosen_module(
@@ -119,6 +114,11 @@ pub(crate) fn chosen_module(
     Ok(module)
 }
 
+/// Loads a module for the release it runs on: the command line's when it names one, else
+/// its policy's `engine` (`policy`: the release and the policy's path), else the one the
+/// team's pin files and the module's effective `required_version` choose (see
+/// [`choose::detect_with`]), else the engine's newest. The first load tells the engine and the
+/// constraints; a second one is made only where the release chosen is another.
 pub(crate) fn load_chosen(
     src: &dyn Source,
     dir: &str,
