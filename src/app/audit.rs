@@ -5,13 +5,13 @@ use std::path::{Path, PathBuf};
 
 use super::outcome::{Outcome, outcome};
 use super::output::{print_findings, write_note};
-use super::policies::{cli_levels, judging, policy_choice, today};
+use super::policies::{cli_levels, found, policy_choice, today};
 use super::progress::Bar;
 use super::sources::{Read, read};
 use super::workspace::Shown;
 use crate::cli::{FromArgs, PolicyArgs};
 use crate::error;
-use crate::pipeline::audit::Ask;
+use crate::pipeline::audit::{Ask, Audit, Found};
 use crate::policy::{self, Finding};
 use crate::report::ReportFormat;
 use crate::report::{self, Style, findings};
@@ -151,14 +151,9 @@ pub(super) fn audited(
     }
     let choice = policy_choice(&ws, args)?;
     let ask = Ask { choice: &choice, levels: &levels, engine, today: today() };
-    let scopes = ws.scopes();
-    let dirs = modules.iter().map(|(d, _)| d.as_str()).chain(scopes.iter().map(String::as_str));
-    let Some(audit) = judging(src, &ask, dirs, &shown, style)? else {
+    let run = Audit::audit(src, &ask, &modules, &ws.scopes(), &Bar::new());
+    let Some(Found { findings, summary, local }) = found(run, &shown, style)? else {
         return Ok(None);
     };
-    let audit = audit.covering(&scopes);
-    let (findings, summary) = audit.run(src, &modules, &Bar::new()).map_err(|e| shown.error(e))?;
-    let sites = findings.iter().flat_map(|f| std::iter::once(&f.primary).chain(&f.related));
-    let local = sites.filter(|s| src.local(&s.path).is_some()).map(|s| s.path.clone()).collect();
     Ok(Some(Audited { findings, summary, shown, local }))
 }

@@ -69,7 +69,11 @@ pub(super) fn refused(p: &Policies, shown: &Shown, style: Style) -> bool {
 }
 
 /// What the lookup found, or `None` when a `--policy` file has mistakes (printed).
-fn found<T>(r: Result<T, Trouble>, shown: &Shown, style: Style) -> Result<Option<T>, error::Error> {
+pub(super) fn found<T>(
+    r: Result<T, Trouble>,
+    shown: &Shown,
+    style: Style,
+) -> Result<Option<T>, error::Error> {
     match r {
         Ok(p) => Ok(Some(p)),
         Err(Trouble::Source(e)) => Err(shown.error(e)),

@@ -49,7 +49,6 @@ use crate::pipeline::policies::Trouble;
 use crate::policy::{Date, GlobBase, Policy, PolicyError};
 use crate::source::workspace::{State, Workspace};
 use crate::source::{FileCache, POLICY_FILE, join};
-use crate::terraform::discover::{Engine, config_ext};
 
 /// Serves one client over `conn` until it says `exit`. `note` tells the user (on stderr)
 /// what the client sent that was ignored, and why. Every message is the client's input:
@@ -434,29 +433,24 @@ impl Server<'_> {
         let state =
             State::Editor { buffers: &self.docs, cache: &self.files, tracked: tracked.as_ref() };
         let (opened, _) = ws.open(state).map_err(|e| e.to_string())?;
-        let src = opened.source();
-        let listing = src.modules_in(&[rel.clone()].into()).map_err(|e| e.to_string())?;
-        let Some(names) = listing.get(&rel) else { return Ok(None) };
-        if !names.iter().any(|n| config_ext(n, Engine::OpenTofu).is_some()) {
-            return Ok(None);
-        }
         let ask = Ask {
             choice: &Choice::Nearest,
             levels: &[],
             engine: crate::terraform::release::EngineChoice::Files,
             today: self.today,
         };
-        let audit = match Audit::find(src, &ask, [rel.as_str()]) {
-            Ok(a) => Audit { parses: Some(self.parses.clone()), ..a },
-            // Only a `--policy` file's mistakes come back so; the nearest one's are `broken`.
-            Err(Trouble::Policy(errors)) => {
-                return Err(errors.into_iter().map(|e| e.message).collect::<Vec<_>>().join("\n"));
-            }
-            Err(Trouble::Source(e)) => return Err(e.to_string()),
-        };
-        let modules = [(rel.clone(), names.clone())];
-        let judged = audit.judge(src, &modules).map_err(|e| e.to_string())?;
-        let Some(judged) = judged.into_values().next() else { return Ok(None) };
+        let (audit, judged) =
+            match Audit::judge_dir(opened.source(), &ask, &rel, Some(self.parses.clone())) {
+                Ok(Some(found)) => found,
+                Ok(None) => return Ok(None),
+                // Only a `--policy` file's mistakes come back so; the nearest one's are
+                // `broken`.
+                Err(Trouble::Policy(errors)) => {
+                    let text: Vec<String> = errors.into_iter().map(|e| e.message).collect();
+                    return Err(text.join("\n"));
+                }
+                Err(Trouble::Source(e)) => return Err(e.to_string()),
+            };
         // A broken policy file: shown in that file, the module not judged.
         let governing = match audit.policies.of(&rel).1 {
             g if g.broken.is_empty() => Ok((g.policy.clone(), g.base.clone())),

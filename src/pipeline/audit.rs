@@ -39,6 +39,14 @@ pub struct Audit {
     pub parses: Option<std::sync::Arc<crate::merge::Parses>>,
 }
 
+/// What an audit found: the findings and their summary, and the paths the findings name
+/// of files that exist only in this checkout.
+pub struct Found {
+    pub findings: Vec<Finding>,
+    pub summary: Summary,
+    pub local: std::collections::HashSet<String>,
+}
+
 /// One module judged on its own (a side of a comparison: `diff`, the hook's
 /// `--new-only`; a module in an editor), with the policy that governed it.
 pub struct Judged {
@@ -66,6 +74,45 @@ impl Audit {
             pins: Default::default(),
             parses: None,
         })
+    }
+
+    /// The audit of a source's `modules`: the policies that govern them and the
+    /// directories the user named (`scopes`, each seen whole, so the exceptions about them
+    /// are judged too), then each module loaded, judged and dropped (see [`Audit::run`]).
+    pub fn audit(
+        src: &dyn Source,
+        ask: &Ask<'_>,
+        modules: &[(String, Vec<String>)],
+        scopes: &[String],
+        progress: &dyn Progress,
+    ) -> Result<Found, Trouble> {
+        let dirs = modules.iter().map(|(d, _)| d.as_str()).chain(scopes.iter().map(String::as_str));
+        let audit = Audit::find(src, ask, dirs)?.covering(scopes);
+        let (findings, summary) = audit.run(src, modules, progress)?;
+        let sites = findings.iter().flat_map(|f| std::iter::once(&f.primary).chain(&f.related));
+        let local =
+            sites.filter(|s| src.local(&s.path).is_some()).map(|s| s.path.clone()).collect();
+        Ok(Found { findings, summary, local })
+    }
+
+    /// The module of `dir` in `src` judged on its own, with the judging that found its
+    /// policy: what the editor asks at each change. `None` when `dir` holds no module
+    /// (only variables files, say).
+    pub fn judge_dir(
+        src: &dyn Source,
+        ask: &Ask<'_>,
+        dir: &str,
+        parses: Option<std::sync::Arc<crate::merge::Parses>>,
+    ) -> Result<Option<(Audit, Judged)>, Trouble> {
+        use crate::terraform::discover::{Engine, config_ext};
+        let listing = src.modules_in(&[dir.to_string()].into())?;
+        let Some(names) = listing.get(dir) else { return Ok(None) };
+        if !names.iter().any(|n| config_ext(n, Engine::OpenTofu).is_some()) {
+            return Ok(None);
+        }
+        let audit = Audit { parses, ..Audit::find(src, ask, [dir])? };
+        let judged = audit.judge(src, &[(dir.to_string(), names.clone())])?;
+        Ok(judged.into_values().next().map(|j| (audit, j)))
     }
 
     /// The run sees `dirs` (the directories the user named, each with everything below
