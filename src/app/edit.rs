@@ -17,7 +17,6 @@ use super::sources::print_notes;
 use super::workspace::{Shown, Workspace, display_root, fixed_policy, worktree_source};
 use super::write::{self, Change, Together};
 use crate::fix::{FileEdit, comments};
-
 use crate::pipeline::Choice;
 use crate::pipeline::audit::Ask;
 use crate::report::{self, Style};

@@ -216,8 +216,7 @@ impl Audit {
         names: &[String],
         load: impl Fn(EngineChoice) -> Result<crate::merge::Module, E>,
     ) -> Result<crate::merge::Module, E> {
-        let g = self.policies.of(dir).1;
-        let policy = g.policy.engine.map(|r| (r, g.policy.describe()));
+        let policy = self.policies.of(dir).1.release();
         choose_and_load(load, &|p| src.pin_file(p), &self.pins, dir, names, self.engine, policy)
     }
 

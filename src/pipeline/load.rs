@@ -108,8 +108,7 @@ pub(crate) fn chosen_module(
     g: &Governing,
     kept: Kept<'_>,
 ) -> Result<Module, error::Error> {
-    let policy = g.policy.engine.map(|r| (r, g.policy.describe()));
-    let mut module = load_chosen(src, dir, names, engine, policy, kept.pins, kept.parses)?;
+    let mut module = load_chosen(src, dir, names, engine, g.release(), kept.pins, kept.parses)?;
     mark_local(&mut module, src);
     Ok(module)
 }

@@ -44,6 +44,12 @@ pub struct Governing {
 }
 
 impl Governing {
+    /// The release the policy's `engine` names, with the policy that names it, for the
+    /// choice of a module's release.
+    pub(crate) fn release(&self) -> Option<(crate::terraform::release::Release, String)> {
+        self.policy.engine.map(|r| (r, self.policy.describe()))
+    }
+
     /// How much of this policy's area a run over some directories (paths of the run,
     /// each with everything below it) sees whole: `audit envs` judges the exceptions
     /// about `envs/...` only.
