@@ -15,6 +15,8 @@ mod body;
 pub(crate) mod compare;
 pub(crate) mod decode;
 mod encryption;
+#[cfg(test)]
+mod kinds_tests;
 mod load;
 mod module;
 mod overrides;

@@ -9,73 +9,41 @@ use super::{Ignored, Module, decode, variables};
 use crate::diag::Diagnostic;
 use crate::terraform::discover::Engine;
 use crate::terraform::release::{Feature, Release};
+use crate::terraform::schema::{Kind, MERGE_ORDER, Merger, Overridden, fill};
 use crate::terraform::{Attr, Block, Item, JsonValue, ParsedFile};
-
-const TF_ORDER: [&str; 14] = [
-    "provider",
-    "variable",
-    "locals",
-    "output",
-    "module",
-    "resource",
-    "data",
-    "ephemeral",
-    "moved",
-    "import",
-    "removed",
-    "action",
-    "check",
-    "language",
-];
 
 pub(super) fn merge_file(m: &mut Module, st: &mut State, f: &ParsedFile) {
     let tofu = m.engine == Engine::OpenTofu;
     rejected_variables(st, f);
     merge_terraform(m, f);
-    for kind in TF_ORDER {
+    for kind in MERGE_ORDER.iter().filter_map(|n| Kind::named(n)) {
         for item in f.body.items.iter() {
             let Item::Block(o) = item else { continue };
-            if o.kind != kind {
+            if o.kind != kind.name {
                 continue;
             }
             if !decode::kept(m.release, o) {
                 // In the schema, decoded only with experiments: a release build drops it.
-                if kind == "action" && m.release.has(Feature::ActionBlocks) && o.labels.len() == 2 {
-                    ignore(
-                        m,
-                        o.def_span,
-                        "Terraform drops action blocks unless experiments are on (merged from 1.14)",
-                    );
+                if let Some((_, what)) = kind.decoded
+                    && kind.in_schema(m.release)
+                    && o.labels.len() == kind.labels.len()
+                {
+                    ignore(m, o.def_span, what);
                 }
                 continue;
             }
-            match kind {
-                "locals" => merge_locals(m, st, o),
-                "provider" => merge_provider(m, st, o),
-                "ephemeral" if !tofu => ignore(m, o.def_span, "Terraform ignores ephemeral blocks in override files"),
-                "removed" if !tofu => ignore(m, o.def_span, "Terraform ignores removed blocks in override files"),
-                "moved" => m.diagnostics.push(Diagnostic::error(
-                    "Cannot override 'moved' blocks",
-                    "Records of moved objects can appear only in normal files, not in override files.",
-                    o.decl_span(&m.files),
-                )),
-                "import" => m.diagnostics.push(Diagnostic::error(
-                    "Cannot override 'import' blocks",
-                    "Import blocks can appear only in normal files, not in override files.",
-                    o.decl_span(&m.files),
-                )),
-                "removed" => m.diagnostics.push(Diagnostic::error(
-                    "Cannot override 'Removed' blocks",
-                    "Removed blocks can appear only in normal files, not in override files.",
-                    o.decl_span(&m.files),
-                )),
-                "language" if tofu => m.diagnostics.push(Diagnostic::error(
-                    "Language selections in override file",
-                    "Language-related settings in \"language\" blocks are not allowed in override files. Place these settings in a normal configuration file.",
-                    o.decl_span(&m.files),
-                )),
-                "check" | "language" => {}
-                _ => merge_object(m, st, o),
+            if let Some(what) = kind.terraform_ignores.filter(|_| !tofu) {
+                ignore(m, o.def_span, what);
+                continue;
+            }
+            match kind.overridden {
+                Overridden::Locals => merge_locals(m, st, o),
+                Overridden::Provider => merge_provider(m, st, o),
+                Overridden::Refused(summary, detail) => {
+                    m.diagnostics.push(Diagnostic::error(summary, detail, o.decl_span(&m.files)))
+                }
+                Overridden::Object { merger, missing } => merge_object(m, st, o, merger, missing),
+                Overridden::Settings | Overridden::Nothing => {}
             }
         }
     }
@@ -307,16 +275,27 @@ fn merge_provider(m: &mut Module, st: &mut State, o: &Block) {
     }
 }
 
-/// resource, data, ephemeral (OpenTofu), action, variable, output, module.
-fn merge_object(m: &mut Module, st: &mut State, o: &Block) {
+/// A block merged into the primary block of its address (resource, data, ephemeral in
+/// OpenTofu, action, variable, output, module).
+fn merge_object(
+    m: &mut Module,
+    st: &mut State,
+    o: &Block,
+    merger: Merger,
+    (summary, detail): (&str, &str),
+) {
     let Some(addr) = o.address() else { return };
+    // Data blocks nested in checks are registered by address too.
     let target = match st.index.get(&addr) {
         Some(&i) => Some((i, None)),
-        None if o.kind == "data" => st.nested_data.get(&addr).map(|&(c, j)| (c, Some(j))),
-        None => None,
+        None => st.nested_data.get(&addr).map(|&(c, j)| (c, Some(j))),
     };
     let Some((i, nested)) = target else {
-        m.diagnostics.push(missing_base(m, o));
+        m.diagnostics.push(Diagnostic::error(
+            summary,
+            fill(detail, &o.labels, ""),
+            o.decl_span(&m.files),
+        ));
         return;
     };
     // The indexes come from the append step; a stale one is a bug, never a panic.
@@ -324,20 +303,20 @@ fn merge_object(m: &mut Module, st: &mut State, o: &Block) {
     let mut base = match nested {
         None => block.clone(),
         Some(j) => match block.body.items.get(j) {
-            Some(Item::Block(d)) if d.kind == "data" => d.clone(),
+            Some(Item::Block(d)) if d.kind == o.kind => d.clone(),
             _ => return,
         },
     };
     // Cheap: the bodies are shared until the merge writes to them.
     let before = base.clone();
-    match o.kind.as_str() {
-        "variable" => {
+    match merger {
+        Merger::Variable => {
             let rejected = st.rejected_variables.contains(&o.def_span);
             merge_variable(m, &mut base, o, rejected)
         }
-        "output" => merge_output(m, &mut base, o),
-        "module" => merge_module(m, &mut base, o),
-        _ => merge_resource(m, &mut base, o),
+        Merger::Output => merge_output(m, &mut base, o),
+        Merger::Module => merge_module(m, &mut base, o),
+        Merger::Resource => merge_resource(m, &mut base, o),
     }
     if base == before {
         m.unchanging.push(o.def_span);
@@ -348,62 +327,6 @@ fn merge_object(m: &mut Module, st: &mut State, o: &Block) {
         None => m.blocks[i] = base,
         Some(j) => m.blocks[i].body.items_mut()[j] = Item::Block(base),
     }
-}
-
-fn missing_base(m: &Module, o: &Block) -> Diagnostic {
-    let l = &o.labels;
-    let (summary, detail) = match o.kind.as_str() {
-        "resource" => (
-            "Missing resource to override".to_string(),
-            format!(
-                "There is no {} resource named \"{}\". An override file can only override a resource block defined in a primary configuration file.",
-                l[0], l[1]
-            ),
-        ),
-        "data" => (
-            "Missing data resource to override".to_string(),
-            format!(
-                "There is no {} data resource named \"{}\". An override file can only override a data block defined in a primary configuration file.",
-                l[0], l[1]
-            ),
-        ),
-        "ephemeral" => (
-            "Missing ephemeral resource to override".to_string(),
-            format!(
-                "There is no {} ephemeral resource named \"{}\". An override file can only override an ephemeral block defined in a primary configuration file.",
-                l[0], l[1]
-            ),
-        ),
-        "action" => (
-            "Missing resource to override".to_string(),
-            format!(
-                "There is no action named \"{}\". An override file can only override a resource block defined in a primary configuration file.",
-                l[1]
-            ),
-        ),
-        "variable" => (
-            "Missing base variable declaration to override".to_string(),
-            format!(
-                "There is no variable named \"{}\". An override file can only override a variable that was already declared in a primary configuration file.",
-                l[0]
-            ),
-        ),
-        "output" => (
-            "Missing base output definition to override".to_string(),
-            format!(
-                "There is no output named \"{}\". An override file can only override an output that was already defined in a primary configuration file.",
-                l[0]
-            ),
-        ),
-        _ => (
-            "Missing module call to override".to_string(),
-            format!(
-                "There is no module call named \"{}\". An override file can only override a module call that was defined in a primary configuration file.",
-                l[0]
-            ),
-        ),
-    };
-    Diagnostic::error(summary, detail, o.decl_span(&m.files))
 }
 
 /// `depends_on` may not be overridden, unless it holds no reference Terraform keeps

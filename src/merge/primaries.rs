@@ -7,6 +7,7 @@ use super::{Module, decode};
 use crate::diag::Diagnostic;
 use crate::terraform::discover::Engine;
 use crate::terraform::release::{Feature, Release};
+use crate::terraform::schema::{Kind, Primary, Unique, fill};
 use crate::terraform::{Block, Item, ParsedFile, Span};
 
 /// Lookup tables from object address to its place in the module.
@@ -95,9 +96,10 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
     if !decode::kept(m.release, b) {
         return;
     }
-    match b.kind.as_str() {
-        "terraform" => append_terraform(m, st, b),
-        "locals" => {
+    let Some(kind) = Kind::named(&b.kind) else { return };
+    match kind.primary {
+        Primary::Settings => append_terraform(m, st, b),
+        Primary::Locals => {
             m.locals.reserve(b.body.items.len());
             st.locals.reserve(b.body.items.len());
             for a in b.body.attrs() {
@@ -115,13 +117,12 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
                 }
             }
         }
-        "resource" | "data" | "ephemeral" | "action" | "variable" | "output" | "module"
-        | "provider" | "check" => {
+        Primary::Unique(_) | Primary::Provider => {
             let Some(addr) = b.address() else { return };
             // Data blocks nested in this check, registered once the check's place in the
             // module is known (a duplicate check may be dropped, or replace another).
             let mut nested = Vec::new();
-            if b.kind == "check" {
+            if let Primary::Unique(Unique { nests_data: true, .. }) = kind.primary {
                 for (j, inner) in b.body.items.iter().enumerate() {
                     if let Item::Block(d) = inner
                         && d.kind == "data"
@@ -129,7 +130,7 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
                         && decode::nested_data_decodes(&m.files, m.release, d)
                     {
                         let key = format!("data.{}.{}", d.labels[0], d.labels[1]);
-                        if let Some(prev) = data_span(m, st, &key) {
+                        if let Some(prev) = declared_span(m, st, &key) {
                             m.diagnostics.push(duplicate(&format!("Duplicate data \"{}\" configuration", d.labels[0]),
                                     format!("A {} data resource named \"{}\" was already declared at {}. Resource names must be unique per type in each module, including within check blocks.", d.labels[0], d.labels[1], m.files.range_string(prev)),
                                     d.decl_span(&m.files),
@@ -141,19 +142,14 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
                     }
                 }
             }
-            let existing = if b.kind == "data" {
-                data_span(m, st, &addr)
-            } else {
-                st.index.get(&addr).map(|&i| m.blocks[i].decl_span(&m.files))
-            };
-            let stored = match existing {
+            let stored = match declared_span(m, st, &addr) {
                 None => {
                     st.index.insert(addr, m.blocks.len());
                     m.blocks.push(b.clone());
                     Some(m.blocks.len() - 1)
                 }
                 Some(prev) => {
-                    let (summary, detail, last_wins) = duplicate_text(m, b, prev, tofu);
+                    let (summary, detail, last_wins) = duplicate_text(m, kind, b, prev, tofu);
                     m.diagnostics.push(duplicate(&summary, detail, b.decl_span(&m.files), prev));
                     match st.index.get(&addr) {
                         Some(&i) if last_wins => {
@@ -172,18 +168,18 @@ fn append_block(m: &mut Module, st: &mut State, b: &Block) {
                 }
             }
         }
-        "import" => {
+        Primary::Import => {
             duplicate_import(m, b);
             m.blocks.push(b.clone());
         }
-        "moved" | "removed" => m.blocks.push(b.clone()),
-        "language" if tofu => m.blocks.push(b.clone()),
-        _ => {}
+        Primary::Listed => m.blocks.push(b.clone()),
+        Primary::Dropped => {}
     }
 }
 
-/// Where a data block of this address was declared, at top level or inside a check.
-fn data_span(m: &Module, st: &State, key: &str) -> Option<Span> {
+/// Where the block of this address was declared: at top level, or (a data block) inside
+/// a check, whose nested blocks are the only ones registered by address.
+fn declared_span(m: &Module, st: &State, key: &str) -> Option<Span> {
     if let Some(&i) = st.index.get(key) {
         return Some(m.blocks[i].decl_span(&m.files));
     }
@@ -200,92 +196,30 @@ fn duplicate(summary: &str, detail: String, subject: Span, prev: Span) -> Diagno
 }
 
 /// Summary, detail and whether the later declaration replaces the earlier (spec §3 table).
-fn duplicate_text(m: &Module, b: &Block, prev: Span, tofu: bool) -> (String, String, bool) {
+fn duplicate_text(
+    m: &Module,
+    kind: &Kind,
+    b: &Block,
+    prev: Span,
+    tofu: bool,
+) -> (String, String, bool) {
     let at = m.files.range_string(prev);
     let l = &b.labels;
-    match b.kind.as_str() {
-        "resource" => (
-            format!("Duplicate resource \"{}\" configuration", l[0]),
-            format!(
-                "A {} resource named \"{}\" was already declared at {at}. Resource names must be unique per type in each module.",
-                l[0], l[1]
-            ),
-            false,
-        ),
-        "data" => (
-            format!("Duplicate data \"{}\" configuration", l[0]),
-            format!(
-                "A {} data resource named \"{}\" was already declared at {at}. Resource names must be unique per type in each module.",
-                l[0], l[1]
-            ),
-            false,
-        ),
-        "ephemeral" => (
-            if tofu {
-                format!("Duplicate ephemeral resource \"{}\" configuration", l[0])
-            } else {
-                format!("Duplicate ephemeral \"{}\" configuration", l[0])
-            },
-            format!(
-                "A {} ephemeral resource named \"{}\" was already declared at {at}. Resource names must be unique per type in each module.",
-                l[0], l[1]
-            ),
-            false,
-        ),
-        "action" => (
-            format!("Duplicate action \"{}\" configuration", l[0]),
-            format!(
-                "An action named \"{}\" was already declared at {at}. Resource names must be unique per type in each module.",
-                l[1]
-            ),
-            false,
-        ),
-        "variable" => (
-            "Duplicate variable declaration".into(),
-            format!(
-                "A variable named \"{}\" was already declared at {at}. Variable names must be unique within a module.",
-                l[0]
-            ),
-            true,
-        ),
-        "output" => (
-            "Duplicate output definition".into(),
-            format!(
-                "An output named \"{}\" was already defined at {at}. Output names must be unique within a module.",
-                l[0]
-            ),
-            true,
-        ),
-        "module" => (
-            "Duplicate module call".into(),
-            format!(
-                "A module call named \"{}\" was already defined at {at}. Module calls must have unique names within a module.",
-                l[0]
-            ),
-            true,
-        ),
-        "check" => (
-            format!("Duplicate check \"{}\" configuration", l[0]),
-            format!(
-                "A check block named \"{}\" was already declared at {at}. Check blocks must be unique within each module.",
-                l[0]
-            ),
-            false,
-        ),
-        _ => {
-            let detail = match b.provider_alias() {
-                Some(alias) => format!(
-                    "A provider configuration for \"{}\" with alias \"{alias}\" was already given at {at}. Each configuration for the same provider must have a distinct alias.",
-                    l[0]
-                ),
-                None => format!(
-                    "A default (non-aliased) provider configuration for \"{}\" was already given at {at}. If multiple configurations are required, set the \"alias\" argument for alternative configurations.",
-                    l[0]
-                ),
-            };
-            ("Duplicate provider configuration".into(), detail, false)
-        }
+    if let Primary::Unique(u) = kind.primary {
+        let summary = u.tofu_summary.filter(|_| tofu).unwrap_or(u.summary);
+        return (fill(summary, l, &at), fill(u.detail, l, &at), u.last_wins);
     }
+    let detail = match b.provider_alias() {
+        Some(alias) => format!(
+            "A provider configuration for \"{}\" with alias \"{alias}\" was already given at {at}. Each configuration for the same provider must have a distinct alias.",
+            l[0]
+        ),
+        None => format!(
+            "A default (non-aliased) provider configuration for \"{}\" was already given at {at}. If multiple configurations are required, set the \"alias\" argument for alternative configurations.",
+            l[0]
+        ),
+    };
+    ("Duplicate provider configuration".into(), detail, false)
 }
 
 fn append_terraform(m: &mut Module, st: &mut State, t: &Block) {

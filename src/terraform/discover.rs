@@ -1,7 +1,21 @@
 //! Which files of a directory Terraform or OpenTofu load, in which order, and which of them
 //! are override files (spec §1). Pure: works on names only.
 
-use super::{FileClass, Syntax};
+/// Which concrete syntax a file is written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Syntax {
+    Hcl,
+    Json,
+}
+
+/// Primary files are appended; override files are merged into what the primaries declared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileClass {
+    Primary,
+    Override,
+}
 
 /// The engine whose rules apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]

@@ -17,6 +17,7 @@ pub mod pins;
 pub mod release;
 pub mod schema;
 
+pub use discover::{FileClass, Syntax};
 pub use expr::TplPart;
 pub use expr::{Expr, ExprKind, ObjKey};
 
@@ -26,22 +27,6 @@ pub use crate::diag::Span;
 use std::sync::OnceLock;
 
 use override_guard_hcl::{Columns, LineIndex};
-
-/// Which concrete syntax a file is written in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Syntax {
-    Hcl,
-    Json,
-}
-
-/// Primary files are appended; override files are merged into what the primaries declared.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FileClass {
-    Primary,
-    Override,
-}
 
 /// A file that exists only in this checkout: git does not track it, so CI and the rest of
 /// the team run without it (a local override, often git-ignored on purpose).
@@ -291,20 +276,19 @@ impl Block {
     /// hand, not with `format!`: the merge and the rules ask it of every block.
     pub fn address(&self) -> Option<String> {
         let l = &self.labels;
-        let kind = self.kind.as_str();
-        match kind {
-            "resource" | "data" | "ephemeral" | "action" if l.len() == 2 => {
-                Some(dotted(&[kind, &l[0], &l[1]]))
-            }
-            "variable" | "output" | "module" | "check" if l.len() == 1 => {
-                Some(dotted(&[kind, &l[0]]))
-            }
-            "provider" if l.len() == 1 => Some(match self.provider_alias() {
-                Some(a) => dotted(&[kind, &l[0], &a]),
-                None => dotted(&[kind, &l[0]]),
-            }),
-            _ => None,
+        let kind = schema::Kind::named(&self.kind).filter(|k| k.addressed())?;
+        if l.len() != kind.labels.len() {
+            return None;
         }
+        Some(match (kind.name, l.as_slice()) {
+            ("provider", [p]) => match self.provider_alias() {
+                Some(a) => dotted(&[kind.name, p, &a]),
+                None => dotted(&[kind.name, p]),
+            },
+            (name, [a]) => dotted(&[name, a]),
+            (name, [a, b]) => dotted(&[name, a, b]),
+            _ => return None,
+        })
     }
 
     /// The static `alias` of a provider block.

@@ -27,6 +27,7 @@ use crate::policy::context::lines_above;
 use crate::render;
 use crate::terraform::expr::{hcl_quote, is_ident};
 use crate::terraform::schema::Schema;
+use crate::terraform::schema::{Kind, Overridden};
 use crate::terraform::{Attr, Block, FileClass, FileId, Item, ParsedFile, Span, Syntax};
 
 /// Why `fold` will not fold: where, and what to do about it.
@@ -345,8 +346,13 @@ impl<'a> Folder<'a> {
             match b.kind.as_str() {
                 "locals" => self.fold_locals(b),
                 "terraform" => self.fold_terraform(b, of),
-                "resource" | "data" | "ephemeral" | "action" | "module" | "output" | "variable"
-                | "provider" => self.fold_object(b),
+                // The kinds the merge takes into a block of the same address.
+                k if Kind::named(k).is_some_and(|k| {
+                    matches!(k.overridden, Overridden::Object { .. } | Overridden::Provider)
+                }) =>
+                {
+                    self.fold_object(b)
+                }
                 other => self.refuse(b.def_span, format!("fold does not handle `{other}` blocks")),
             }
         }

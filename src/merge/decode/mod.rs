@@ -36,9 +36,10 @@ pub(crate) use traversal::{depends_on, static_resource_instance};
 use crate::diag::Diagnostic;
 use crate::terraform::discover::Engine;
 use crate::terraform::release::{Feature, Release};
+use crate::terraform::schema::Kind;
 use crate::terraform::{Block, Body, Files, ParsedFile, Span};
 use decoder::Decoder;
-use schema::{TF_TERRAFORM, TF_TOP, TOFU_TERRAFORM, TOFU_TOP};
+use schema::{TF_TERRAFORM, TOFU_TERRAFORM};
 
 /// The diagnostics Terraform (or OpenTofu) reports while decoding one file.
 pub(crate) fn decode_file(
@@ -62,11 +63,10 @@ pub(crate) fn decode_file(
 /// A release whose schema has a type but decodes it only with experiments (`action` in
 /// Terraform 1.13) keeps none.
 pub(crate) fn kept(release: Release, b: &Block) -> bool {
-    let top = if release.engine == Engine::OpenTofu { &TOFU_TOP } else { &TF_TOP };
-    let Some((_, labels)) = top.blocks.iter().find(|(t, _)| *t == b.kind) else { return false };
-    top.admits(&b.kind, release)
-        && (b.kind != "action" || release.has(Feature::Actions))
-        && b.labels.len() == labels.len()
+    let Some(k) = Kind::named(&b.kind) else { return false };
+    k.in_schema(release)
+        && k.decoded.is_none_or(|(f, _)| release.has(f))
+        && b.labels.len() == k.labels.len()
         && (b.kind != "provider" || provider_block_kept(b))
 }
 
@@ -116,7 +116,7 @@ impl Decoder<'_> {
                 );
             }
         }
-        let top = if self.tofu { &TOFU_TOP } else { &TF_TOP };
+        let top = schema::top(self.release.engine);
         // JSON's unknown top-level properties are reported as the file is read.
         let zero = Span::default();
         let blocks = self.content(body, zero, top, true, !self.json);

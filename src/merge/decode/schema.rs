@@ -2,6 +2,10 @@
 //! variables beside each `decode*Block` in `configs/`), one per engine where they differ.
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use crate::terraform::discover::Engine;
+use crate::terraform::schema::Kind;
 
 use crate::terraform::release::{Feature, Feature as F, Release};
 
@@ -50,59 +54,24 @@ impl Schema {
     }
 }
 
-const NAME: &[&str] = &["name"];
 const TYPE_NAME: &[&str] = &["type", "name"];
 const TYPE: &[&str] = &["type"];
 pub(super) const NONE: &[&str] = &[];
 
-pub(super) const TF_TOP: Schema = Schema {
-    attrs: &[],
-    blocks: &[
-        ("terraform", NONE),
-        ("required_providers", NONE),
-        ("provider", NAME),
-        ("variable", NAME),
-        ("locals", NONE),
-        ("output", NAME),
-        ("module", NAME),
-        ("resource", TYPE_NAME),
-        ("data", TYPE_NAME),
-        ("ephemeral", TYPE_NAME),
-        ("action", TYPE_NAME),
-        ("moved", NONE),
-        ("removed", NONE),
-        ("import", NONE),
-        ("check", NAME),
-    ],
-    since: &[
-        ("removed", F::RemovedBlocks),
-        ("ephemeral", F::EphemeralResources),
-        ("action", F::ActionBlocks),
-    ],
-};
-
-/// OpenTofu's top level (`parser_config.go: configFileSchema`): `language`, no `action`.
-pub(super) const TOFU_TOP: Schema = Schema {
-    attrs: &[],
-    blocks: &[
-        ("language", NONE),
-        ("required_providers", NONE),
-        ("provider", NAME),
-        ("variable", NAME),
-        ("locals", NONE),
-        ("output", NAME),
-        ("module", NAME),
-        ("resource", TYPE_NAME),
-        ("data", TYPE_NAME),
-        ("ephemeral", TYPE_NAME),
-        ("moved", NONE),
-        ("import", NONE),
-        ("check", NAME),
-        ("removed", NONE),
-        ("terraform", NONE),
-    ],
-    since: &[("removed", F::RemovedBlocks), ("ephemeral", F::EphemeralResources)],
-};
+/// The engine's top level (`configFileSchema`), from the table of kinds: built once, and
+/// kept for the whole run as the other schemas are.
+pub(super) fn top(engine: Engine) -> &'static Schema {
+    static TF: OnceLock<Schema> = OnceLock::new();
+    static TOFU: OnceLock<Schema> = OnceLock::new();
+    let cell = if engine == Engine::OpenTofu { &TOFU } else { &TF };
+    cell.get_or_init(|| {
+        let kinds = Kind::of_engine(engine);
+        let blocks: Vec<BlockS> = kinds.iter().map(|k| (k.name, k.labels)).collect();
+        let since: Vec<(&str, Feature)> =
+            kinds.iter().filter_map(|k| Some((k.name, k.since?))).collect();
+        Schema { attrs: &[], blocks: blocks.leak(), since: since.leak() }
+    })
+}
 
 pub(super) const TF_TERRAFORM: Schema = Schema {
     attrs: &[("required_version", false), ("experiments", false), ("language", false)],

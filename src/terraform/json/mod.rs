@@ -8,6 +8,7 @@ mod read;
 use std::borrow::Cow;
 
 use super::expr::{Expr, ExprKind, ObjKey, TplPart};
+use super::schema::{Engines, KINDS};
 use super::schema::{Prop, Schema};
 use super::{
     Attr, Block, Body, FileId, Item, JsonNode, JsonProp, JsonValue, Note, ParsedFile, SourceText,
@@ -214,22 +215,13 @@ impl Decoder<'_> {
                 // At the top level every property names a block type: an unknown one is an
                 // error whatever its value (a misspelt `resourse` must not vanish quietly).
                 Prop::Unknown if schema == Schema::Top => {
-                    let known = [
-                        "action",
-                        "check",
-                        "data",
-                        "ephemeral",
-                        "import",
-                        "locals",
-                        "module",
-                        "moved",
-                        "output",
-                        "provider",
-                        "removed",
-                        "resource",
-                        "terraform",
-                        "variable",
-                    ];
+                    // Terraform's kinds, in the order its JSON reader suggests them.
+                    let mut known: Vec<&str> = KINDS
+                        .iter()
+                        .filter(|k| k.schema.is_some() && k.engines != Engines::OpenTofu)
+                        .map(|k| k.name)
+                        .collect();
+                    known.sort_unstable();
                     let hint = known
                         .iter()
                         .find(|k| strsim::levenshtein(k, &name) < 3)
