@@ -74,7 +74,7 @@ impl Summary {
     }
 
     /// The policies in force, for the summary line (none when no module was judged).
-    pub fn describe_policies(&self) -> String {
+    pub(crate) fn describe_policies(&self) -> String {
         let name =
             |p: &Option<String>| p.clone().unwrap_or_else(|| "built-in default policy".into());
         match self.policies.as_slice() {

@@ -95,8 +95,9 @@ pub struct ConstraintError {
 }
 
 impl ConstraintError {
-    pub const SUMMARY: &'static str = "Invalid version constraint";
-    pub const DETAIL: &'static str = "This string does not use correct version constraint syntax.";
+    pub(crate) const SUMMARY: &'static str = "Invalid version constraint";
+    pub(crate) const DETAIL: &'static str =
+        "This string does not use correct version constraint syntax.";
 }
 
 impl fmt::Display for ConstraintError {
@@ -169,23 +170,6 @@ impl Constraint {
     /// version (`CheckCoreVersionRequirements`): the element, as written, if one does.
     pub fn prerelease_element(&self) -> Option<&str> {
         self.all.iter().find(|s| !s.check.pre.is_empty()).map(|s| s.original.as_str())
-    }
-
-    /// Terraform's error for [`Constraint::prerelease_element`]: summary and detail.
-    pub fn prerelease_error(&self, engine: Engine) -> Option<(&'static str, String)> {
-        let element = self.prerelease_element()?;
-        let name = match engine {
-            Engine::Terraform => "terraform",
-            Engine::OpenTofu => "OpenTofu",
-        };
-        Some((
-            "Invalid required_version constraint",
-            format!(
-                "Prerelease version constraints are not supported: {element}. Remove the \
-                 prerelease information from the constraint. Prerelease versions of {name} \
-                 will match constraints using their version core only."
-            ),
-        ))
     }
 }
 
@@ -471,21 +455,10 @@ mod tests {
     }
 
     #[test]
-    fn terraform_refuses_a_pre_release_in_required_version() {
+    fn a_pre_release_element_is_found_as_written() {
         let k = c(">= 1.9, < 1.15.0-beta1");
         assert_eq!(k.prerelease_element(), Some(" < 1.15.0-beta1"));
-        let (summary, detail) = k.prerelease_error(Engine::Terraform).expect("refused");
-        assert_eq!(summary, "Invalid required_version constraint");
-        assert!(
-            detail
-                .starts_with("Prerelease version constraints are not supported:  < 1.15.0-beta1. ")
-        );
-        assert!(detail.ends_with(
-            "Prerelease versions of terraform will match constraints using their version core only."
-        ));
-        let (_, tofu_detail) = k.prerelease_error(Engine::OpenTofu).expect("refused");
-        assert!(tofu_detail.contains("Prerelease versions of OpenTofu will"));
-        assert_eq!(c(">= 1.9").prerelease_error(Engine::Terraform), None);
+        assert_eq!(c(">= 1.9").prerelease_element(), None);
     }
 
     #[test]

@@ -96,11 +96,6 @@ impl GoVersion {
         }
     }
 
-    /// The pre-release, empty where there is none.
-    pub fn prerelease(&self) -> &str {
-        &self.pre
-    }
-
     /// The first three segments as a release number, where they fit one.
     pub fn core(&self) -> Option<Version> {
         let n = |i: usize| self.segments.get(i).and_then(|&s| u32::try_from(s).ok());
@@ -192,13 +187,13 @@ mod tests {
 
     #[test]
     fn versions_parse_with_go_versions_shapes_of_suffix() {
-        assert_eq!(v("1.2-beta").prerelease(), "beta");
-        assert_eq!(v("1.2beta").prerelease(), "beta");
-        assert_eq!(v("1.2.3-4.x").prerelease(), "4.x");
-        assert_eq!(v("1.2--x").prerelease(), "-x");
-        assert_eq!(v("1.2-").prerelease(), "-");
-        assert_eq!(v("1.2.3~rc").prerelease(), "~rc");
-        assert_eq!(v("1.2.3+build.5").prerelease(), "");
+        assert_eq!(v("1.2-beta").pre, "beta");
+        assert_eq!(v("1.2beta").pre, "beta");
+        assert_eq!(v("1.2.3-4.x").pre, "4.x");
+        assert_eq!(v("1.2--x").pre, "-x");
+        assert_eq!(v("1.2-").pre, "-");
+        assert_eq!(v("1.2.3~rc").pre, "~rc");
+        assert_eq!(v("1.2.3+build.5").pre, "");
         assert_eq!(v("v1.15.5").core(), Some(Version::new(1, 15, 5)));
         assert_eq!(v("1.2.3.4").core(), Some(Version::new(1, 2, 3)));
         assert_eq!(v("9999999999.0").core(), None);

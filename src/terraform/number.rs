@@ -57,13 +57,13 @@ impl Number {
         })
     }
 
-    pub fn is_neg(&self) -> bool {
+    pub(crate) fn is_neg(&self) -> bool {
         match self {
             Number::Finite { neg, .. } | Number::Inf { neg } => *neg,
         }
     }
 
-    pub fn is_zero(&self) -> bool {
+    pub(crate) fn is_zero(&self) -> bool {
         matches!(self, Number::Finite { digits, .. } if digits.is_empty())
     }
 

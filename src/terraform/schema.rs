@@ -450,7 +450,7 @@ pub const KINDS: &[Kind] = &[
 ];
 
 /// OpenTofu's file schema order (`parser_config.go: configFileSchema`).
-pub const TOFU_ORDER: &[&str] = &[
+pub(crate) const TOFU_ORDER: &[&str] = &[
     "language",
     "required_providers",
     "provider",
