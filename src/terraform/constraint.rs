@@ -85,7 +85,7 @@ fn go_space(c: char) -> bool {
 }
 
 /// Why a constraint's text is refused. Terraform does not show go-version's reason: it
-/// says [`ConstraintError::SUMMARY`] and [`ConstraintError::DETAIL`].
+/// says its own fixed summary and detail (see the `Display` form).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConstraintError {
     /// The text refused.

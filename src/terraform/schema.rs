@@ -282,7 +282,7 @@ const fn kind(name: &'static str, labels: &'static [&'static str], schema: Schem
 }
 
 /// Every kind, in Terraform's file schema order (`configFileSchema`, the order its
-/// suggestions look in); OpenTofu's order is [`TOFU_ORDER`].
+/// suggestions look in); OpenTofu's order is its own, below.
 pub const KINDS: &[Kind] = &[
     Kind {
         primary: Primary::Settings,
