@@ -47,7 +47,7 @@ use crate::pipeline::Choice;
 use crate::pipeline::audit::{Ask, Audit};
 use crate::pipeline::policies::Trouble;
 use crate::policy::{Date, GlobBase, Policy, PolicyError};
-use crate::source::workspace::{State, Workspace};
+use crate::source::workspace::{IndexCache, State, Workspace};
 use crate::source::{FileCache, POLICY_FILE, join};
 
 /// Serves one client over `conn` until it says `exit`. `note` tells the user (on stderr)
@@ -82,7 +82,7 @@ pub fn serve(conn: &Connection, today: Date, note: fn(&str)) -> Result<(), Strin
         dirty: BTreeSet::new(),
         published: HashMap::new(),
         requests: 0,
-        tracked: Default::default(),
+        index: Default::default(),
         files: std::sync::Arc::new(FileCache::default()),
         parses: Default::default(),
         shut: false,
@@ -185,8 +185,6 @@ struct Analysed {
     governing: Result<(Policy, GlobBase), Vec<PolicyError>>,
 }
 
-type IndexCache = HashMap<PathBuf, (Option<std::time::SystemTime>, crate::source::Tracked)>;
-
 struct Server<'c> {
     conn: &'c Connection,
     client: Client,
@@ -201,8 +199,8 @@ struct Server<'c> {
     /// The diagnostics last published, by module directory and file.
     published: HashMap<PathBuf, BTreeMap<PathBuf, Vec<Value>>>,
     requests: u64,
-    /// Each repository's index, as last read, with its modification time.
-    tracked: std::sync::Mutex<IndexCache>,
+    /// Each repository's index, as last read.
+    index: IndexCache,
     /// The modules' files as last read from the disk, checked against it at every use:
     /// a keystroke in a module of 500 files reads one buffer, not 499 files.
     files: std::sync::Arc<FileCache>,
@@ -426,13 +424,10 @@ impl Server<'_> {
         // Named by where it lies: a directory the editor reached through a link is judged
         // where its files are.
         let canon = std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let ws = Workspace::worktree(&[canon]).map_err(|e| e.to_string())?;
-        let rel = ws.targets.first().map(|t| t.scope.clone()).unwrap_or_default();
         // As `audit`: files git does not track are told apart (`local-override`).
-        let tracked = ws.git.as_ref().and_then(|git| self.tracked(git, &ws.root));
-        let state =
-            State::Editor { buffers: &self.docs, cache: &self.files, tracked: tracked.as_ref() };
-        let (opened, _) = ws.open(state).map_err(|e| e.to_string())?;
+        let state = State::Editor { buffers: &self.docs, cache: &self.files, index: &self.index };
+        let (ws, opened) = Workspace::editor(canon, state).map_err(|e| e.to_string())?;
+        let rel = ws.targets.first().map(|t| t.scope.clone()).unwrap_or_default();
         let ask = Ask {
             choice: &Choice::Nearest,
             levels: &[],
@@ -460,24 +455,6 @@ impl Server<'_> {
         let analysis = Analysis::new(&loaded.module, findings);
         let root = ws.root;
         Ok(Some(Analysed { rel, root, module: loaded.module, analysis, governing }))
-    }
-
-    /// Which files git's index holds, read again only when the index changed (a
-    /// keystroke must not cost reading a large index).
-    fn tracked(&self, git: &crate::source::Git, root: &Path) -> Option<crate::source::Tracked> {
-        let stamp = std::fs::metadata(root.join(".git/index")).and_then(|m| m.modified()).ok();
-        // A request that failed (see `serve`) may have left the lock poisoned: the cache
-        // is whole between its statements.
-        let mut cache = self.tracked.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((at, t)) = cache.get(root)
-            && stamp.is_some()
-            && *at == stamp
-        {
-            return Some(t.clone());
-        }
-        let t = git.tracked().ok()?;
-        cache.insert(root.to_path_buf(), (stamp, t.clone()));
-        Some(t)
     }
 
     /// Where a path of a module's source is, as the client names it: the module's own

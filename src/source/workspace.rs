@@ -5,6 +5,8 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::SystemTime;
 
 use super::worktree::{ListedDir, lexical_absolute};
 use super::{Cached, FileCache, Git, GitSource, Overlay, Source, Tracked, WorktreeSource, join};
@@ -154,6 +156,17 @@ impl Workspace {
         self.targets.iter().any(|t| under(path, &t.scope))
     }
 
+    /// An editor's run of the one module directory `dir` (as it lies on disk): its
+    /// workspace, and the buffers over its files (see [`State::Editor`]).
+    pub(crate) fn editor(
+        dir: PathBuf,
+        state: State<'_>,
+    ) -> Result<(Workspace, Opened), error::Error> {
+        let ws = Workspace::worktree(&[dir])?;
+        let (opened, _) = ws.open(state)?;
+        Ok((ws, opened))
+    }
+
     /// The run's source for `state`: the worktree below the targets (with their
     /// subdirectories or not), the index, or a revision; and, for the worktree, why git's
     /// index could not be read, when it could not (see [`Workspace::worktree_source`]).
@@ -175,10 +188,10 @@ impl Workspace {
             }
             State::Index => (Opened::Git(git()?.index()?), None),
             State::Revision(rev) => (Opened::Git(git()?.rev(rev)?), None),
-            State::Editor { buffers, cache, tracked } => {
+            State::Editor { buffers, cache, index } => {
                 let mut disk = self.below_targets(false);
-                if let (Some(_), Some(t)) = (&self.git, tracked) {
-                    disk = disk.with_tracked(t.clone());
+                if let Some(t) = self.git.as_ref().and_then(|git| index.tracked(git, &self.root)) {
+                    disk = disk.with_tracked(t);
                 }
                 let buffers = buffers
                     .iter()
@@ -297,13 +310,37 @@ pub(crate) enum State<'a> {
     /// What a revision holds.
     Revision(&'a str),
     /// An editor's unsaved buffers (by path on disk) over the files of the targets
-    /// themselves, read through a cache kept between runs; `tracked`, what git's index
-    /// holds, as the caller last read it (a keystroke must not cost reading the index).
+    /// themselves, read through a cache kept between runs; `index`, what git's index
+    /// holds, read again only when it changed.
     Editor {
         buffers: &'a HashMap<PathBuf, String>,
         cache: &'a std::sync::Arc<FileCache>,
-        tracked: Option<&'a Tracked>,
+        index: &'a IndexCache,
     },
+}
+
+/// Each repository's index as an editor's server last read it, with its modification
+/// time: a keystroke must not cost reading a large index.
+#[derive(Default)]
+pub(crate) struct IndexCache(Mutex<HashMap<PathBuf, (Option<SystemTime>, Tracked)>>);
+
+impl IndexCache {
+    /// Which files git's index holds, read again only when the index changed.
+    fn tracked(&self, git: &Git, root: &Path) -> Option<Tracked> {
+        let stamp = std::fs::metadata(root.join(".git/index")).and_then(|m| m.modified()).ok();
+        // A run that failed may have left the lock poisoned: the cache is whole between
+        // its statements.
+        let mut cache = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((at, t)) = cache.get(root)
+            && stamp.is_some()
+            && *at == stamp
+        {
+            return Some(t.clone());
+        }
+        let t = git.tracked().ok()?;
+        cache.insert(root.to_path_buf(), (stamp, t.clone()));
+        Some(t)
+    }
 }
 
 /// The kinds of source a run reads.
