@@ -176,6 +176,8 @@ pub(crate) enum Command {
         #[arg(long, value_parser = release, help = ENGINE_HELP)]
         engine: Option<EngineChoice>,
         #[command(flatten)]
+        review: ReviewArgs,
+        #[command(flatten)]
         policy: PolicyArgs,
     },
     /// Write the warning comment above every original that an override file changes.
@@ -324,6 +326,22 @@ pub(crate) enum Command {
 }
 
 /// Where `show` and `audit` read from: the worktree unless told otherwise.
+/// How `diff --format markdown` links and fits the comment it writes.
+#[derive(Clone, Debug, clap::Args)]
+pub(crate) struct ReviewArgs {
+    /// Link the lines the Markdown review names, after the change, to URL/PATH#LLINE
+    /// (`https://github.com/OWNER/REPO/blob/COMMIT`).
+    #[arg(long, value_name = "URL")]
+    pub(crate) link_base: Option<String>,
+    /// The same for the lines before the change (the base commit's URL).
+    #[arg(long, value_name = "URL")]
+    pub(crate) link_base_before: Option<String>,
+    /// The longest Markdown review to write, in characters (GitHub's comment limit by
+    /// default); modules beyond it are listed, never cut.
+    #[arg(long, value_name = "CHARS", default_value_t = crate::report::markdown::GITHUB_LIMIT)]
+    pub(crate) max_chars: usize,
+}
+
 #[derive(Clone, Debug, Default, clap::Args)]
 pub(crate) struct FromArgs {
     /// Read the staged content (the git index) instead of the worktree.

@@ -2,7 +2,7 @@
 //! be once, not printed whole as removed; a nested block an override re-states, which
 //! Terraform's merge puts after the others, does not show the blocks around it as moved.
 
-use crate::util::Sandbox;
+use crate::util::{Sandbox, review_history};
 
 const MAIN: &str = "resource \"aws_instance\" \"web\" {\n  instance_type = \"t3.micro\"\n  ami           = \"ami-123\"\n  tags = {\n    Team = \"payments\"\n  }\n\n  root_block_device {\n    volume_size = 8\n  }\n\n  metadata_options {\n    http_tokens = \"required\"\n  }\n}\n";
 
@@ -52,5 +52,87 @@ fn a_nested_block_an_override_restates_moves_nothing_else() {
     assert!(
         added.iter().any(|l| l.contains("volume_size = 16") && l.contains("# ← override.tf:3")),
         "{out}"
+    );
+}
+
+/// The Markdown review of one commit of [`review_history`], with links to both sides.
+pub(crate) fn markdown_of(s: &Sandbox, commit: &str) -> (i32, String) {
+    let (before, after) = (format!("{commit}~1"), commit.to_string());
+    let run = s.run(&[
+        "diff",
+        &before,
+        &after,
+        "--format",
+        "markdown",
+        "--link-base",
+        "https://example.com/o/r/blob/AFTER",
+        "--link-base-before",
+        "https://example.com/o/r/blob/BEFORE",
+    ]);
+    (run.code, run.out())
+}
+
+#[test]
+fn the_markdown_review_says_what_each_commit_of_a_history_did() {
+    let s = Sandbox::new();
+    review_history(&s);
+
+    // An override file added: a backend swap and a value changed, with where each was.
+    let (code, md) = markdown_of(&s, "HEAD~3");
+    assert_eq!(code, 1, "{md}");
+    assert!(md.starts_with("<!-- override-guard review -->\n## override-guard review\n\n❌ **Not safe to merge under the policy**"), "{md}");
+    assert!(md.contains("### <code>examples/network</code> · 2 values changed by <code>backend_override.tf</code> · judged by Terraform 1.15.5\n"), "{md}");
+    assert!(md.contains("| <code>resource.aws_vpc.main.enable_dns_hostnames</code> | <code>true</code> · [examples/network/main.tf:12](https://example.com/o/r/blob/BEFORE/examples/network/main.tf#L12) | <code>false</code> · [examples/network/backend\\_override.tf:8](https://example.com/o/r/blob/AFTER/examples/network/backend_override.tf#L8) |"), "{md}");
+    assert!(md.contains("<code>&quot;/tmp/state &#124; &lt;script&gt;alert(1)&lt;/script&gt; &#96;x&#96;&quot;</code>"), "{md}");
+    assert!(md.contains("🛑 **error** `backend-swap` [examples/network/backend\\_override.tf:2](https://example.com/o/r/blob/AFTER/examples/network/backend_override.tf#L2)"), "{md}");
+    assert!(md.contains("<details><summary>Effective configuration diff</summary>\n\n```diff\n--- HEAD~3~1:examples/network\n"), "{md}");
+
+    // An override changed: the new value, and a variable made sensitive shows no value
+    // on either side, in the table or in the diff.
+    let (code, md) = markdown_of(&s, "HEAD~2");
+    assert_eq!(code, 0, "{md}");
+    assert!(
+        md.contains("⚠️ **Safe to merge under the policy**, with 1 warning introduced."),
+        "{md}"
+    );
+    assert!(
+        md.contains("### <code>examples/app</code> · 3 values changed by <code>override.tf</code>"),
+        "{md}"
+    );
+    assert!(md.contains("| <code>resource.aws_instance.web.instance_type</code> | <code>&quot;m6i.large&quot;</code>"), "{md}");
+    assert!(
+        md.contains(
+            "| <code>variable.ami_id.default</code> | *(sensitive)* · [examples/app/variables.tf:4]"
+        ),
+        "{md}"
+    );
+    assert!(!md.contains("ami-secret") && !md.contains("ami-0a1b2c3d4e5f67890"), "{md}");
+    assert!(md.contains("+  default     = (sensitive) # ← override.tf:17\n"), "{md}");
+
+    // An original deleted: the override's module call has no base any more.
+    let (code, md) = markdown_of(&s, "HEAD~1");
+    assert_eq!(code, 1, "{md}");
+    assert!(md.contains("### <code>examples/app</code> · now rejected by Terraform: <code>Missing module call to override: There is no module call named &quot;logs_bucket&quot;."), "{md}");
+    assert!(!md.contains("<details>"), "a rejected module's diff removes every line:\n{md}");
+
+    // An override aimed at a resource that is not there.
+    let (code, md) = markdown_of(&s, "HEAD");
+    assert_eq!(code, 1, "{md}");
+    assert!(md.contains("### <code>examples/network</code> · now rejected by Terraform: <code>Missing resource to override:"), "{md}");
+    assert!(md.contains("**Findings resolved (2)**"), "{md}");
+}
+
+#[test]
+fn a_markdown_review_longer_than_the_limit_lists_the_modules_it_leaves_out() {
+    let s = Sandbox::new();
+    review_history(&s);
+    let run = s.run(&["diff", "HEAD~4", "HEAD~2", "--format", "markdown", "--max-chars", "3000"]);
+    let md = run.out();
+    assert!(md.chars().count() <= 3000, "{}", md.chars().count());
+    assert!(md.contains("not shown to fit the comment limit"), "{md}");
+    assert_eq!(
+        md.matches("| Value | Before | After |").count(),
+        md.matches("\n### ").count(),
+        "{md}"
     );
 }

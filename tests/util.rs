@@ -392,3 +392,38 @@ pub fn doc_pages() -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// Copies a directory tree (files and folders only).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read_dir") {
+        let e = e.expect("entry");
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        if e.file_type().expect("type").is_dir() {
+            copy_tree(&src, &dst);
+        } else {
+            std::fs::copy(&src, &dst).expect("copy");
+        }
+    }
+}
+
+/// A pull request's history on the bundled examples, one commit a kind of change: an
+/// override file added (a backend swap, and a value with a pipe, HTML and backticks), an
+/// override changed (a larger instance, a variable made sensitive), an original deleted
+/// (so the override's module call has no base), and an override aimed at a resource that
+/// is not there. Each is the commit `HEAD~3`..`HEAD` after the examples' own commit.
+pub fn review_history(s: &Sandbox) {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    copy_tree(&examples, &s.path("examples"));
+    s.commit(&[], "the examples");
+    let swap = "terraform {\n  backend \"local\" {\n    path = \"/tmp/state | <script>alert(1)</script> `x`\"\n  }\n}\n\nresource \"aws_vpc\" \"main\" {\n  enable_dns_hostnames = false\n}\n";
+    s.commit(&[("examples/network/backend_override.tf", swap)], "add an override file");
+    let app = std::fs::read_to_string(s.path("examples/app/override.tf")).expect("read");
+    let app = app.replace("m6i.large", "m6i.xlarge")
+        + "\nvariable \"ami_id\" {\n  default   = \"ami-secret\"\n  sensitive = true\n}\n";
+    s.commit(&[("examples/app/override.tf", &app)], "change an override file");
+    std::fs::remove_file(s.path("examples/app/storage.tf")).expect("rm");
+    s.commit(&[], "delete an original");
+    let gone = swap.replace("\"aws_vpc\" \"main\"", "\"aws_vpc\" \"this\"");
+    s.commit(&[("examples/network/backend_override.tf", &gone)], "override what is not there");
+}

@@ -7,13 +7,14 @@ use super::output::{print_findings, write_note};
 use super::policies::{cli_levels, judging, policy_choice, refused, today};
 use super::sources::{Opened, print_notes};
 use super::workspace::{Shown, State, Workspace};
-use crate::cli::PolicyArgs;
+use crate::cli::{PolicyArgs, ReviewArgs};
 use crate::error;
 use crate::pipeline::Choice;
 use crate::pipeline::audit::{Ask, Judged};
 use crate::pipeline::change::touched;
 use crate::pipeline::compare::{self, Comparison};
 use crate::report::ReportFormat;
+use crate::report::markdown::{self, Links};
 use crate::report::{self, Style, review};
 use crate::source::Git;
 use crate::terraform::release::EngineChoice;
@@ -97,6 +98,7 @@ pub(super) fn diff(
     worktree: bool,
     format: ReportFormat,
     engine: EngineChoice,
+    links: &ReviewArgs,
     args: &PolicyArgs,
     style: Style,
 ) -> Result<Outcome, error::Error> {
@@ -156,6 +158,12 @@ pub(super) fn diff(
             review::human(&compared.changes, (old_side.label(), new_side.label()), style)
         }
         ReportFormat::Json => review::json(&compared.changes, (old_side.name(), new_side.name())),
+        ReportFormat::Markdown => {
+            let to =
+                Links { after: links.link_base.clone(), before: links.link_base_before.clone() };
+            let sides = (old_side.label(), new_side.label());
+            markdown::review(&compared.changes, sides, &to, links.max_chars)
+        }
         other => {
             let mut summary = compared.summary();
             summary.quiet = args.quiet;

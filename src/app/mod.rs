@@ -137,11 +137,12 @@ fn dispatch(cli: &Cli) -> Result<Outcome, error::Error> {
             };
             hook.run()
         }
-        Command::Diff { revs, worktree, format, engine, policy } => diff(
+        Command::Diff { revs, worktree, format, engine, review, policy } => diff(
             revs,
             *worktree,
             format.unwrap_or(ReportFormat::Human),
             engine.unwrap_or_default(),
+            review,
             policy,
             style,
         ),

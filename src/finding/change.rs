@@ -20,6 +20,31 @@ pub(crate) struct ModuleChange {
     /// Findings present after the change and not before, and the reverse.
     pub introduced: Vec<Finding>,
     pub resolved: Vec<Finding>,
+    /// Each effective value that differs, where the module is there on both sides and
+    /// the engine accepts it on both.
+    pub values: Vec<ValueChange>,
+    /// The release that judged the module after the change (before, for a removed one).
+    pub release: Option<String>,
+    /// The effective configurations without the values of sensitive variables and
+    /// outputs, for reports others read; `None` where they hold none.
+    pub redacted: Option<(Option<String>, Option<String>)>,
+}
+
+/// One effective value a change makes differ: `resource.aws_s3_bucket.b.tags.Name`,
+/// before and after (`None`: absent on that side).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct ValueChange {
+    pub path: String,
+    pub before: Option<Value>,
+    pub after: Option<Value>,
+}
+
+/// A value as a review shows it: its JSON text (`None`: sensitive, so never shown), and
+/// the file and line it was written at, when it has one.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Value {
+    pub text: Option<String>,
+    pub at: Option<(String, usize)>,
 }
 
 impl ModuleChange {
@@ -37,6 +62,14 @@ impl ModuleChange {
     /// The module's directory, `.` for the root, as a diff's header names it.
     pub(crate) fn dir_or_root(&self) -> String {
         if self.dir.is_empty() { ".".into() } else { self.dir.clone() }
+    }
+
+    /// The effective configurations as others may read them (see [`ModuleChange::redacted`]).
+    pub(crate) fn shown(&self) -> (Option<&str>, Option<&str>) {
+        match &self.redacted {
+            Some((b, a)) => (b.as_deref(), a.as_deref()),
+            None => (self.before.as_deref(), self.after.as_deref()),
+        }
     }
 
     pub(crate) fn status(&self) -> &'static str {

@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 
 use super::{Module, Settings};
 use crate::terraform::schema::Schema;
-use crate::terraform::{Block, Body, Expr, Item};
+use crate::terraform::{Block, Body, Expr, Item, Span};
 
 /// One step from the top of an effective configuration towards a leaf.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -58,12 +58,15 @@ impl fmt::Display for Path {
 }
 
 /// A leaf that differs, with its value in each configuration (`None`: absent there).
-/// Values are scalars, or empty objects and lists.
+/// Values are scalars, or empty objects and lists. `*_at` is the argument each value was
+/// written in, where it has one (an empty block's leaf has none).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Difference {
     pub path: Path,
     pub left: Option<Value>,
     pub right: Option<Value>,
+    pub left_at: Option<Span>,
+    pub right_at: Option<Span>,
 }
 
 /// Do both modules have the same effective configuration? Top-level blocks of one type
@@ -105,21 +108,29 @@ pub(crate) fn differences(a: &Module, b: &Module) -> Vec<Difference> {
 
 /// The leaves of `x` and `y` whose values differ, or that only one has, in that order.
 fn leaf_differences(x: &[Leaf], y: &[Leaf]) -> Vec<Difference> {
-    let in_x: HashMap<&Path, &Value> = x.iter().map(|l| (&l.path, &l.value)).collect();
-    let in_y: HashMap<&Path, &Value> = y.iter().map(|l| (&l.path, &l.value)).collect();
+    let in_x: HashMap<&Path, &Leaf> = x.iter().map(|l| (&l.path, l)).collect();
+    let in_y: HashMap<&Path, &Leaf> = y.iter().map(|l| (&l.path, l)).collect();
     let mut out = Vec::new();
     for l in x {
         let there = in_y.get(&l.path).copied();
-        if there != Some(&l.value) {
+        if there.map(|t| &t.value) != Some(&l.value) {
             out.push(Difference {
                 path: l.path.clone(),
                 left: Some(l.value.clone()),
-                right: there.cloned(),
+                right: there.map(|t| t.value.clone()),
+                left_at: l.at,
+                right_at: there.and_then(|t| t.at),
             });
         }
     }
     for l in y.iter().filter(|l| !in_x.contains_key(&l.path)) {
-        out.push(Difference { path: l.path.clone(), left: None, right: Some(l.value.clone()) });
+        out.push(Difference {
+            path: l.path.clone(),
+            left: None,
+            right: Some(l.value.clone()),
+            left_at: None,
+            right_at: l.at,
+        });
     }
     out
 }
@@ -137,6 +148,8 @@ fn block_order(m: &Module) -> HashMap<&str, Vec<&[String]>> {
 struct Leaf {
     path: Path,
     value: Value,
+    /// The argument the value was written in.
+    at: Option<Span>,
 }
 
 /// Whether two bodies have the same leaves: the same items in the same order, compared by
@@ -218,7 +231,7 @@ fn leaves_but(m: &Module, skip: &[bool]) -> Vec<Leaf> {
     if !m.locals.is_empty() {
         let mut locals = Entries::default();
         for a in &m.locals {
-            locals.set(&a.name, Entry::Value(a.expr.to_json()));
+            locals.set(&a.name, Entry::Value(a.expr.to_json(), Some(a.span)));
         }
         w.path.push(Step::Key("locals".into()));
         w.entries(locals);
@@ -254,14 +267,15 @@ fn settings(st: &Settings) -> Entries<'_> {
         } else {
             last.expr.to_json()
         };
-        t.set("required_version", Entry::Value(value));
+        t.set("required_version", Entry::Value(value, Some(last.span)));
     }
     if !st.required_providers.is_empty() {
         let mut rp = Map::new();
         for a in &st.required_providers {
             rp.insert(a.name.clone(), a.to_json(Schema::RequiredProviders));
         }
-        t.set("required_providers", Entry::Value(Value::Object(rp)));
+        let at = st.required_providers.last().map(|a| a.span);
+        t.set("required_providers", Entry::Value(Value::Object(rp), at));
     }
     let mut body = Entries::default();
     for b in [&st.backend, &st.cloud, &st.state_store, &st.encryption].into_iter().flatten() {
@@ -285,14 +299,14 @@ struct Entries<'a> {
 
 /// What one name of a body holds.
 enum Entry<'a> {
-    /// An argument's value.
-    Value(Value),
+    /// An argument's value, and where it was written.
+    Value(Value, Option<Span>),
     /// Nested blocks of one type, in order (see [`Entries::block`] for the values).
     Blocks(Vec<Element<'a>>),
 }
 
 enum Element<'a> {
-    Value(Value),
+    Value(Value, Option<Span>),
     Block(&'a Block, Schema),
 }
 
@@ -307,8 +321,8 @@ impl<'a> Entries<'a> {
 
     fn item(&mut self, i: &'a Item, schema: Schema) {
         match i {
-            Item::Attr(a) => self.set(&a.name, Entry::Value(a.to_json(schema))),
-            Item::Json(j) => self.set(&j.name, Entry::Value(j.value.to_json())),
+            Item::Attr(a) => self.set(&a.name, Entry::Value(a.to_json(schema), Some(a.span))),
+            Item::Json(j) => self.set(&j.name, Entry::Value(j.value.to_json(), Some(j.span))),
             Item::Block(b) => self.block(b, schema.child(&b.kind)),
         }
     }
@@ -338,13 +352,14 @@ impl<'a> Entries<'a> {
         let slot = &mut self.list[i].1;
         match slot {
             Entry::Blocks(list) => list.push(Element::Block(b, schema)),
-            Entry::Value(Value::Array(items)) => {
+            Entry::Value(Value::Array(items), at) => {
+                let at = *at;
                 let mut list: Vec<Element<'a>> =
-                    std::mem::take(items).into_iter().map(Element::Value).collect();
+                    std::mem::take(items).into_iter().map(|v| Element::Value(v, at)).collect();
                 list.push(Element::Block(b, schema));
                 *slot = Entry::Blocks(list);
             }
-            Entry::Value(_) => {}
+            Entry::Value(..) => {}
         }
     }
 }
@@ -354,29 +369,38 @@ impl<'a> Entries<'a> {
 struct Walk {
     path: Vec<Step>,
     out: Vec<Leaf>,
+    /// The argument whose value is being walked.
+    at: Option<Span>,
 }
 
 impl Walk {
     fn leaf(&mut self, value: Value) {
-        self.out.push(Leaf { path: Path(self.path.clone()), value });
+        self.out.push(Leaf { path: Path(self.path.clone()), value, at: self.at });
     }
 
     /// A body (or the settings, or the locals); an empty one is a leaf of its own, so
     /// that an empty block still differs from no block.
     fn entries(&mut self, e: Entries<'_>) {
         if e.list.is_empty() {
+            self.at = None;
             self.leaf(Value::Object(Map::new()));
             return;
         }
         for (name, entry) in e.list {
             self.path.push(Step::Key(name.to_string()));
             match entry {
-                Entry::Value(v) => self.value(v),
+                Entry::Value(v, at) => {
+                    self.at = at;
+                    self.value(v)
+                }
                 Entry::Blocks(list) => {
                     for (i, el) in list.into_iter().enumerate() {
                         self.path.push(Step::Index(i));
                         match el {
-                            Element::Value(v) => self.value(v),
+                            Element::Value(v, at) => {
+                                self.at = at;
+                                self.value(v)
+                            }
                             Element::Block(b, schema) => self.nested(b, schema),
                         }
                         self.path.pop();

@@ -8,11 +8,14 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::audit::{Audit, Counts, Judged};
 use crate::error;
-use crate::finding::change::{ModuleChange, REJECTS, introduced};
+use crate::finding::change::{ModuleChange, REJECTS, Value, ValueChange, introduced};
 use crate::merge::Module;
+use crate::merge::compare::{Path, Step, differences};
 use crate::policy::Finding;
 use crate::report::findings::Summary;
 use crate::source::{Scoped, Source, split};
+use crate::terraform::expr::Src;
+use crate::terraform::{Block, Expr, ExprKind, Item, Span};
 
 /// Each module of `dirs` in `src`, judged on its own by `audit` (found in that state).
 pub(crate) fn judge_dirs(
@@ -67,6 +70,12 @@ impl Comparison {
                 after: a.map(|j| effective_text(&j.loaded.module)),
                 introduced: introduced(&fb, fa.clone()),
                 resolved: introduced(&fa, fb),
+                values: match (b, a) {
+                    (Some(b), Some(a)) => values(&b.loaded.module, &a.loaded.module),
+                    _ => Vec::new(),
+                },
+                release: a.or(b).map(|j| j.loaded.module.release.to_string()),
+                redacted: redacted_texts(b, a),
             };
             if !change.files.is_empty()
                 || !change.introduced.is_empty()
@@ -120,6 +129,106 @@ fn effective_text(m: &Module) -> String {
         return out;
     }
     crate::render::hcl::review(m)
+}
+
+/// The effective values that differ between two accepted configurations of a module,
+/// sensitive ones without their text.
+fn values(b: &Module, a: &Module) -> Vec<ValueChange> {
+    if b.has_errors() || a.has_errors() {
+        return Vec::new();
+    }
+    let place = |m: &Module, at: Option<Span>| {
+        at.map(|s| {
+            let f = m.files.get(s.file);
+            (f.path.clone(), f.line_col(s.start).0)
+        })
+    };
+    let hidden = sensitive_names(&[Some(b), Some(a)]);
+    differences(b, a)
+        .into_iter()
+        .map(|d| {
+            let hide = sensitive_leaf(&hidden, &d.path);
+            let shown = |v: Option<serde_json::Value>, at, m| {
+                v.map(|v| Value { text: (!hide).then(|| v.to_string()), at: place(m, at) })
+            };
+            ValueChange {
+                path: d.path.to_string(),
+                before: shown(d.left, d.left_at, b),
+                after: shown(d.right, d.right_at, a),
+            }
+        })
+        .collect()
+}
+
+/// The argument of a variable or output that holds its value, which `sensitive = true`
+/// hides.
+fn held_value(b: &Block) -> Option<&'static str> {
+    let arg = match b.kind.as_str() {
+        "variable" => "default",
+        "output" => "value",
+        _ => return None,
+    };
+    (b.attr("sensitive").and_then(|s| s.expr.as_bool()) == Some(true)).then_some(arg)
+}
+
+/// The variables and outputs either side makes sensitive (kind and name): a value one
+/// side hides is hidden on both, or the side before would show what the change hides.
+fn sensitive_names<'m>(sides: &[Option<&'m Module>]) -> Vec<(&'m str, &'m str)> {
+    let mut out = Vec::new();
+    for m in sides.iter().flatten() {
+        for b in &m.blocks {
+            if let (Some(_), Some(name)) = (held_value(b), b.labels.first()) {
+                out.push((b.kind.as_str(), name.as_str()));
+            }
+        }
+    }
+    out
+}
+
+/// Is the leaf at `path` (part of) a sensitive variable's default or output's value?
+fn sensitive_leaf(hidden: &[(&str, &str)], path: &Path) -> bool {
+    let [Step::Key(kind), Step::Label(name), Step::Key(arg), ..] = path.0.as_slice() else {
+        return false;
+    };
+    let held = if kind == "variable" { "default" } else { "value" };
+    arg == held && hidden.contains(&(kind.as_str(), name.as_str()))
+}
+
+/// Both sides' effective configurations with every sensitive value replaced by
+/// `(sensitive)`; `None` where neither side holds one.
+fn redacted_texts(
+    b: Option<&Judged>,
+    a: Option<&Judged>,
+) -> Option<(Option<String>, Option<String>)> {
+    let (b, a) = (b.map(|j| &j.loaded.module), a.map(|j| &j.loaded.module));
+    let hidden = sensitive_names(&[b, a]);
+    if hidden.is_empty() {
+        return None;
+    }
+    let text = |m: Option<&Module>| m.map(|m| effective_text(&redacted(m, &hidden)));
+    Some((text(b), text(a)))
+}
+
+fn redacted(m: &Module, hidden: &[(&str, &str)]) -> Module {
+    let mut m = m.clone();
+    let mask: std::sync::Arc<str> = "(sensitive)".into();
+    for b in &mut m.blocks {
+        let held = if b.kind == "variable" { "default" } else { "value" };
+        let named = b.labels.first().is_some_and(|n| hidden.contains(&(b.kind.as_str(), n)));
+        if !named {
+            continue;
+        }
+        for i in b.body.items_mut() {
+            if let Item::Attr(a) = i
+                && a.name == held
+            {
+                let src = Src::slice(&mask, 0..mask.len());
+                a.expr =
+                    Expr { kind: ExprKind::Raw(src.clone()), span: a.expr.span, source: Some(src) };
+            }
+        }
+    }
+    m
 }
 
 #[cfg(test)]

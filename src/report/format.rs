@@ -5,7 +5,7 @@
 //! and its drawing; every `match` below makes the compiler ask for the rest.
 
 use super::findings::{self, Summary};
-use super::{Escapes, Style, ci, sarif};
+use super::{Escapes, Style, ci, markdown, sarif};
 use crate::finding::Finding;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -26,6 +26,9 @@ pub(crate) enum ReportFormat {
     Junit,
     /// Checkstyle XML, for Jenkins' warnings-ng and other linter dashboards.
     Checkstyle,
+    /// GitHub- and GitLab-flavoured Markdown, for a pull-request comment (`diff`: the
+    /// review, with its table of changed values).
+    Markdown,
 }
 
 impl ReportFormat {
@@ -40,6 +43,7 @@ impl ReportFormat {
             ReportFormat::Gitlab => ci::gitlab(found),
             ReportFormat::Junit => ci::junit(found, summary),
             ReportFormat::Checkstyle => ci::checkstyle(found),
+            ReportFormat::Markdown => markdown::findings(found, summary),
         }
     }
 
@@ -53,7 +57,8 @@ impl ReportFormat {
             | ReportFormat::Compact
             | ReportFormat::Github
             | ReportFormat::Junit
-            | ReportFormat::Checkstyle => Escapes::Text,
+            | ReportFormat::Checkstyle
+            | ReportFormat::Markdown => Escapes::Text,
         }
     }
 
@@ -66,14 +71,16 @@ impl ReportFormat {
             | ReportFormat::Sarif
             | ReportFormat::Gitlab
             | ReportFormat::Junit
-            | ReportFormat::Checkstyle => true,
+            | ReportFormat::Checkstyle
+            | ReportFormat::Markdown => true,
             ReportFormat::Human | ReportFormat::Compact | ReportFormat::Json => false,
         }
     }
 
-    /// A document a program parses (JSON, SARIF, GitLab, JUnit, Checkstyle), not lines for
-    /// people or workflow commands: written even when there is nothing to report, since
-    /// an empty file would not parse.
+    /// A document a program parses (JSON, SARIF, GitLab, JUnit, Checkstyle) or posts (a
+    /// Markdown comment), not lines for people or workflow commands: written even when
+    /// there is nothing to report, since an empty file would not parse, and a comment
+    /// should say that all is well.
     pub(crate) fn is_document(self) -> bool {
         match self {
             ReportFormat::Human | ReportFormat::Compact | ReportFormat::Github => false,
@@ -81,7 +88,8 @@ impl ReportFormat {
             | ReportFormat::Sarif
             | ReportFormat::Gitlab
             | ReportFormat::Junit
-            | ReportFormat::Checkstyle => true,
+            | ReportFormat::Checkstyle
+            | ReportFormat::Markdown => true,
         }
     }
 

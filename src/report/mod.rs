@@ -127,6 +127,7 @@ pub fn compact(files: &Files, d: &Diagnostic, code: &str) -> String {
 pub mod ci;
 pub mod findings;
 pub(crate) mod format;
+pub(crate) mod markdown;
 pub(crate) mod review;
 pub(crate) use format::ReportFormat;
 pub mod sarif;

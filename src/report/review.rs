@@ -273,6 +273,9 @@ mod tests {
             after: Some("x\n".into()),
             introduced: vec![],
             resolved: vec![],
+            values: vec![],
+            release: None,
+            redacted: None,
         };
         let added = ModuleChange {
             dir: "n".into(),
@@ -281,6 +284,9 @@ mod tests {
             after: Some("y\n".into()),
             introduced: vec![finding("merge-error", "n/main.tf", "bad", 0)],
             resolved: vec![],
+            values: vec![],
+            release: None,
+            redacted: None,
         };
         let text = human(&[same, added], ("HEAD", "index"), Style::plain());
         assert!(text.starts_with("module n (added)\n--- HEAD:n\n+++ index:n\n"), "{text}");
