@@ -77,10 +77,25 @@ pub(crate) fn text(s: &str) -> String {
     out
 }
 
-/// A value as inline code that survives a table: an HTML `<code>` element, whose content
-/// is escaped as HTML (so `<script>` is text) with the pipe and the backtick as entities
-/// (a table row is split at a raw `|`, even inside a code span), cut at `max` characters
-/// and kept on one line.
+/// A finding's message: its text, with the spans it quotes in backticks (an address, a
+/// value) as code. A message with an odd number of backticks is all text.
+fn message(s: &str) -> String {
+    let parts: Vec<&str> = s.split('`').collect();
+    if parts.len() % 2 == 0 {
+        return text(s);
+    }
+    let mut out = String::new();
+    for (i, p) in parts.iter().enumerate() {
+        out.push_str(&if i % 2 == 1 { code(p, CELL_CHARS) } else { text(p) });
+    }
+    out
+}
+
+/// A value as inline code that survives a table: an HTML `<code>` element. Markdown goes
+/// on inside it (cmark-gfm reads `HEAD~1 … HEAD~2` there as strike-through), so every
+/// character that starts markup is an entity, read as the character itself: HTML's own
+/// (`<script>` is text), the pipe (a table row is split at a raw `|`), the backtick,
+/// emphasis, strike-through, links and math. Cut at `max` characters, on one line.
 pub(crate) fn code(s: &str, max: usize) -> String {
     let mut out = String::from("<code>");
     for (i, c) in s.chars().enumerate() {
@@ -93,9 +108,9 @@ pub(crate) fn code(s: &str, max: usize) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
-            '|' => out.push_str("&#124;"),
-            '`' => out.push_str("&#96;"),
-            '\\' => out.push_str("&#92;"),
+            '|' | '`' | '\\' | '*' | '_' | '~' | '[' | ']' | '!' | '$' => {
+                out.push_str(&format!("&#{};", c as u32))
+            }
             '\n' => out.push_str("\\n"),
             c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
             c => out.push(c),
@@ -163,7 +178,7 @@ fn finding(f: &Finding, base: Option<&str>) -> String {
         _ => "⚠️ **warning**",
     };
     let at = place(&(f.primary.path.clone(), line), base);
-    format!("- {level} `{}` {at}: {}\n", f.rule, text(&f.message))
+    format!("- {level} `{}` {at}: {}\n", f.rule, message(&f.message))
 }
 
 fn findings_lists(c: &ModuleChange, links: &Links) -> String {
@@ -498,6 +513,13 @@ mod tests {
             line,
             "- 🛑 **error** `backend-swap` app/o.tf:1: swap \\*now\\* \\[x\\](javascript:y) \\<b\\>\\|\\</b\\>\n"
         );
+    }
+
+    #[test]
+    fn a_message_quotes_code_as_code() {
+        assert_eq!(message("`path` is *set*"), "<code>path</code> is \\*set\\*");
+        assert_eq!(message("one ` alone"), "one \\` alone");
+        assert_eq!(message("`<b>|`"), "<code>&lt;b&gt;&#124;</code>");
     }
 
     #[test]

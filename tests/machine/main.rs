@@ -25,6 +25,7 @@ mod measure;
 mod precommit;
 mod rego;
 mod release;
+mod review;
 mod scanners;
 #[path = "../shapes.rs"]
 mod shapes;
@@ -85,6 +86,8 @@ impl Need {
                             "scanners.rs"
                         } else if vars.contains(&rego::PYTHON) {
                             "rego.rs"
+                        } else if vars.contains(&review::PYTHON) {
+                            "review.rs"
                         } else if vars.contains(&vscode::VSCE) {
                             "vscode.rs"
                         } else if vars.contains(&toml_editors::TAPLO)
@@ -172,6 +175,11 @@ const TESTS: &[(&str, Need, fn())] = &[
         "rego/a_rego_policy_on_config_json_sees_the_merged_configuration",
         Need::Tools(&[rego::PYTHON]),
         rego::a_rego_policy_on_config_json_sees_the_merged_configuration,
+    ),
+    (
+        "review/cmark_gfm_renders_the_review_with_its_tables_links_and_folded_diffs",
+        Need::Tools(&[review::PYTHON]),
+        review::cmark_gfm_renders_the_review_with_its_tables_links_and_folded_diffs,
     ),
     (
         "release/every_archive_matches_its_sum_holds_the_docs_and_runs",

@@ -1,0 +1,95 @@
+//! The Markdown review as a pull request shows it: rendered by cmark-gfm (the renderer
+//! GitHub's is built on, from PyPI, run by `tests/review/gfm.py`), the HTML of each
+//! commit of a history has the tables, links and folded diffs it should, and what a
+//! repository wrote stays text. The Python with cmarkgfm installed is named by
+//! `OVERRIDE_GUARD_GFM_PYTHON` (`.ci/run` installs a pinned cmarkgfm into its venv and
+//! sets it); without it the test is reported ignored. The page of the first commit is
+//! left in `target/review/review.html`, which `docs/screenshot/review.sh` photographs.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use crate::util::{Sandbox, review_history};
+
+pub const PYTHON: &str = "OVERRIDE_GUARD_GFM_PYTHON";
+
+/// `diff COMMIT~1 COMMIT --format markdown`, linked, rendered by cmark-gfm.
+fn rendered(python: &std::ffi::OsStr, s: &Sandbox, commit: &str, page: bool) -> String {
+    let run = s.run(&[
+        "diff",
+        &format!("{commit}~1"),
+        commit,
+        "--format",
+        "markdown",
+        "--link-base",
+        "https://example.com/o/r/blob/AFTER",
+        "--link-base-before",
+        "https://example.com/o/r/blob/BEFORE",
+    ]);
+    assert!(run.code <= 1, "diff failed: {}", run.shown());
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/review/gfm.py");
+    let mut cmd = Command::new(python);
+    cmd.arg(script);
+    if page {
+        cmd.arg("--page");
+    }
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("python starts");
+    child.stdin.take().expect("stdin").write_all(&run.stdout).expect("input written");
+    let out = child.wait_with_output().expect("python ends");
+    assert!(out.status.success(), "cmark-gfm failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("UTF-8 HTML")
+}
+
+pub fn cmark_gfm_renders_the_review_with_its_tables_links_and_folded_diffs() {
+    let python = std::env::var_os(PYTHON).filter(|v| !v.is_empty()).unwrap_or_else(|| {
+        panic!("{PYTHON}=path/to/python (with cmarkgfm installed) runs this test, as .ci/run does")
+    });
+    let s = Sandbox::new();
+    review_history(&s);
+
+    let html = rendered(&python, &s, "HEAD~3", false);
+    assert!(html.contains("<h3><code>examples/network</code> · 2 values changed by <code>backend_override.tf</code>"), "{html}");
+    assert_eq!(html.matches("<table>").count(), 1, "{html}");
+    assert_eq!(html.matches("<tr>").count(), 3, "a header and two values:\n{html}");
+    assert!(html.contains("<td><code>false</code> · <a href=\"https://example.com/o/r/blob/AFTER/examples/network/backend_override.tf#L8\">examples/network/backend_override.tf:8</a></td>"), "{html}");
+    assert!(
+        html.contains(
+            "<a href=\"https://example.com/o/r/blob/BEFORE/examples/network/main.tf#L12\">"
+        ),
+        "{html}"
+    );
+    // The hostile value is one cell's text: its pipe split nothing, its tag is no tag.
+    assert!(
+        html.contains(
+            "<code>&quot;/tmp/state | &lt;script&gt;alert(1)&lt;/script&gt; `x`&quot;</code>"
+        ),
+        "{html}"
+    );
+    assert!(!html.contains("<script"), "{html}");
+    assert!(html.contains("<details><summary>Effective configuration diff</summary>\n<pre lang=\"diff\"><code>--- HEAD~3~1:examples/network\n"), "{html}");
+    assert!(html.contains("</code></pre>\n</details>"), "{html}");
+    assert!(!html.contains("<del>"), "a revision's ~ made strike-through:\n{html}");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/review");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::write(dir.join("review.html"), rendered(&python, &s, "HEAD~3", true)).expect("write");
+
+    // The sensitive value is nowhere, rendered or not.
+    let html = rendered(&python, &s, "HEAD~2", false);
+    assert!(html.contains("<td><em>(sensitive)</em> · <a href=\"https://example.com/o/r/blob/BEFORE/examples/app/variables.tf#L4\">"), "{html}");
+    assert!(!html.contains("ami-secret") && !html.contains("ami-0a1b2c3d4e5f67890"), "{html}");
+
+    // A rejected module: the engine's words, no table, no diff.
+    let html = rendered(&python, &s, "HEAD", false);
+    assert!(
+        html.contains("now rejected by Terraform: <code>Missing resource to override:"),
+        "{html}"
+    );
+    assert!(!html.contains("<table>") && !html.contains("<details>"), "{html}");
+    assert!(html.contains("<strong>Findings resolved (2)</strong>"), "{html}");
+}
