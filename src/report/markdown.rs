@@ -81,7 +81,7 @@ pub(crate) fn text(s: &str) -> String {
 /// value) as code. A message with an odd number of backticks is all text.
 fn message(s: &str) -> String {
     let parts: Vec<&str> = s.split('`').collect();
-    if parts.len() % 2 == 0 {
+    if parts.len().is_multiple_of(2) {
         return text(s);
     }
     let mut out = String::new();
