@@ -81,10 +81,10 @@ fn the_markdown_review_says_what_each_commit_of_a_history_did() {
     let (code, md) = markdown_of(&s, "HEAD~3");
     assert_eq!(code, 1, "{md}");
     assert!(md.starts_with("<!-- override-guard review -->\n## override-guard review\n\n❌ **Not safe to merge under the policy**"), "{md}");
-    assert!(md.contains("### <code>examples/network</code> · 2 values changed by <code>backend&#95;override.tf</code> · judged by Terraform 1.15.5\n"), "{md}");
-    assert!(md.contains("| <code>resource.aws&#95;vpc.main.enable&#95;dns&#95;hostnames</code> | <code>true</code> · [examples/network/main.tf:12](https://example.com/o/r/blob/BEFORE/examples/network/main.tf#L12) | <code>false</code> · [examples/network/backend\\_override.tf:8](https://example.com/o/r/blob/AFTER/examples/network/backend_override.tf#L8) |"), "{md}");
+    assert!(md.contains("### <code>examples/network</code> · 2 values changed by <code>backend_override.tf</code> · judged by Terraform 1.15.5\n"), "{md}");
+    assert!(md.contains("| <code>resource.aws_vpc.main.enable_dns_hostnames</code> | <code>true</code> · [examples/network/main.tf:12](https://example.com/o/r/blob/BEFORE/examples/network/main.tf#L12) | <code>false</code> · [examples/network/backend_override.tf:8](https://example.com/o/r/blob/AFTER/examples/network/backend_override.tf#L8) |"), "{md}");
     assert!(md.contains("<code>&quot;/tmp/state &#124; &lt;script&gt;alert(1)&lt;/script&gt; &#96;x&#96;&quot;</code>"), "{md}");
-    assert!(md.contains("🛑 **error** `backend-swap` [examples/network/backend\\_override.tf:2](https://example.com/o/r/blob/AFTER/examples/network/backend_override.tf#L2)"), "{md}");
+    assert!(md.contains("🛑 **error** `backend-swap` [examples/network/backend_override.tf:2](https://example.com/o/r/blob/AFTER/examples/network/backend_override.tf#L2)"), "{md}");
     assert!(md.contains("<details><summary>Effective configuration diff</summary>\n\n```diff\n--- HEAD~3~1:examples/network\n"), "{md}");
 
     // An override changed: the new value, and a variable made sensitive shows no value
@@ -99,10 +99,10 @@ fn the_markdown_review_says_what_each_commit_of_a_history_did() {
         md.contains("### <code>examples/app</code> · 3 values changed by <code>override.tf</code>"),
         "{md}"
     );
-    assert!(md.contains("| <code>resource.aws&#95;instance.web.instance&#95;type</code> | <code>&quot;m6i.large&quot;</code>"), "{md}");
+    assert!(md.contains("| <code>resource.aws_instance.web.instance_type</code> | <code>&quot;m6i.large&quot;</code>"), "{md}");
     assert!(
         md.contains(
-            "| <code>variable.ami&#95;id.default</code> | *(sensitive)* · [examples/app/variables.tf:4]"
+            "| <code>variable.ami_id.default</code> | *(sensitive)* · [examples/app/variables.tf:4]"
         ),
         "{md}"
     );
@@ -112,7 +112,7 @@ fn the_markdown_review_says_what_each_commit_of_a_history_did() {
     // An original deleted: the override's module call has no base any more.
     let (code, md) = markdown_of(&s, "HEAD~1");
     assert_eq!(code, 1, "{md}");
-    assert!(md.contains("### <code>examples/app</code> · now rejected by Terraform: <code>Missing module call to override: There is no module call named &quot;logs&#95;bucket&quot;."), "{md}");
+    assert!(md.contains("### <code>examples/app</code> · now rejected by Terraform: <code>Missing module call to override: There is no module call named &quot;logs_bucket&quot;."), "{md}");
     assert!(!md.contains("<details>"), "a rejected module's diff removes every line:\n{md}");
 
     // An override aimed at a resource that is not there.

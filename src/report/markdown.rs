@@ -62,8 +62,10 @@ fn url_part(s: &str) -> String {
 /// its list item or cell. It never starts a line, so block markup cannot begin.
 pub(crate) fn text(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
+    let chars: Vec<char> = s.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
         match c {
+            '_' if inside_word(&chars, i) => out.push('_'),
             '&' => out.push_str("&amp;"),
             '\n' | '\r' | '\t' => out.push(' '),
             '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '~' | '!' | '$' => {
@@ -98,12 +100,14 @@ fn message(s: &str) -> String {
 /// emphasis, strike-through, links and math. Cut at `max` characters, on one line.
 pub(crate) fn code(s: &str, max: usize) -> String {
     let mut out = String::from("<code>");
-    for (i, c) in s.chars().enumerate() {
+    let chars: Vec<char> = s.chars().take(max + 1).collect();
+    for (i, &c) in chars.iter().enumerate() {
         if i == max {
             out.push('…');
             break;
         }
         match c {
+            '_' if inside_word(&chars, i) => out.push('_'),
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
@@ -118,6 +122,13 @@ pub(crate) fn code(s: &str, max: usize) -> String {
     }
     out.push_str("</code>");
     out
+}
+
+/// Is the character at `i` between two letters or digits? An underscore there cannot
+/// open or close emphasis (CommonMark's flanking rules), so `aws_instance` stays as it is.
+fn inside_word(chars: &[char], i: usize) -> bool {
+    let word = |j: Option<usize>| j.and_then(|j| chars.get(j)).is_some_and(|c| c.is_alphanumeric());
+    word(i.checked_sub(1)) && word(Some(i + 1))
 }
 
 /// A fenced code block for `body`, its fence longer than any run of backticks in it, so
@@ -520,6 +531,8 @@ mod tests {
         assert_eq!(message("`path` is *set*"), "<code>path</code> is \\*set\\*");
         assert_eq!(message("one ` alone"), "one \\` alone");
         assert_eq!(message("`<b>|`"), "<code>&lt;b&gt;&#124;</code>");
+        assert_eq!(code("aws_s3 _x_ a_", 20), "<code>aws_s3 &#95;x&#95; a&#95;</code>");
+        assert_eq!(text("aws_s3 _x_"), "aws_s3 \\_x\\_");
     }
 
     #[test]

@@ -182,6 +182,11 @@ const TESTS: &[(&str, Need, fn())] = &[
         review::cmark_gfm_renders_the_review_with_its_tables_links_and_folded_diffs,
     ),
     (
+        "review/the_review_poster_edits_its_own_comment_found_by_its_marker",
+        Need::Tools(&[review::PYTHON]),
+        review::the_review_poster_edits_its_own_comment_found_by_its_marker,
+    ),
+    (
         "release/every_archive_matches_its_sum_holds_the_docs_and_runs",
         Need::ReleaseArtifacts,
         release::every_archive_matches_its_sum_holds_the_docs_and_runs,

@@ -93,3 +93,85 @@ pub fn cmark_gfm_renders_the_review_with_its_tables_links_and_folded_diffs() {
     assert!(!html.contains("<table>") && !html.contains("<details>"), "{html}");
     assert!(html.contains("<strong>Findings resolved (2)</strong>"), "{html}");
 }
+
+/// `action/post_review.py` against a stand-in of GitHub's and GitLab's comment APIs
+/// (`tests/review/forge_api.py`, real HTTP on loopback): it edits the comment holding
+/// the last review, found by its marker across pages, not the last comment; one it may
+/// not edit is left alone; without one it posts a new comment.
+pub fn the_review_poster_edits_its_own_comment_found_by_its_marker() {
+    for forge in ["github", "gitlab"] {
+        poster_on(forge);
+    }
+}
+
+fn poster_on(forge: &str) {
+    let python = std::env::var_os(PYTHON)
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| panic!("{PYTHON}=path/to/python runs this test, as .ci/run does"));
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let s = Sandbox::empty();
+    let marker = "<!-- override-guard review -->";
+    let comment = |id: u64, login: &str, body: &str| serde_json::json!({"id": id, "user": {"login": login}, "body": body});
+    let mut seed = vec![
+        comment(1, "alice", "please look at the backend"),
+        comment(2, "github-actions[bot]", &format!("{marker}\n## override-guard review\nold")),
+    ];
+    // Enough comments after it for two pages, the last of them another tool's, and a
+    // reply that quotes the review (its marker too), which the token may not edit.
+    for id in 3..=140 {
+        seed.push(comment(id, "bob", "a reply"));
+    }
+    seed.push(comment(141, "carol", &format!("{marker}\nquoted")));
+    seed.push(comment(142, "other-bot[bot]", "plan: 3 to change"));
+    let post = |seed: &[serde_json::Value]| -> (String, Vec<serde_json::Value>) {
+        let seed_path = s.beside("seed.json");
+        std::fs::write(&seed_path, serde_json::to_vec(seed).expect("json")).expect("write");
+        let mut api = Command::new(&python)
+            .arg(root.join("tests/review/forge_api.py"))
+            .arg(&seed_path)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("the stand-in starts");
+        let mut port = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(api.stdout.as_mut().expect("stdout")),
+            &mut port,
+        )
+        .expect("its port");
+        let url = format!("http://127.0.0.1:{}", port.trim());
+        let review = s.beside("review.md");
+        std::fs::write(&review, format!("{marker}\n## override-guard review\nnew\n")).expect("w");
+        let mut poster = Command::new(&python);
+        poster.arg(root.join("action/post_review.py")).args([forge, "o/r", "7"]).arg(&review);
+        match forge {
+            "github" => poster.env("GITHUB_API_URL", &url).env("GITHUB_TOKEN", "t0ken"),
+            _ => poster.env("CI_API_V4_URL", format!("{url}/api/v4")).env("GITLAB_TOKEN", "t0ken"),
+        };
+        let out = poster.output().expect("the poster runs");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let state = Command::new(&python)
+            .args(["-c", "import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())"])
+            .arg(format!("{url}/state"))
+            .output()
+            .expect("state read");
+        drop(api.stdin.take());
+        api.wait().expect("the stand-in ends");
+        let state: Vec<serde_json::Value> = serde_json::from_slice(&state.stdout).expect("state");
+        (String::from_utf8_lossy(&out.stdout).trim().to_string(), state)
+    };
+
+    let (said, state) = post(&seed);
+    assert_eq!(said, "edited comment 2", "{forge}");
+    assert_eq!(state.len(), seed.len(), "a comment was added");
+    assert_eq!(state[1]["body"], format!("{marker}\n## override-guard review\nnew\n"));
+    assert_eq!(state[140]["body"], format!("{marker}\nquoted"), "another's comment was edited");
+    assert_eq!(state[141]["body"], "plan: 3 to change");
+
+    // No review yet: a new comment, at the end.
+    seed.remove(1);
+    let (said, state) = post(&seed);
+    assert_eq!(said, "posted comment 143");
+    assert_eq!(state.len(), seed.len() + 1);
+    assert_eq!(state[seed.len()]["user"]["login"], "github-actions[bot]");
+}
