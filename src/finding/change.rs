@@ -39,12 +39,13 @@ pub(crate) struct ValueChange {
     pub after: Option<Value>,
 }
 
-/// A value as a review shows it: its JSON text (`None`: sensitive, so never shown), and
-/// the file and line it was written at, when it has one.
+/// A value as a review shows it: its text (`None`: sensitive, so never shown), the file
+/// and line it was written at, when it has one, and whether that is an override file.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Value {
     pub text: Option<String>,
     pub at: Option<(String, usize)>,
+    pub by_override: bool,
 }
 
 impl ModuleChange {

@@ -15,7 +15,7 @@ use crate::policy::Finding;
 use crate::report::findings::Summary;
 use crate::source::{Scoped, Source, split};
 use crate::terraform::expr::Src;
-use crate::terraform::{Block, Expr, ExprKind, Item, Span};
+use crate::terraform::{Block, Expr, ExprKind, FileClass, Item, Span};
 
 /// Each module of `dirs` in `src`, judged on its own by `audit` (found in that state).
 pub(crate) fn judge_dirs(
@@ -140,7 +140,7 @@ fn values(b: &Module, a: &Module) -> Vec<ValueChange> {
     let place = |m: &Module, at: Option<Span>| {
         at.map(|s| {
             let f = m.files.get(s.file);
-            (f.path.clone(), f.line_col(s.start).0)
+            ((f.path.clone(), f.line_col(s.start).0), f.class == FileClass::Override)
         })
     };
     let hidden = sensitive_names(&[Some(b), Some(a)]);
@@ -149,7 +149,11 @@ fn values(b: &Module, a: &Module) -> Vec<ValueChange> {
         .map(|d| {
             let hide = sensitive_leaf(&hidden, &d.path);
             let shown = |v: Option<serde_json::Value>, at, m| {
-                v.map(|v| Value { text: (!hide).then(|| v.to_string()), at: place(m, at) })
+                v.map(|v| {
+                    let (at, by_override) =
+                        place(m, at).map_or((None, false), |(a, o)| (Some(a), o));
+                    Value { text: (!hide).then(|| value_text(&v)), at, by_override }
+                })
             };
             ValueChange {
                 path: d.path.to_string(),
@@ -158,6 +162,32 @@ fn values(b: &Module, a: &Module) -> Vec<ValueChange> {
             }
         })
         .collect()
+}
+
+/// A leaf's value as it reads best: a string that is one interpolation (`"${var.x}"`, as
+/// JSON writes a reference) as the expression it holds, anything else as JSON.
+fn value_text(v: &serde_json::Value) -> String {
+    if let serde_json::Value::String(s) = v
+        && let Some(inner) = s.strip_prefix("${").and_then(|r| r.strip_suffix('}'))
+        && one_interpolation(inner)
+    {
+        return inner.to_string();
+    }
+    v.to_string()
+}
+
+/// Is `${inner}` one interpolation: do its braces balance, none closing before the end?
+fn one_interpolation(inner: &str) -> bool {
+    let mut depth = 0usize;
+    for c in inner.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => return false,
+            '}' => depth -= 1,
+            _ => {}
+        }
+    }
+    depth == 0
 }
 
 /// The argument of a variable or output that holds its value, which `sensitive = true`
@@ -234,6 +264,16 @@ fn redacted(m: &Module, hidden: &[(&str, &str)]) -> Module {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reference_reads_as_written() {
+        let t = |s: &str| value_text(&serde_json::Value::String(s.into()));
+        assert_eq!(t("${var.x}"), "var.x");
+        assert_eq!(t("${merge(a, { b = 1 })}"), "merge(a, { b = 1 })");
+        assert_eq!(t("${a}-${b}"), "\"${a}-${b}\"");
+        assert_eq!(t("x"), "\"x\"");
+        assert_eq!(value_text(&serde_json::json!(3)), "3");
+    }
     use crate::pipeline::Choice;
     use crate::pipeline::audit::Ask;
     use crate::policy::Date;

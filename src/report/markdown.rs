@@ -12,6 +12,7 @@ use super::findings::Summary;
 use super::review::{summary as summary_line, unified};
 use crate::finding::change::{ModuleChange, Value, rejected_by};
 use crate::finding::{Finding, Level, Tally};
+use crate::terraform::discover::{Engine, config_ext, is_override};
 
 /// The first line of every review: how the Action finds its own comment to edit it.
 pub(crate) const MARKER: &str = "<!-- override-guard review -->";
@@ -211,9 +212,20 @@ fn findings_lists(c: &ModuleChange, links: &Links) -> String {
 
 /// What happened to a module, in one line.
 fn what_happened(c: &ModuleChange) -> String {
-    let (_, after) = c.shown();
+    let (before, after) = c.shown();
+    let overrides: Vec<String> = c
+        .files
+        .iter()
+        .filter(|f| config_ext(f, Engine::OpenTofu).is_some_and(|ext| is_override(f, ext)))
+        .map(|f| code(f, CELL_CHARS))
+        .collect();
     match c.status() {
-        "added" => "module added".into(),
+        "added" if overrides.is_empty() => "module added".into(),
+        "added" => format!("module added, with {}", overrides.join(", ")),
+        _ if before.and_then(rejected_by).is_some() && after.and_then(rejected_by).is_none() => {
+            let engine = before.and_then(rejected_by).unwrap_or("the engine");
+            format!("no longer rejected by {}", text(engine))
+        }
         "removed" => "module removed".into(),
         "rejected" => {
             let engine = after.and_then(rejected_by).unwrap_or("the engine");
@@ -230,23 +242,31 @@ fn what_happened(c: &ModuleChange) -> String {
         }
         _ if c.values.is_empty() => "effective configuration changed".into(),
         _ => {
-            let mut files: Vec<&str> = Vec::new();
+            // Where each new value comes from (the old one, for a value the change
+            // removes): the override files among them are what a reader must know.
+            let (mut overrides, mut others): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
+            let mut by_override = 0;
             for v in &c.values {
-                let at = v.after.as_ref().or(v.before.as_ref()).and_then(|v| v.at.as_ref());
-                if let Some((path, _)) = at {
-                    let name = path.rsplit('/').next().unwrap_or(path);
-                    if !files.contains(&name) {
-                        files.push(name);
-                    }
+                let Some(side) = v.after.as_ref().or(v.before.as_ref()) else { continue };
+                let Some((path, _)) = &side.at else { continue };
+                let name = path.rsplit('/').next().unwrap_or(path);
+                let list = if side.by_override { &mut overrides } else { &mut others };
+                by_override += usize::from(side.by_override);
+                if !list.contains(&name) {
+                    list.push(name);
                 }
             }
             let n = c.values.len();
-            let plural = if n == 1 { "value" } else { "values" };
-            let by: Vec<String> = files.iter().map(|f| code(f, CELL_CHARS)).collect();
-            if by.is_empty() {
-                format!("{n} {plural} changed")
-            } else {
-                format!("{n} {plural} changed by {}", by.join(", "))
+            let values = |n: usize| if n == 1 { "value" } else { "values" };
+            let names =
+                |l: &[&str]| l.iter().map(|f| code(f, CELL_CHARS)).collect::<Vec<_>>().join(", ");
+            match (by_override, others.is_empty()) {
+                (0, true) => format!("{n} {} changed", values(n)),
+                (0, false) => format!("{n} {} changed in {}", values(n), names(&others)),
+                (k, true) => format!("{k} {} changed by {}", values(k), names(&overrides)),
+                (k, false) => {
+                    format!("{n} {} changed, {k} of them by {}", values(n), names(&overrides))
+                }
             }
         }
     }
@@ -432,7 +452,8 @@ mod tests {
     }
 
     fn value(text: &str, path: &str, line: usize) -> Option<Value> {
-        Some(Value { text: Some(text.into()), at: Some((path.into(), line)) })
+        let by_override = path.ends_with("override.tf");
+        Some(Value { text: Some(text.into()), at: Some((path.into(), line)), by_override })
     }
 
     fn row(before: &str, after: &str) -> ValueChange {
@@ -471,6 +492,20 @@ mod tests {
     }
 
     #[test]
+    fn a_module_added_names_its_override_files_and_one_accepted_again_says_so() {
+        let mut c = change(vec![]);
+        c.before = None;
+        c.files = vec!["main.tf".into(), "backend_override.tf".into()];
+        assert_eq!(what_happened(&c), "module added, with <code>backend_override.tf</code>");
+        let mut c = change(vec![]);
+        c.before = Some(format!(
+            "# Terraform{}# x.tf:1:1: error[merge-error]: no\n",
+            crate::finding::change::REJECTS
+        ));
+        assert_eq!(what_happened(&c), "no longer rejected by Terraform");
+    }
+
+    #[test]
     fn hostile_values_stay_inside_their_cell() {
         for hostile in ["a|b", "`x`", "<script>alert(1)</script>", "line\nbreak", "\\|", "&lt;"] {
             let md = review(
@@ -499,8 +534,16 @@ mod tests {
     fn a_sensitive_value_shows_only_its_place() {
         let hidden = ValueChange {
             path: "variable.token.default".into(),
-            before: Some(Value { text: None, at: Some(("app/variables.tf".into(), 4)) }),
-            after: Some(Value { text: None, at: Some(("app/override.tf".into(), 2)) }),
+            before: Some(Value {
+                text: None,
+                at: Some(("app/variables.tf".into(), 4)),
+                by_override: false,
+            }),
+            after: Some(Value {
+                text: None,
+                at: Some(("app/override.tf".into(), 2)),
+                by_override: true,
+            }),
         };
         let md = review(&[change(vec![hidden])], ("a", "b"), &Links::default(), GITHUB_LIMIT);
         assert!(md.contains("| <code>variable.token.default</code> | *(sensitive)* · app/variables.tf:4 | *(sensitive)* · app/override.tf:2 |"), "{md}");
