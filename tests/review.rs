@@ -2,7 +2,7 @@
 //! be once, not printed whole as removed; a nested block an override re-states, which
 //! Terraform's merge puts after the others, does not show the blocks around it as moved.
 
-use crate::util::{Sandbox, review_history};
+use crate::util::{Sandbox, markdown_of, review_history};
 
 const MAIN: &str = "resource \"aws_instance\" \"web\" {\n  instance_type = \"t3.micro\"\n  ami           = \"ami-123\"\n  tags = {\n    Team = \"payments\"\n  }\n\n  root_block_device {\n    volume_size = 8\n  }\n\n  metadata_options {\n    http_tokens = \"required\"\n  }\n}\n";
 
@@ -53,23 +53,6 @@ fn a_nested_block_an_override_restates_moves_nothing_else() {
         added.iter().any(|l| l.contains("volume_size = 16") && l.contains("# ← override.tf:3")),
         "{out}"
     );
-}
-
-/// The Markdown review of one commit of [`review_history`], with links to both sides.
-pub(crate) fn markdown_of(s: &Sandbox, commit: &str) -> (i32, String) {
-    let (before, after) = (format!("{commit}~1"), commit.to_string());
-    let run = s.run(&[
-        "diff",
-        &before,
-        &after,
-        "--format",
-        "markdown",
-        "--link-base",
-        "https://example.com/o/r/blob/AFTER",
-        "--link-base-before",
-        "https://example.com/o/r/blob/BEFORE",
-    ]);
-    (run.code, run.out())
 }
 
 #[test]

@@ -427,3 +427,20 @@ pub fn review_history(s: &Sandbox) {
     let gone = swap.replace("\"aws_vpc\" \"main\"", "\"aws_vpc\" \"this\"");
     s.commit(&[("examples/network/backend_override.tf", &gone)], "override what is not there");
 }
+
+/// The Markdown review of one commit of [`review_history`], with links to both sides.
+pub fn markdown_of(s: &Sandbox, commit: &str) -> (i32, String) {
+    let (before, after) = (format!("{commit}~1"), commit.to_string());
+    let run = s.run(&[
+        "diff",
+        &before,
+        &after,
+        "--format",
+        "markdown",
+        "--link-base",
+        "https://example.com/o/r/blob/AFTER",
+        "--link-base-before",
+        "https://example.com/o/r/blob/BEFORE",
+    ]);
+    (run.code, run.out())
+}

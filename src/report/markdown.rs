@@ -38,22 +38,8 @@ pub(crate) struct Links {
 impl Links {
     fn to(base: Option<&str>, path: &str, line: usize) -> Option<String> {
         let base = base?.trim_end_matches('/');
-        let path: String = path.split('/').map(url_part).collect::<Vec<_>>().join("/");
-        Some(format!("{base}/{path}#L{line}"))
+        Some(format!("{base}/{}#L{line}", super::sarif::uri(path)))
     }
-}
-
-/// One segment of a path in a URL: only unreserved characters stay as they are.
-fn url_part(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 /// Text from a repository as Markdown text: each character that starts inline markup

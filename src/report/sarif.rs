@@ -144,7 +144,7 @@ fn pascal(id: &str) -> String {
 }
 
 /// A relative URI reference: `/`-separated, with reserved characters percent-encoded.
-fn uri(path: &str) -> String {
+pub(super) fn uri(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     for b in path.bytes() {
         if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {

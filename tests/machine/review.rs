@@ -10,24 +10,14 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use crate::util::{Sandbox, review_history};
+use crate::util::{Sandbox, markdown_of, review_history};
 
 pub const PYTHON: &str = "OVERRIDE_GUARD_GFM_PYTHON";
 
 /// `diff COMMIT~1 COMMIT --format markdown`, linked, rendered by cmark-gfm.
 fn rendered(python: &std::ffi::OsStr, s: &Sandbox, commit: &str, page: bool) -> String {
-    let run = s.run(&[
-        "diff",
-        &format!("{commit}~1"),
-        commit,
-        "--format",
-        "markdown",
-        "--link-base",
-        "https://example.com/o/r/blob/AFTER",
-        "--link-base-before",
-        "https://example.com/o/r/blob/BEFORE",
-    ]);
-    assert!(run.code <= 1, "diff failed: {}", run.shown());
+    let (code, md) = markdown_of(s, commit);
+    assert!(code <= 1, "diff failed: {md}");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/review/gfm.py");
     let mut cmd = Command::new(python);
     cmd.arg(script);
@@ -40,7 +30,7 @@ fn rendered(python: &std::ffi::OsStr, s: &Sandbox, commit: &str, page: bool) -> 
         .stderr(Stdio::piped())
         .spawn()
         .expect("python starts");
-    child.stdin.take().expect("stdin").write_all(&run.stdout).expect("input written");
+    child.stdin.take().expect("stdin").write_all(md.as_bytes()).expect("input written");
     let out = child.wait_with_output().expect("python ends");
     assert!(out.status.success(), "cmark-gfm failed: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).expect("UTF-8 HTML")
