@@ -16,7 +16,7 @@ use crate::terraform::{FileClass, Syntax};
 
 /// Replace `start..end` of a file's text with `new_text`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct TextEdit {
+pub struct TextEdit {
     pub start: usize,
     pub end: usize,
     pub new_text: String,
@@ -24,7 +24,7 @@ pub(crate) struct TextEdit {
 
 /// What an action does to one file: edits, or (`None`) deleting it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct FileChange {
+pub struct FileChange {
     pub path: String,
     pub edits: Option<Vec<TextEdit>>,
 }
@@ -48,7 +48,7 @@ pub struct Action {
 }
 
 /// What a suppression says until its author says why.
-pub(crate) const REASON_PLACEHOLDER: &str = "TODO: say why this override is intended";
+pub const REASON_PLACEHOLDER: &str = "TODO: say why this override is intended";
 
 /// The actions at `start..end` of the file `path` of a module: the warning comment for a
 /// `missing-override-comment` finding there (and for the whole module), a suppression for
@@ -154,7 +154,7 @@ pub fn at(
 
 /// "Fold this override into the original": `fold`'s edits, or its refusal as the reason
 /// the action cannot be taken.
-pub(crate) fn fold_action(m: &Module, name: &str) -> Action {
+pub fn fold_action(m: &Module, name: &str) -> Action {
     let title = format!("Fold {name} into the original files");
     match fold::plan(m, &[name.to_string()]) {
         Ok(folded) => Action {

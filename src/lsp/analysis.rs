@@ -23,7 +23,7 @@ pub struct Place {
 
 /// A hint shown after the end of a line.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Hint {
+pub struct Hint {
     /// The end of the line (before its line break).
     pub offset: usize,
     pub label: String,
@@ -41,7 +41,7 @@ pub enum Jump {
 
 /// A range of a file that answers a hover and a jump.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Spot {
+pub struct Spot {
     pub start: usize,
     pub end: usize,
     /// Markdown.
@@ -52,7 +52,7 @@ pub(crate) struct Spot {
 
 /// One file of the module as the editor sees it.
 #[derive(Clone, Debug)]
-pub(crate) struct FileView {
+pub struct FileView {
     pub path: String,
     pub text: Arc<str>,
     pub hints: Vec<Hint>,
@@ -121,7 +121,7 @@ impl Analysis {
     }
 
     /// The findings whose main place in `path` overlaps `start..end`.
-    pub(crate) fn findings_at(&self, path: &str, start: usize, end: usize) -> Vec<&Finding> {
+    pub fn findings_at(&self, path: &str, start: usize, end: usize) -> Vec<&Finding> {
         self.findings
             .iter()
             .filter(|f| f.primary.path == path && f.primary.start <= end && start <= f.primary.end)
