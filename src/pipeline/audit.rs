@@ -117,7 +117,7 @@ impl Audit {
 
     /// The run sees `dirs` (the directories the user named, each with everything below
     /// it) whole: the exceptions about them are judged too.
-    pub(crate) fn covering(mut self, dirs: &[String]) -> Audit {
+    pub fn covering(mut self, dirs: &[String]) -> Audit {
         self.scopes = self.policies.list.iter().map(|g| g.coverage(dirs)).collect();
         self
     }
