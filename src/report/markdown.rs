@@ -258,8 +258,9 @@ fn what_happened(c: &ModuleChange) -> String {
     }
 }
 
-/// One module's section. `with_diff`: the unified diff folded in at its end.
-fn module(c: &ModuleChange, sides: (&str, &str), links: &Links, with_diff: bool) -> String {
+/// One module's section, and its diff folded in `<details>` when it has one: the whole
+/// diff, or (`short`) a note that it is too long for the comment.
+fn module(c: &ModuleChange, sides: (&str, &str), links: &Links) -> (String, Option<[String; 2]>) {
     let mut out = format!("### {} · {}", code(&c.dir_or_root(), CELL_CHARS), what_happened(c));
     if let Some(r) = &c.release {
         out.push_str(&format!(" · judged by {}", text(r)));
@@ -292,17 +293,16 @@ fn module(c: &ModuleChange, sides: (&str, &str), links: &Links, with_diff: bool)
     );
     // A rejected module has no configuration after: its findings say why, not a diff
     // that removes every line.
-    if !diff.is_empty() && c.status() != "rejected" {
-        out.push_str("\n<details><summary>Effective configuration diff</summary>\n\n");
-        if with_diff {
-            out.push_str(&fenced("diff", &diff));
-        } else {
-            out.push_str("Too long for this comment: `override-guard diff` prints it in full.\n");
-        }
-        out.push_str("\n</details>\n");
-    }
-    out.push('\n');
-    out
+    let folded = (!diff.is_empty() && c.status() != "rejected").then(|| {
+        let fold = |inside: &str| {
+            format!("\n<details><summary>Effective configuration diff</summary>\n\n{inside}\n</details>\n\n")
+        };
+        [
+            fold(&fenced("diff", &diff)),
+            fold("Too long for this comment: `override-guard diff` prints it in full.\n"),
+        ]
+    });
+    (out, folded)
 }
 
 /// The verdict under the policy: what the change introduces decides it.
@@ -360,13 +360,13 @@ pub(crate) fn review(
     let mut used = chars(&out) + chars(&tail) + note_room;
     let mut left_out: Vec<&ModuleChange> = Vec::new();
     for c in changes.iter().filter(|c| c.effective_changed()) {
-        let full = module(c, sides, links, true);
-        let section = if used + chars(&full) <= limit {
-            Some(full)
-        } else {
-            let short = module(c, sides, links, false);
-            (used + chars(&short) <= limit).then_some(short)
+        let (head, folded) = module(c, sides, links);
+        // The whole diff where it fits, else the note, else the module is left out.
+        let tries = match folded {
+            Some([full, short]) => vec![head.clone() + &full, head + &short],
+            None => vec![head + "\n"],
         };
+        let section = tries.into_iter().find(|s| used + chars(s) <= limit);
         match section {
             Some(s) if left_out.is_empty() => {
                 used += chars(&s);
