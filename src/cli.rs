@@ -130,6 +130,8 @@ pub(crate) enum Command {
         /// as usual.
         #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
         write_baseline: Option<PathBuf>,
+        #[command(flatten)]
+        comment: CommentArgs,
     },
     /// The pre-commit hook: judge the modules the staged change touches, as staged.
     #[command(
@@ -158,6 +160,8 @@ pub(crate) enum Command {
         policy: PolicyArgs,
         #[command(flatten)]
         baseline: BaselineArgs,
+        #[command(flatten)]
+        comment: CommentArgs,
     },
     /// What a change does to the effective configuration, and the findings it adds or removes.
     #[command(
@@ -176,9 +180,13 @@ pub(crate) enum Command {
         #[arg(long, value_parser = release, help = ENGINE_HELP)]
         engine: Option<EngineChoice>,
         #[command(flatten)]
-        review: ReviewArgs,
-        #[command(flatten)]
         policy: PolicyArgs,
+        #[command(flatten)]
+        comment: CommentArgs,
+        /// Link the lines before the change, as --link-base those after (the base
+        /// commit's URL).
+        #[arg(long, value_name = "URL", help_heading = "Markdown comment")]
+        link_base_before: Option<String>,
     },
     /// Write the warning comment above every original that an override file changes.
     #[command(
@@ -325,23 +333,46 @@ pub(crate) enum Command {
     },
 }
 
-/// Where `show` and `audit` read from: the worktree unless told otherwise.
-/// How `diff --format markdown` links and fits the comment it writes.
+/// How a Markdown comment (`--format markdown`) is written: the review of `diff`, the
+/// findings of `audit` and `check`.
 #[derive(Clone, Debug, clap::Args)]
-pub(crate) struct ReviewArgs {
-    /// Link the lines the Markdown review names, after the change, to URL/PATH#LLINE
-    /// (`https://github.com/OWNER/REPO/blob/COMMIT`).
+#[command(next_help_heading = "Markdown comment")]
+pub(crate) struct CommentArgs {
+    /// Link the lines the comment names to URL/PATH#LLINE
+    /// (`https://github.com/OWNER/REPO/blob/COMMIT`), or to URL with `{path}` and `{line}`
+    /// filled in when it names them; for `diff`, the lines after the change.
     #[arg(long, value_name = "URL")]
     pub(crate) link_base: Option<String>,
-    /// The same for the lines before the change (the base commit's URL).
-    #[arg(long, value_name = "URL")]
-    pub(crate) link_base_before: Option<String>,
-    /// The longest Markdown review to write, in characters (GitHub's comment limit by
-    /// default); modules beyond it are listed, never cut.
-    #[arg(long, value_name = "CHARS", default_value_t = crate::report::markdown::GITHUB_LIMIT)]
-    pub(crate) max_chars: usize,
+    /// The longest comment to write, in characters (default: the host's limit, 65,536 on
+    /// GitHub, 32,767 on Bitbucket); modules beyond it are listed, never cut.
+    #[arg(long, value_name = "CHARS")]
+    pub(crate) max_chars: Option<usize>,
+    /// Whose Markdown: `gfm` (GitHub, GitLab) or `bitbucket` (no HTML, no tables).
+    #[arg(long, value_enum, value_name = "FLAVOR", default_value = "gfm")]
+    pub(crate) flavor: crate::report::markdown::Flavor,
 }
 
+impl CommentArgs {
+    /// The comment these options ask for, of `scope`; `before` links the lines before a
+    /// change (`diff --link-base-before`).
+    pub(crate) fn comment(
+        &self,
+        scope: crate::report::markdown::Scope,
+        before: Option<&str>,
+    ) -> crate::report::markdown::Comment {
+        crate::report::markdown::Comment {
+            flavor: self.flavor,
+            links: crate::report::markdown::Links {
+                after: self.link_base.clone(),
+                before: before.map(str::to_string),
+            },
+            limit: self.max_chars.unwrap_or(self.flavor.limit()),
+            scope,
+        }
+    }
+}
+
+/// Where `show` and `audit` read from: the worktree unless told otherwise.
 #[derive(Clone, Debug, Default, clap::Args)]
 pub(crate) struct FromArgs {
     /// Read the staged content (the git index) instead of the worktree.
@@ -464,5 +495,21 @@ mod tests {
         // The walk sees the commands' own arguments and the shared ones.
         let audit = cmd.find_subcommand("audit").map(|c| c.get_arguments().count());
         assert!(audit.is_some_and(|n| n > 10), "{audit:?}");
+    }
+
+    #[test]
+    fn a_comment_fits_its_hosts_limit_unless_told_another() {
+        use clap::Parser;
+        let limit = |args: &[&str]| {
+            let cli = Cli::try_parse_from(
+                [&["override-guard", "audit", "--format", "markdown"], args].concat(),
+            )
+            .expect("parses");
+            let Command::Audit { comment, .. } = cli.command else { panic!("audit") };
+            comment.comment(crate::report::markdown::Scope::Modules, None).limit
+        };
+        assert_eq!(limit(&[]), 65_536);
+        assert_eq!(limit(&["--flavor", "bitbucket"]), 32_767);
+        assert_eq!(limit(&["--flavor", "bitbucket", "--max-chars", "900"]), 900);
     }
 }

@@ -119,3 +119,64 @@ fn a_markdown_review_longer_than_the_limit_lists_the_modules_it_leaves_out() {
         "{md}"
     );
 }
+
+#[test]
+fn a_push_comment_says_what_its_commits_introduce() {
+    let s = Sandbox::new();
+    review_history(&s);
+    let check = |from: &str, to: &str, new_only: bool| {
+        let mut args = vec!["check", "--from-ref", from, "--to-ref", to, "--format", "markdown"];
+        args.extend(["--link-base", "https://example.com/o/r/blob/AFTER"]);
+        if new_only {
+            args.push("--new-only");
+        }
+        let run = s.run(&args);
+        (run.code, run.out())
+    };
+
+    // The commit that adds a backend swap: its errors, in the one module it touches,
+    // linked; nothing of the modules it leaves alone (envs/dev swaps its backend too).
+    let (code, md) = check("HEAD~4", "HEAD~3", true);
+    assert_eq!(code, 1, "{md}");
+    assert!(md.starts_with("<!-- override-guard review -->\n## override-guard\n\n❌ **Not safe to merge under the policy**: <code>HEAD&#126;4</code> → <code>HEAD&#126;3</code> introduces 3 errors. 1 module judged.\n"), "{md}");
+    assert!(md.contains("### <code>examples/network</code> · 3 errors, 1 warning\n"), "{md}");
+    assert!(md.contains("- 🛑 **error** `backend-swap` [examples/network/backend_override.tf:2](https://example.com/o/r/blob/AFTER/examples/network/backend_override.tf#L2): "), "{md}");
+    assert!(!md.contains("envs/dev"), "{md}");
+
+    // The commit that changes the override: only the warning it adds; without
+    // --new-only, the findings of the module it touches, counted.
+    let (code, md) = check("HEAD~3", "HEAD~2", true);
+    assert_eq!(code, 0, "{md}");
+    assert!(
+        md.contains(
+            "⚠️ **Safe to merge under the policy**, with 1 warning introduced. 1 module judged.\n"
+        ),
+        "{md}"
+    );
+    assert_eq!(md.matches("\n- ").count(), 1, "{md}");
+    let (_, all) = check("HEAD~3", "HEAD~2", false);
+    assert!(
+        all.contains(
+            "in the 1 module that <code>HEAD&#126;3</code> → <code>HEAD&#126;2</code> touches.\n"
+        ),
+        "{all}"
+    );
+    assert!(
+        all.starts_with("<!-- override-guard review -->\n## override-guard\n\n⚠️ **1 warning** in"),
+        "{all}"
+    );
+}
+
+#[test]
+fn the_bitbucket_review_has_no_html_and_keeps_values_in_their_code_spans() {
+    let s = Sandbox::new();
+    review_history(&s);
+    let run = s.run(&["diff", "HEAD~4", "HEAD~3", "--format", "markdown", "--flavor", "bitbucket"]);
+    let md = run.out();
+    assert!(md.starts_with("[//]: # (override-guard review)\n## override-guard review\n"), "{md}");
+    assert!(md.contains("\n- `terraform.backend[0].local.path`: — → ``\"/tmp/state | <script>alert(1)</script> `x`\"`` · examples/network/backend_override.tf:3\n"), "{md}");
+    assert!(
+        !md.contains("<details>") && !md.contains("<code>") && !md.contains("| Value |"),
+        "{md}"
+    );
+}

@@ -430,6 +430,11 @@ pub fn review_history(s: &Sandbox) {
 
 /// The Markdown review of one commit of [`review_history`], with links to both sides.
 pub fn markdown_of(s: &Sandbox, commit: &str) -> (i32, String) {
+    markdown_in(s, commit, "gfm")
+}
+
+/// The same, in the Markdown `flavor` names (`--flavor`).
+pub fn markdown_in(s: &Sandbox, commit: &str, flavor: &str) -> (i32, String) {
     let (before, after) = (format!("{commit}~1"), commit.to_string());
     let run = s.run(&[
         "diff",
@@ -437,6 +442,8 @@ pub fn markdown_of(s: &Sandbox, commit: &str) -> (i32, String) {
         &after,
         "--format",
         "markdown",
+        "--flavor",
+        flavor,
         "--link-base",
         "https://example.com/o/r/blob/AFTER",
         "--link-base-before",

@@ -13,8 +13,8 @@ use crate::cli::{FromArgs, PolicyArgs};
 use crate::error;
 use crate::pipeline::audit::{Ask, Audit, Found};
 use crate::policy::{self, Finding};
-use crate::report::ReportFormat;
 use crate::report::{self, Style, findings};
+use crate::report::{Report, ReportFormat};
 use crate::source::disk;
 use crate::terraform::release::EngineChoice;
 
@@ -76,7 +76,7 @@ pub(super) fn write_baseline(
 
 pub(super) fn audit_cmd(
     paths: &[PathBuf],
-    format: ReportFormat,
+    report: &Report,
     engine: EngineChoice,
     from: &FromArgs,
     args: &PolicyArgs,
@@ -106,8 +106,9 @@ pub(super) fn audit_cmd(
         }
     }
     summary.quiet = args.quiet;
+    let format = report.format;
     shown.apply(&mut findings, &mut summary, format);
-    print_findings(&format.render(&findings, &summary, style), format);
+    print_findings(&report.render(&findings, &summary, style), format);
     // Writing a baseline is the run's purpose, and done: the findings it shows are debt
     // recorded, not a failure.
     if baseline.write.is_some() {

@@ -23,6 +23,7 @@ use super::outcome::{Outcome, outcome};
 use super::output::{print_findings, write_note, write_out};
 use super::policies::{cli_levels, judging, policy_choice, today};
 use super::workspace::{Opened, Shown, State, Workspace};
+use crate::cli::CommentArgs;
 use crate::cli::PolicyArgs;
 use crate::pipeline::Choice;
 use crate::pipeline::audit::Ask;
@@ -30,8 +31,9 @@ use crate::pipeline::change::touched;
 use crate::pipeline::compare;
 use crate::pipeline::hook::{Owned, owned};
 use crate::policy::Finding;
-use crate::report::ReportFormat;
+use crate::report::markdown::Scope;
 use crate::report::{self, Style};
+use crate::report::{Report, ReportFormat};
 use crate::source::{Git, GitSource, Scoped, Source, Tracked, join, split};
 use crate::terraform::discover;
 
@@ -74,6 +76,8 @@ pub(super) struct Hook<'a> {
     pub files: &'a [PathBuf],
     pub new_only: bool,
     pub format: ReportFormat,
+    /// How a Markdown comment is written; its scope is the hook's range.
+    pub comment: &'a CommentArgs,
     pub engine: EngineChoice,
     pub args: &'a PolicyArgs,
     /// `--baseline FILE`, read from the judged state.
@@ -83,7 +87,18 @@ pub(super) struct Hook<'a> {
 }
 
 impl Hook<'_> {
+    /// The report asked for, its comment speaking of the range judged.
+    fn report(&self) -> Report {
+        let (from, to) = match &self.range {
+            Some(r) => (r.from.clone(), r.to.clone()),
+            None => ("HEAD".to_string(), "the index".to_string()),
+        };
+        let scope = Scope::Change { from, to, new_only: self.new_only };
+        Report { format: self.format, comment: self.comment.comment(scope, None) }
+    }
+
     pub(super) fn run(&self) -> Result<Outcome, error::Error> {
+        let report = self.report();
         let Some(levels) = cli_levels(self.args) else { return Ok(Outcome::Error) };
         let ws = Workspace::repository()?;
         let Some(git) = ws.git.as_ref() else { return Ok(Outcome::Error) };
@@ -169,13 +184,13 @@ impl Hook<'_> {
             }
             // A CI service reads the report as a file: an empty one would not parse.
             if self.format.is_document() {
-                let text = self.format.render(&findings, &summary, self.style);
+                let text = report.render(&findings, &summary, self.style);
                 print_findings(&text, self.format);
             }
             return Ok(Outcome::Clean);
         }
         if !(findings.is_empty() && text_report && under_framework()) {
-            let text = self.format.render(&findings, &summary, self.style);
+            let text = report.render(&findings, &summary, self.style);
             print_findings(&text, self.format);
         }
         let verdict = outcome(&findings, self.args.deny_warnings);

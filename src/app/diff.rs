@@ -7,15 +7,15 @@ use super::output::{print_findings, write_note};
 use super::policies::{cli_levels, judging, policy_choice, refused, today};
 use super::sources::{Opened, print_notes};
 use super::workspace::{Shown, State, Workspace};
-use crate::cli::{PolicyArgs, ReviewArgs};
+use crate::cli::PolicyArgs;
 use crate::error;
 use crate::pipeline::Choice;
 use crate::pipeline::audit::{Ask, Judged};
 use crate::pipeline::change::touched;
 use crate::pipeline::compare::{self, Comparison};
-use crate::report::ReportFormat;
-use crate::report::markdown::{self, Links};
+use crate::report::markdown;
 use crate::report::{self, Style, review};
+use crate::report::{Report, ReportFormat};
 use crate::source::Git;
 use crate::terraform::release::EngineChoice;
 
@@ -96,9 +96,8 @@ fn state(side: &Side) -> State<'_> {
 pub(super) fn diff(
     revs: &[String],
     worktree: bool,
-    format: ReportFormat,
+    report: &Report,
     engine: EngineChoice,
-    links: &ReviewArgs,
     args: &PolicyArgs,
     style: Style,
 ) -> Result<Outcome, error::Error> {
@@ -153,23 +152,21 @@ pub(super) fn diff(
         ));
     }
     let introduced = compared.introduced();
-    let text = match format {
+    let text = match report.format {
         ReportFormat::Human => {
             review::human(&compared.changes, (old_side.label(), new_side.label()), style)
         }
         ReportFormat::Json => review::json(&compared.changes, (old_side.name(), new_side.name())),
         ReportFormat::Markdown => {
-            let to =
-                Links { after: links.link_base.clone(), before: links.link_base_before.clone() };
             let sides = (old_side.label(), new_side.label());
-            markdown::review(&compared.changes, sides, &to, links.max_chars)
+            markdown::review(&compared.changes, sides, &report.comment)
         }
-        other => {
+        _ => {
             let mut summary = compared.summary();
             summary.quiet = args.quiet;
-            other.render(&introduced, &summary, style)
+            report.render(&introduced, &summary, style)
         }
     };
-    print_findings(&text, format);
+    print_findings(&text, report.format);
     Ok(outcome(&introduced, args.deny_warnings))
 }

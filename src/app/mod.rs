@@ -15,8 +15,9 @@ use crate::error;
 use std::sync::atomic::Ordering;
 
 use crate::cli::{Cli, Command};
-use crate::report::ReportFormat;
 use crate::report::Style;
+use crate::report::markdown::Scope;
+use crate::report::{Report, ReportFormat};
 
 mod audit;
 mod check;
@@ -110,25 +111,41 @@ fn dispatch(cli: &Cli) -> Result<Outcome, error::Error> {
         Command::Show { dir, format, engine, from } => {
             show(dir, from, *format, engine.unwrap_or_default(), style)
         }
-        Command::Audit { paths, format, engine, from, policy, baseline, write_baseline } => {
+        Command::Audit {
+            paths,
+            format,
+            engine,
+            from,
+            policy,
+            baseline,
+            write_baseline,
+            comment,
+        } => {
             let baseline =
                 Baselines { read: baseline.baseline.as_deref(), write: write_baseline.as_deref() };
-            audit_cmd(
-                paths,
-                report_format(*format),
-                engine.unwrap_or_default(),
-                from,
-                policy,
-                baseline,
-                style,
-            )
+            let report = Report {
+                format: report_format(*format),
+                comment: comment.comment(Scope::Modules, None),
+            };
+            audit_cmd(paths, &report, engine.unwrap_or_default(), from, policy, baseline, style)
         }
-        Command::Check { files, new_only, format, engine, policy, from_ref, to_ref, baseline } => {
+        Command::Check {
+            files,
+            new_only,
+            format,
+            engine,
+            policy,
+            from_ref,
+            to_ref,
+            baseline,
+            comment,
+        } => {
             let range = check::Range::from_args(from_ref.as_deref(), to_ref.as_deref())?;
             let hook = check::Hook {
                 files,
                 new_only: *new_only,
                 format: report_format(*format),
+                comment,
                 engine: engine.unwrap_or_default(),
                 args: policy,
                 baseline: baseline.baseline.as_deref(),
@@ -137,15 +154,15 @@ fn dispatch(cli: &Cli) -> Result<Outcome, error::Error> {
             };
             hook.run()
         }
-        Command::Diff { revs, worktree, format, engine, review, policy } => diff(
-            revs,
-            *worktree,
-            format.unwrap_or(ReportFormat::Human),
-            engine.unwrap_or_default(),
-            review,
-            policy,
-            style,
-        ),
+        Command::Diff { revs, worktree, format, engine, policy, comment, link_base_before } => {
+            // The review names its two sides itself: the scope words only a findings
+            // comment, which `diff` does not write.
+            let report = Report {
+                format: format.unwrap_or(ReportFormat::Human),
+                comment: comment.comment(Scope::Modules, link_base_before.as_deref()),
+            };
+            diff(revs, *worktree, &report, engine.unwrap_or_default(), policy, style)
+        }
         Command::Vars { dir, format, show_sensitive, engine, order, .. } => {
             vars_cmd(dir, order, *format, *show_sensitive, engine.unwrap_or_default(), style)
         }

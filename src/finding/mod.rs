@@ -336,7 +336,7 @@ pub(crate) struct Tally {
 }
 
 impl Tally {
-    pub(crate) fn of(findings: &[Finding]) -> Tally {
+    pub(crate) fn of<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> Tally {
         let mut t = Tally::default();
         for f in findings {
             match f.level {

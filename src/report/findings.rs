@@ -420,7 +420,8 @@ pub fn table(findings: &[Finding], s: &Summary) -> String {
     out
 }
 
-fn plural(n: usize) -> &'static str {
+/// The `s` of a count's noun.
+pub(super) fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 

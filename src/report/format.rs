@@ -31,10 +31,17 @@ pub(crate) enum ReportFormat {
     Markdown,
 }
 
-impl ReportFormat {
-    /// The findings and the run's summary, drawn in this format.
-    pub(crate) fn render(self, found: &[Finding], summary: &Summary, style: Style) -> String {
-        match self {
+/// A report as asked for: its format and, for a Markdown comment, how it is written.
+#[derive(Clone, Debug)]
+pub(crate) struct Report {
+    pub format: ReportFormat,
+    pub comment: markdown::Comment,
+}
+
+impl Report {
+    /// The findings and the run's summary, drawn in the report's format.
+    pub(crate) fn render(&self, found: &[Finding], summary: &Summary, style: Style) -> String {
+        match self.format {
             ReportFormat::Human => findings::human(found, summary, style),
             ReportFormat::Compact => findings::compact(found, summary),
             ReportFormat::Json => findings::json(found, summary),
@@ -43,10 +50,12 @@ impl ReportFormat {
             ReportFormat::Gitlab => ci::gitlab(found),
             ReportFormat::Junit => ci::junit(found, summary),
             ReportFormat::Checkstyle => ci::checkstyle(found),
-            ReportFormat::Markdown => markdown::findings(found, summary),
+            ReportFormat::Markdown => markdown::findings(found, summary, &self.comment),
         }
     }
+}
 
+impl ReportFormat {
     /// How the last guard writes a character a renderer left unsafe: the JSON formats
     /// read `\u001b` back inside a string; the XML reports escape everything unsafe
     /// themselves (XML has no escape the guard could use), so the guard finds nothing.

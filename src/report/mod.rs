@@ -129,7 +129,7 @@ pub mod findings;
 pub(crate) mod format;
 pub(crate) mod markdown;
 pub(crate) mod review;
-pub(crate) use format::ReportFormat;
+pub(crate) use format::{Report, ReportFormat};
 pub mod sarif;
 pub(crate) mod vars;
 

@@ -23,6 +23,7 @@ mod editor;
 #[path = "../measure.rs"]
 mod measure;
 mod precommit;
+mod recipes;
 mod rego;
 mod release;
 mod review;
@@ -180,6 +181,31 @@ const TESTS: &[(&str, Need, fn())] = &[
         "review/cmark_gfm_renders_the_review_with_its_tables_links_and_folded_diffs",
         Need::Tools(&[review::PYTHON]),
         review::cmark_gfm_renders_the_review_with_its_tables_links_and_folded_diffs,
+    ),
+    (
+        "review/bitbucket_renderers_show_the_review_with_no_html_in_it",
+        Need::Tools(&[review::PYTHON]),
+        review::bitbucket_renderers_show_the_review_with_no_html_in_it,
+    ),
+    (
+        "recipes/the_merge_request_and_pull_request_recipes_post_their_review",
+        Need::Tools(&[review::PYTHON]),
+        recipes::the_merge_request_and_pull_request_recipes_post_their_review,
+    ),
+    (
+        "recipes/the_actions_check_comments_what_a_push_adds_on_its_commit",
+        Need::Tools(&[review::PYTHON]),
+        recipes::the_actions_check_comments_what_a_push_adds_on_its_commit,
+    ),
+    (
+        "recipes/the_gitlab_push_recipe_comments_what_a_push_adds_on_its_commit",
+        Need::Tools(&[review::PYTHON]),
+        recipes::the_gitlab_push_recipe_comments_what_a_push_adds_on_its_commit,
+    ),
+    (
+        "recipes/the_bitbucket_data_center_recipe_posts_its_review",
+        Need::Tools(&[review::PYTHON]),
+        recipes::the_bitbucket_data_center_recipe_posts_its_review,
     ),
     (
         "review/the_review_poster_edits_its_own_comment_found_by_its_marker",
