@@ -347,28 +347,47 @@ pub(crate) struct CommentArgs {
     /// GitHub, 32,767 on Bitbucket); modules beyond it are listed, never cut.
     #[arg(long, value_name = "CHARS")]
     pub(crate) max_chars: Option<usize>,
-    /// Whose Markdown: `gfm` (GitHub, GitLab) or `bitbucket` (no HTML, no tables).
-    #[arg(long, value_enum, value_name = "FLAVOR", default_value = "gfm")]
-    pub(crate) flavor: crate::report::markdown::Flavor,
+    /// Whose Markdown: `gfm` (GitHub, GitLab; the default) or `bitbucket` (no HTML, no
+    /// tables).
+    #[arg(long, value_enum, value_name = "FLAVOR")]
+    pub(crate) flavor: Option<crate::report::markdown::Flavor>,
 }
 
 impl CommentArgs {
-    /// The comment these options ask for, of `scope`; `before` links the lines before a
-    /// change (`diff --link-base-before`).
-    pub(crate) fn comment(
+    /// The report these options ask for in `format`, its comment of `scope`; `before`
+    /// links the lines before a change (`diff --link-base-before`). A comment option with
+    /// another format is refused: dropping it silently would leave a CI job posting
+    /// something other than what its author wrote.
+    pub(crate) fn report(
         &self,
+        format: ReportFormat,
         scope: crate::report::markdown::Scope,
         before: Option<&str>,
-    ) -> crate::report::markdown::Comment {
-        crate::report::markdown::Comment {
-            flavor: self.flavor,
+    ) -> Result<crate::report::format::Report, crate::error::Error> {
+        let given = [
+            ("--link-base", self.link_base.is_some()),
+            ("--link-base-before", before.is_some()),
+            ("--max-chars", self.max_chars.is_some()),
+            ("--flavor", self.flavor.is_some()),
+        ];
+        if format != ReportFormat::Markdown
+            && let Some((flag, _)) = given.iter().find(|(_, on)| *on)
+        {
+            return Err(crate::error::Error::Usage {
+                message: format!("{flag} is read only with --format markdown"),
+            });
+        }
+        let flavor = self.flavor.unwrap_or_default();
+        let comment = crate::report::markdown::Comment {
+            flavor,
             links: crate::report::markdown::Links {
                 after: self.link_base.clone(),
                 before: before.map(str::to_string),
             },
-            limit: self.max_chars.unwrap_or(self.flavor.limit()),
+            limit: self.max_chars.unwrap_or(flavor.limit()),
             scope,
-        }
+        };
+        Ok(crate::report::format::Report { format, comment })
     }
 }
 
@@ -506,10 +525,29 @@ mod tests {
             )
             .expect("parses");
             let Command::Audit { comment, .. } = cli.command else { panic!("audit") };
-            comment.comment(crate::report::markdown::Scope::Modules, None).limit
+            let scope = crate::report::markdown::Scope::Modules;
+            comment.report(ReportFormat::Markdown, scope, None).expect("markdown").comment.limit
         };
         assert_eq!(limit(&[]), 65_536);
         assert_eq!(limit(&["--flavor", "bitbucket"]), 32_767);
         assert_eq!(limit(&["--flavor", "bitbucket", "--max-chars", "900"]), 900);
+    }
+
+    #[test]
+    fn a_comment_option_with_another_format_is_refused_by_name() {
+        use clap::Parser;
+        let refused = |args: &[&str], before: Option<&str>| {
+            let cli =
+                Cli::try_parse_from([&["override-guard", "audit"], args].concat()).expect("parses");
+            let Command::Audit { comment, .. } = cli.command else { panic!("audit") };
+            let scope = crate::report::markdown::Scope::Modules;
+            comment.report(ReportFormat::Sarif, scope, before).err().map(|e| e.to_string())
+        };
+        assert_eq!(refused(&[], None), None);
+        let said = |flag: &str| Some(format!("{flag} is read only with --format markdown"));
+        assert_eq!(refused(&["--link-base", "https://x"], None), said("--link-base"));
+        assert_eq!(refused(&[], Some("https://x")), said("--link-base-before"));
+        assert_eq!(refused(&["--max-chars", "9"], None), said("--max-chars"));
+        assert_eq!(refused(&["--flavor", "gfm"], None), said("--flavor"));
     }
 }

@@ -180,3 +180,25 @@ fn the_bitbucket_review_has_no_html_and_keeps_values_in_their_code_spans() {
         "{md}"
     );
 }
+
+#[test]
+fn a_comment_option_without_the_markdown_format_is_refused_not_ignored() {
+    let s = Sandbox::new();
+    s.commit(&[("app/main.tf", MAIN)], "app");
+    for args in [
+        &["diff", "--link-base", "https://example.com/blob/1"][..],
+        &["diff", "--format", "json", "--link-base-before", "https://example.com/blob/0"],
+        &["check", "--new-only", "--flavor", "bitbucket"],
+        &["audit", "--format", "sarif", "--max-chars", "900", "app"],
+    ] {
+        let run = s.run(args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.shown());
+        let flag =
+            args.iter().find(|a| a.starts_with("--") && *a != &"--format" && *a != &"--new-only");
+        let said = format!("{} is read only with --format markdown", flag.expect("a flag"));
+        assert!(run.err().contains(&said), "{args:?}: {}", run.shown());
+        assert!(run.stdout.is_empty(), "{args:?}: {}", run.shown());
+    }
+    let run = s.run(&["audit", "--format", "markdown", "--max-chars", "900", "app"]);
+    assert_eq!(run.code, 0, "{}", run.shown());
+}

@@ -88,17 +88,17 @@ pub(super) struct Hook<'a> {
 
 impl Hook<'_> {
     /// The report asked for, its comment speaking of the range judged.
-    fn report(&self) -> Report {
+    fn report(&self) -> Result<Report, error::Error> {
         let (from, to) = match &self.range {
             Some(r) => (r.from.clone(), r.to.clone()),
             None => ("HEAD".to_string(), "the index".to_string()),
         };
         let scope = Scope::Change { from, to, new_only: self.new_only };
-        Report { format: self.format, comment: self.comment.comment(scope, None) }
+        self.comment.report(self.format, scope, None)
     }
 
     pub(super) fn run(&self) -> Result<Outcome, error::Error> {
-        let report = self.report();
+        let report = self.report()?;
         let Some(levels) = cli_levels(self.args) else { return Ok(Outcome::Error) };
         let ws = Workspace::repository()?;
         let Some(git) = ws.git.as_ref() else { return Ok(Outcome::Error) };

@@ -15,9 +15,9 @@ use crate::error;
 use std::sync::atomic::Ordering;
 
 use crate::cli::{Cli, Command};
+use crate::report::ReportFormat;
 use crate::report::Style;
 use crate::report::markdown::Scope;
-use crate::report::{Report, ReportFormat};
 
 mod audit;
 mod check;
@@ -123,10 +123,7 @@ fn dispatch(cli: &Cli) -> Result<Outcome, error::Error> {
         } => {
             let baseline =
                 Baselines { read: baseline.baseline.as_deref(), write: write_baseline.as_deref() };
-            let report = Report {
-                format: report_format(*format),
-                comment: comment.comment(Scope::Modules, None),
-            };
+            let report = comment.report(report_format(*format), Scope::Modules, None)?;
             audit_cmd(paths, &report, engine.unwrap_or_default(), from, policy, baseline, style)
         }
         Command::Check {
@@ -157,10 +154,8 @@ fn dispatch(cli: &Cli) -> Result<Outcome, error::Error> {
         Command::Diff { revs, worktree, format, engine, policy, comment, link_base_before } => {
             // The review names its two sides itself: the scope words only a findings
             // comment, which `diff` does not write.
-            let report = Report {
-                format: format.unwrap_or(ReportFormat::Human),
-                comment: comment.comment(Scope::Modules, link_base_before.as_deref()),
-            };
+            let format = format.unwrap_or(ReportFormat::Human);
+            let report = comment.report(format, Scope::Modules, link_base_before.as_deref())?;
             diff(revs, *worktree, &report, engine.unwrap_or_default(), policy, style)
         }
         Command::Vars { dir, format, show_sensitive, engine, order, .. } => {
