@@ -6,6 +6,7 @@ last of them:
     python3 post_review.py gitlab PROJECT_ID MR_IID REVIEW.md            a merge request
     python3 post_review.py gitlab-commit PROJECT_ID SHA REVIEW.md        a commit (a push)
     python3 post_review.py bitbucket WORKSPACE/REPO PR_ID REVIEW.md      a pull request
+    python3 post_review.py bitbucket-commit WORKSPACE/REPO SHA REVIEW.md a commit (a push)
     python3 post_review.py bitbucket-server PROJECT/REPO PR_ID REVIEW.md a pull request
 
 The comment is found by the marker the review begins with (`<!-- override-guard review
@@ -19,7 +20,8 @@ GitHub: the REST API at $GITHUB_API_URL with $GITHUB_TOKEN. GitLab: the API at
 $CI_API_V4_URL with $GITLAB_TOKEN, a project or group access token with the `api` scope
 (a job's own token may not write notes). Bitbucket Cloud: the API at $BITBUCKET_API_URL
 (https://api.bitbucket.org/2.0 by default) with $BITBUCKET_TOKEN, a repository access
-token with the `pullrequest:write` scope. Bitbucket Data Center: the server at
+token with the `pullrequest:write` scope (for a commit's comments, one that may write to
+the repository). Bitbucket Data Center: the server at
 $BITBUCKET_SERVER_URL with $BITBUCKET_TOKEN, an HTTP access token that may write to the
 repository. A refusal (a bad token, a missing permission, a comment over the host's
 limit) exits 1 with the host's own words. Python's standard library only, so it runs on
@@ -123,7 +125,8 @@ class Bitbucket(Host):
     def __init__(self, project, number, commit):
         self.api = env("BITBUCKET_API_URL", "https://api.bitbucket.org/2.0")
         self.auth = ("Authorization", "Bearer " + env("BITBUCKET_TOKEN"))
-        self.list = f"/repositories/{project}/pullrequests/{number}/comments"
+        where = "commit" if commit else "pullrequests"
+        self.list = f"/repositories/{project}/{where}/{number}/comments"
 
     def comments(self):
         # Each page names the next one.
@@ -178,6 +181,7 @@ HOSTS = {
     "gitlab": (GitLab, False),
     "gitlab-commit": (GitLab, True),
     "bitbucket": (Bitbucket, False),
+    "bitbucket-commit": (Bitbucket, True),
     "bitbucket-server": (BitbucketServer, False),
 }
 

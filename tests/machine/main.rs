@@ -203,6 +203,11 @@ const TESTS: &[(&str, Need, fn())] = &[
         recipes::the_gitlab_push_recipe_comments_what_a_push_adds_on_its_commit,
     ),
     (
+        "recipes/the_bitbucket_push_recipe_comments_what_a_push_adds_on_its_commit",
+        Need::Tools(&[review::PYTHON]),
+        recipes::the_bitbucket_push_recipe_comments_what_a_push_adds_on_its_commit,
+    ),
+    (
         "recipes/the_bitbucket_data_center_recipe_posts_its_review",
         Need::Tools(&[review::PYTHON]),
         recipes::the_bitbucket_data_center_recipe_posts_its_review,

@@ -1,10 +1,10 @@
 //! The comment recipes as a CI service runs them: the GitLab merge-request and push jobs,
-//! the Bitbucket Pipelines step and the Bitbucket Data Center commands of
-//! docs/git-and-ci.md, and the GitHub Action's `check` steps (action.yml), each run by
-//! bash in a repository whose history adds an override file, with the service's
-//! variables set and the hosts' API stood in for
-//! (`tests/review/forge_api.py`). Only the install lines (`pip install`, `curl`) are left
-//! out: the binary under test and the checkout's `action/post_review.py` take their place.
+//! the Bitbucket Pipelines pull-request and push steps and the Bitbucket Data Center
+//! commands of docs/git-and-ci.md, and the GitHub Action's `check` steps (action.yml),
+//! each run by bash in a repository whose history adds an override file, with the
+//! service's variables set and the hosts' API stood in for (`tests/review/forge_api.py`).
+//! Only the install lines (`pip install`, `curl`) are left out: the binary under test and
+//! the checkout's `action/post_review.py` take their place.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -303,4 +303,41 @@ pub fn the_bitbucket_data_center_recipe_posts_its_review() {
         "{body}"
     );
     assert!(body.contains(&format!("({browse}/examples/network/main.tf?at={base}#12)")), "{body}");
+}
+
+/// The Bitbucket Pipelines push step: on a branch, from where it leaves `main`; on `main`
+/// itself, from the commit's first parent; either way what the commit adds, on it.
+pub fn the_bitbucket_push_recipe_comments_what_a_push_adds_on_its_commit() {
+    let (s, base, head) = pushed();
+    let script = without_installs(recipe("bitbucket-commit"));
+    let origin = s.beside("origin.git");
+    for main in [&base, &head] {
+        s.git_in(&origin, &["update-ref", "refs/heads/main", main]);
+        let api = StandIn::start(&s, &[comment(1, "alice", "nice")]);
+        let (code, out) = bash(
+            &s,
+            &script,
+            &[
+                ("BITBUCKET_COMMIT", head.clone()),
+                ("BITBUCKET_GIT_HTTP_ORIGIN", "https://bitbucket.example/o/r".into()),
+                ("BITBUCKET_REPO_FULL_NAME", "o/r".into()),
+                ("BITBUCKET_API_URL", format!("{}/2.0", api.url)),
+                ("BITBUCKET_TOKEN", "t0ken".into()),
+            ],
+        );
+        assert_eq!(code, 0, "{script}\n{out}");
+        let body = posted(&api);
+        let verdict = format!(
+            "[//]: # (override-guard review)\n## override-guard\n\n❌ **Not safe to merge under the policy**: `{}` → `{}` introduces 3 errors.",
+            &base[..7],
+            &head[..7]
+        );
+        assert!(body.starts_with(&verdict), "main at {main}:\n{body}");
+        assert!(
+            body.contains(&format!(
+                "(https://bitbucket.example/o/r/src/{head}/examples/network/backend_override.tf#lines-2)"
+            )),
+            "{body}"
+        );
+    }
 }

@@ -159,14 +159,21 @@ pub fn bitbucket_renderers_show_the_review_with_no_html_in_it() {
 
 /// `action/post_review.py` against a stand-in of GitHub's (a pull request's comments
 /// and a commit's), GitLab's (a merge request's notes and a commit's discussions) and
-/// Bitbucket's (Cloud, and Data Center with its activities and versions) comment APIs
+/// Bitbucket's (Cloud's pull requests and commits, and Data Center with its activities
+/// and versions) comment APIs
 /// (`tests/review/forge_api.py`, real HTTP on loopback): it edits the comment holding
 /// the last review, found by its marker across pages, not the last comment; one it may
 /// not edit is left alone; without one it posts a new comment.
 pub fn the_review_poster_edits_its_own_comment_found_by_its_marker() {
-    for forge in
-        ["github", "github-commit", "gitlab", "gitlab-commit", "bitbucket", "bitbucket-server"]
-    {
+    for forge in [
+        "github",
+        "github-commit",
+        "gitlab",
+        "gitlab-commit",
+        "bitbucket",
+        "bitbucket-commit",
+        "bitbucket-server",
+    ] {
         poster_on(forge);
     }
 }
@@ -230,7 +237,7 @@ fn poster_on(forge: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let s = Sandbox::empty();
     let marker = match forge {
-        "bitbucket" | "bitbucket-server" => "[//]: # (override-guard review)",
+        "bitbucket" | "bitbucket-commit" | "bitbucket-server" => "[//]: # (override-guard review)",
         _ => "<!-- override-guard review -->",
     };
     let number = if forge.ends_with("-commit") { "abc123" } else { "7" };
@@ -261,7 +268,7 @@ fn poster_on(forge: &str) {
                 poster.env("CI_API_V4_URL", format!("{url}/api/v4"));
                 "GITLAB_TOKEN"
             }
-            "bitbucket" => {
+            "bitbucket" | "bitbucket-commit" => {
                 poster.env("BITBUCKET_API_URL", format!("{url}/2.0"));
                 "BITBUCKET_TOKEN"
             }

@@ -1,7 +1,8 @@
 """A stand-in for the few endpoints of the hosts' APIs that action/post_review.py calls,
 for its test: one list of comments in memory, each with its author, served as each API
 shapes it. GitHub: pull request 7 of o/r, and its commits. GitLab: merge request 7 of
-project o/r, and its commits' discussions. Bitbucket Cloud: pull request 7 of o/r.
+project o/r, and its commits' discussions. Bitbucket Cloud: pull request 7 of o/r, and
+its commits.
 Bitbucket Data Center: pull request 7 of repository r in project o, its comments among
 its activities, each edit naming the version it replaces. The token's user may edit only
 its own. Prints its port, then serves until stdin closes; GET /state returns the
@@ -30,6 +31,7 @@ FORGES = {
     "gitlab": ("/api/v4/projects/o%2Fr/merge_requests/7/notes", None, "/api/v4/projects/o%2Fr/merge_requests/7/notes/(\\d+)", "PUT", GITLAB),
     "gitlab-commit": ("/api/v4/projects/o%2Fr/repository/commits/[0-9a-f]+/discussions", None, "/api/v4/projects/o%2Fr/repository/commits/[0-9a-f]+/discussions/d\\d+/notes/(\\d+)", "PUT", GITLAB),
     "bitbucket": ("/2.0/repositories/o/r/pullrequests/7/comments", None, "/2.0/repositories/o/r/pullrequests/7/comments/(\\d+)", "PUT", BEARER),
+    "bitbucket-commit": ("/2.0/repositories/o/r/commit/[0-9a-f]+/comments", None, "/2.0/repositories/o/r/commit/[0-9a-f]+/comments/(\\d+)", "PUT", BEARER),
     "bitbucket-server": (DC + "/activities", DC + "/comments", DC + "/comments/(\\d+)", "PUT", BEARER),
 }
 
@@ -38,7 +40,7 @@ def shaped(forge, c):
     if forge == "gitlab-commit":
         # A commit's notes come in discussions, here one a note.
         return {"id": f"d{c['id']}", "notes": [c]}
-    if forge == "bitbucket":
+    if forge in ("bitbucket", "bitbucket-commit"):
         return {"id": c["id"], "user": {"nickname": c["user"]["login"]}, "content": {"raw": c["body"]}, "deleted": False}
     if forge == "bitbucket-server":
         return {"id": c["id"], "version": c.get("version", 0), "author": {"name": c["user"]["login"]}, "text": c["body"]}
@@ -87,7 +89,7 @@ class Api(BaseHTTPRequestHandler):
 
     @staticmethod
     def body(forge, sent):
-        if forge == "bitbucket":
+        if forge in ("bitbucket", "bitbucket-commit"):
             return sent["content"]["raw"]
         if forge == "bitbucket-server":
             return sent["text"]
@@ -102,12 +104,13 @@ class Api(BaseHTTPRequestHandler):
         forge, _ = found
         query = dict(p.split("=") for p in self.path.split("?", 1)[1].split("&"))
         page = int(query.get("page", 1))
-        if forge == "bitbucket":
+        if forge in ("bitbucket", "bitbucket-commit"):
             per = int(query["pagelen"])
             batch = comments[(page - 1) * per: page * per]
             out = {"values": [shaped(forge, c) for c in batch], "pagelen": per}
             if page * per < len(comments):
-                out["next"] = f"http://127.0.0.1:{PORT[0]}{FORGES[forge][0]}?pagelen={per}&page={page + 1}"
+                path = self.path.split("?")[0]
+                out["next"] = f"http://127.0.0.1:{PORT[0]}{path}?pagelen={per}&page={page + 1}"
             return self.send(200, out)
         if forge == "bitbucket-server":
             start, limit = int(query["start"]), int(query["limit"])
