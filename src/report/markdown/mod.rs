@@ -423,7 +423,11 @@ pub(crate) fn findings(found: &[Finding], summary: &Summary, cm: &Comment) -> St
     }
     let mut by_dir: BTreeMap<&str, Vec<&Finding>> = BTreeMap::new();
     for x in found {
-        let dir = x.primary.path.rsplit_once('/').map_or("", |(d, _)| d);
+        // A policy file's mistakes are its own, not the findings of the module beside it.
+        let dir = match x.rule {
+            crate::finding::RuleId::PolicyError => &x.primary.path,
+            _ => x.primary.path.rsplit_once('/').map_or("", |(d, _)| d),
+        };
         by_dir.entry(dir).or_default().push(x);
     }
     let chars = |s: &str| s.chars().count();

@@ -258,6 +258,23 @@ fn findings_say_what_a_push_introduces_by_module_linked() {
 }
 
 #[test]
+fn a_policy_files_mistakes_are_listed_under_the_file() {
+    let found = vec![
+        a_finding("policy-error", ".override-guard.toml", "unknown rule", 0),
+        a_finding("policy-error", "envs/.override-guard.toml", "unknown rule", 0),
+        a_finding("backend-swap", "override.tf", "swap", 0),
+    ];
+    let md = findings(&found, &summary(1), &Comment::default());
+    for heading in [
+        "### <code>.</code> · 1 error\n",
+        "### <code>.override-guard.toml</code> · 1 error\n",
+        "### <code>envs/.override-guard.toml</code> · 1 error\n",
+    ] {
+        assert_eq!(md.matches(heading).count(), 1, "{heading}: {md}");
+    }
+}
+
+#[test]
 fn findings_over_the_limit_leave_whole_modules_out() {
     let found: Vec<Finding> = (0..200)
         .map(|i| a_finding("backend-swap", &format!("m{:03}/override.tf", i / 4), "swap", 0))
