@@ -232,6 +232,15 @@ fn facts(text: &Arc<str>) -> (Arc<LineIndex>, Option<usize>) {
     })
 }
 
+/// `why` as a sentence: a capital first letter and a full stop (a message's words, which
+/// start small and end bare, where a report writes prose).
+pub(crate) fn sentence(why: &str) -> String {
+    let mut c = why.chars();
+    let first: String = c.next().map(|f| f.to_uppercase().collect()).unwrap_or_default();
+    let rest = c.as_str().trim_end_matches('.');
+    format!("{first}{rest}.")
+}
+
 #[cfg(test)]
 thread_local! {
     /// How many texts [`facts`] has scanned on this thread.

@@ -10,6 +10,7 @@ use super::module::Module;
 use super::{decode, overrides, primaries};
 use crate::diag::Diagnostic;
 use crate::error::{Error as ToolError, size_text};
+use crate::finding::sentence;
 use crate::terraform::discover::{self, Engine};
 use crate::terraform::release::{EngineChoice, Release};
 use crate::terraform::{FileClass, Files, ParsedFile, SourceText, Span, Syntax, hcl, json};
@@ -204,14 +205,6 @@ pub(crate) fn without_overrides(m: &Module) -> Module {
     assemble(&mut o, &primaries);
     o.parsed = primaries;
     o
-}
-
-/// `why` as a sentence: a capital first letter and a full stop.
-fn sentence(why: &str) -> String {
-    let mut c = why.chars();
-    let first: String = c.next().map(|f| f.to_uppercase().collect()).unwrap_or_default();
-    let rest = c.as_str().trim_end_matches('.');
-    format!("{first}{rest}.")
 }
 
 /// A reader's failure, as [`load`] sees it: either it concerns one file only (it is

@@ -58,6 +58,11 @@ impl Partial {
     }
 }
 
+/// What a broken policy file costs, said with each of its mistakes and by the reports
+/// that group them.
+pub(crate) const NOT_JUDGED: &str =
+    "the modules this policy file governs are not judged until it is fixed";
+
 /// The `policy-error` findings of a broken policy file, one per mistake, at `level`.
 pub(crate) fn broken_policy(errors: &[PolicyError], level: Level) -> Vec<Finding> {
     errors
@@ -71,11 +76,9 @@ pub(crate) fn broken_policy(errors: &[PolicyError], level: Level) -> Vec<Finding
                 end: e.span.end.min(e.text.len()),
                 label: "here".into(),
             };
-            let not_judged =
-                "the modules this policy file governs are not judged until it is fixed";
             let help = match &e.help {
-                Some(h) => format!("{h}\n{not_judged}"),
-                None => not_judged.to_string(),
+                Some(h) => format!("{h}\n{NOT_JUDGED}"),
+                None => NOT_JUDGED.to_string(),
             };
             let mut f = Finding::new(RuleId::PolicyError, e.message.clone(), site).help(help);
             f.level = level;

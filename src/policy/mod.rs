@@ -30,6 +30,8 @@ pub use config::Policy;
 pub use date::Date;
 pub use evaluate::Subject;
 pub use evaluate::evaluate;
-pub(crate) use evaluate::{Partial, broken_policy, conclude_all, evaluate_module, findings_of};
+pub(crate) use evaluate::{
+    NOT_JUDGED, Partial, broken_policy, conclude_all, evaluate_module, findings_of,
+};
 pub use scope::{Coverage, GlobBase};
 pub use validate::PolicyError;

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use super::findings::{Summary, plural as suffix};
 use super::review::{summary as summary_line, unified};
 use crate::finding::change::{ModuleChange, Value, rejected_by};
-use crate::finding::{Finding, Level, Tally};
+use crate::finding::{Finding, Level, Tally, sentence};
 use crate::terraform::discover::{Engine, config_ext, is_override};
 pub(crate) use flavor::Flavor;
 use flavor::fenced;
@@ -438,6 +438,9 @@ pub(crate) fn findings(found: &[Finding], summary: &Summary, cm: &Comment) -> St
         let shown = if dir.is_empty() { "." } else { dir };
         let lt = Tally::of(list.iter().copied());
         let mut section = format!("### {} · {}\n\n", f.code(shown, CELL_CHARS), tally_words(&lt));
+        if list.iter().any(|x| x.rule == crate::finding::RuleId::PolicyError) {
+            section.push_str(&format!("{}\n\n", sentence(crate::policy::NOT_JUDGED)));
+        }
         for x in by_level(list.iter().copied()) {
             section.push_str(&finding(f, x, cm.links.after.as_deref()));
         }
