@@ -198,6 +198,11 @@ const TESTS: &[(&str, Need, fn())] = &[
         recipes::the_actions_check_comments_what_a_push_adds_on_its_commit,
     ),
     (
+        "recipes/the_actions_diff_reviews_a_pull_request_in_a_comment_and_the_job_summary",
+        Need::Tools(&[review::PYTHON]),
+        recipes::the_actions_diff_reviews_a_pull_request_in_a_comment_and_the_job_summary,
+    ),
+    (
         "recipes/the_gitlab_push_recipe_comments_what_a_push_adds_on_its_commit",
         Need::Tools(&[review::PYTHON]),
         recipes::the_gitlab_push_recipe_comments_what_a_push_adds_on_its_commit,

@@ -1,6 +1,6 @@
 //! The comment recipes as a CI service runs them: the GitLab merge-request and push jobs,
 //! the Bitbucket Pipelines pull-request and push steps and the Bitbucket Data Center
-//! commands of docs/git-and-ci.md, and the GitHub Action's `check` steps (action.yml),
+//! commands of docs/git-and-ci.md, and the GitHub Action's `diff` and `check` steps (action.yml),
 //! each run by bash in a repository whose history adds an override file, with the
 //! service's variables set and the hosts' API stood in for (`tests/review/forge_api.py`).
 //! Only the install lines (`pip install`, `curl`) are left out: the binary under test and
@@ -182,35 +182,60 @@ pub fn the_merge_request_and_pull_request_recipes_post_their_review() {
     assert!(!body.contains("<code>") && !body.contains("<details>"), "{body}");
 }
 
+/// The variables the Action's steps read, as GitHub sets them for `command` on a runner
+/// whose temporary directory, outputs and job summary are under the sandbox.
+fn action_env(s: &Sandbox, command: &str, api: &StandIn) -> Vec<(&'static str, String)> {
+    let temp = s.beside("runner-temp");
+    std::fs::create_dir_all(&temp).expect("mkdir");
+    let summary = s.beside("step-summary.md");
+    std::fs::write(&summary, "").expect("an empty job summary");
+    vec![
+        ("COMMAND", command.to_string()),
+        ("PATHS", ".".into()),
+        ("ARGS", String::new()),
+        ("SARIF", "false".into()),
+        ("COMMENT", "true".into()),
+        ("SUMMARY", "true".into()),
+        ("FAIL", "true".into()),
+        ("BASE_SHA", String::new()),
+        ("BEFORE_SHA", String::new()),
+        ("DEFAULT_BRANCH", "target".into()),
+        ("SERVER_URL", "https://github.example".into()),
+        ("GITHUB_REPOSITORY", "o/r".into()),
+        ("GITHUB_OUTPUT", s.beside("github-output").display().to_string()),
+        ("GITHUB_STEP_SUMMARY", summary.display().to_string()),
+        ("RUNNER_TEMP", temp.display().to_string()),
+        ("GITHUB_ACTION_PATH", env!("CARGO_MANIFEST_DIR").to_string()),
+        ("GITHUB_API_URL", api.url.clone()),
+        ("GITHUB_TOKEN", "t0ken".into()),
+    ]
+}
+
+/// `env` with `name` set to `value`.
+fn with(
+    mut env: Vec<(&'static str, String)>,
+    name: &'static str,
+    value: &str,
+) -> Vec<(&'static str, String)> {
+    env.retain(|(k, _)| *k != name);
+    env.push((name, value.to_string()));
+    env
+}
+
+/// The job summary the steps wrote.
+fn job_summary(s: &Sandbox) -> String {
+    std::fs::read_to_string(s.beside("step-summary.md")).expect("the job summary")
+}
+
 pub fn the_actions_check_comments_what_a_push_adds_on_its_commit() {
     let (s, base, head) = pushed();
     let run = action_step("run override-guard");
     let post = action_step("comment what the push adds on its commit");
-    let root = env!("CARGO_MANIFEST_DIR").to_string();
     // A push after `base`, and the first push of a new branch (GitHub's `before` is
     // zeros): both compare with the commit before the override file.
     for before in [base.clone(), "0".repeat(40)] {
         let api = StandIn::start(&s, &[comment(1, "alice", "nice")]);
-        let temp = s.beside("runner-temp");
-        std::fs::create_dir_all(&temp).expect("mkdir");
-        let env = [
-            ("COMMAND", "check".to_string()),
-            ("PATHS", ".".into()),
-            ("ARGS", String::new()),
-            ("SARIF", "false".into()),
-            ("COMMENT", "true".into()),
-            ("FAIL", "true".into()),
-            ("BASE_SHA", String::new()),
-            ("BEFORE_SHA", before.clone()),
-            ("DEFAULT_BRANCH", "target".into()),
-            ("SERVER_URL", "https://github.example".into()),
-            ("GITHUB_REPOSITORY", "o/r".into()),
-            ("GITHUB_OUTPUT", s.beside("github-output").display().to_string()),
-            ("RUNNER_TEMP", temp.display().to_string()),
-            ("GITHUB_ACTION_PATH", root.clone()),
-            ("GITHUB_API_URL", api.url.clone()),
-            ("GITHUB_TOKEN", "t0ken".into()),
-        ];
+        let env = with(action_env(&s, "check", &api), "BEFORE_SHA", &before);
         let (code, out) = bash(&s, &run, &env);
         assert_eq!(code, 1, "the push adds errors:\n{out}");
         assert!(out.contains("::error file=examples/network/backend_override.tf,line=2"), "{out}");
@@ -227,7 +252,60 @@ pub fn the_actions_check_comments_what_a_push_adds_on_its_commit() {
             )),
             "{body}"
         );
+        assert_eq!(job_summary(&s), body, "the job summary holds what was posted");
     }
+}
+
+/// The Action's `diff` on a pull request: the review in the job summary and as the pull
+/// request's comment; from a fork, whose token is read-only, in the job summary alone;
+/// with `comment: false` and `summary: false`, nowhere.
+pub fn the_actions_diff_reviews_a_pull_request_in_a_comment_and_the_job_summary() {
+    let (s, base, head) = pushed();
+    let run = action_step("run override-guard");
+    let post = action_step("comment the review on the pull request");
+    let api = StandIn::start(&s, &[comment(1, "alice", "lgtm?")]);
+    let env = with(action_env(&s, "diff", &api), "BASE_SHA", &base);
+    let env = with(with(with(env, "PR", "7"), "EVENT", "pull_request"), "HEAD_REPO", "o/r");
+    let (code, out) = bash(&s, &run, &env);
+    assert_eq!(code, 1, "the change introduces errors:\n{out}");
+    assert!(out.contains("::error file=examples/network/backend_override.tf,line="), "{out}");
+    let (code, out) = bash(&s, &post, &env);
+    assert_eq!(code, 0, "{out}");
+    let body = posted(&api);
+    assert!(body.starts_with("<!-- override-guard review -->\n## override-guard review\n\n❌ **Not safe to merge under the policy**"), "{body}");
+    assert!(
+        body.contains(&format!(
+            "(https://github.example/o/r/blob/{head}/examples/network/backend_override.tf#L8)"
+        )),
+        "{body}"
+    );
+    assert!(
+        body.contains(&format!(
+            "(https://github.example/o/r/blob/{base}/examples/network/main.tf#L12)"
+        )),
+        "{body}"
+    );
+    assert_eq!(job_summary(&s), body);
+
+    let api = StandIn::start(&s, &[comment(1, "alice", "lgtm?")]);
+    let fork = with(action_env(&s, "diff", &api), "BASE_SHA", &base);
+    let fork = with(with(with(fork, "PR", "7"), "EVENT", "pull_request"), "HEAD_REPO", "someone/r");
+    assert_eq!(bash(&s, &run, &fork).0, 1);
+    let (code, out) = bash(&s, &post, &fork);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.starts_with("::notice::a pull request from a fork (someone/r) gets a read-only token"),
+        "{out}"
+    );
+    assert_eq!(api.state().len(), 1, "posted from a fork");
+    assert_eq!(job_summary(&s), body, "the fork's review is in the job summary");
+
+    let quiet = with(with(fork, "COMMENT", "false"), "SUMMARY", "false");
+    std::fs::remove_file(s.beside("runner-temp/override-guard-review.md")).expect("the review");
+    std::fs::write(s.beside("step-summary.md"), "").expect("a new job's summary");
+    assert_eq!(bash(&s, &run, &quiet).0, 1);
+    assert!(!s.beside("runner-temp/override-guard-review.md").exists(), "a review made unasked");
+    assert_eq!(job_summary(&s), "");
 }
 
 pub fn the_gitlab_push_recipe_comments_what_a_push_adds_on_its_commit() {
