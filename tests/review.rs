@@ -202,3 +202,23 @@ fn a_comment_option_without_the_markdown_format_is_refused_not_ignored() {
     let run = s.run(&["audit", "--format", "markdown", "--max-chars", "900", "app"]);
     assert_eq!(run.code, 0, "{}", run.shown());
 }
+
+/// The repository's root module is `.` in the review's title, and a merge error names the
+/// block it is about (the engine's detail after its summary) in every format of a line.
+#[test]
+fn a_root_module_rejected_is_named_and_its_merge_error_says_which_block() {
+    let s = Sandbox::new();
+    s.commit(&[("main.tf", MAIN)], "root");
+    s.stage(&[("override.tf", "resource \"aws_instance\" \"other\" {\n}\n")]);
+    let detail = "Missing resource to override: There is no aws_instance resource named \"other\".";
+    let run = s.run(&["diff", "--color", "never"]);
+    assert_eq!(run.code, 1, "{}", run.shown());
+    assert!(run.out().starts_with("module . (now rejected by Terraform)\n"), "{}", run.shown());
+    let run = s.run(&["diff", "--format", "markdown"]);
+    let line = run.out().lines().find(|l| l.contains("`merge-error`")).map(str::to_string);
+    assert!(line.as_deref().is_some_and(|l| l.contains(detail)), "{}", run.shown());
+    let run = s.run(&["check", "--format", "markdown", "--flavor", "bitbucket"]);
+    assert!(run.out().contains("There is no aws_instance resource named"), "{}", run.shown());
+    let run = s.run(&["check", "--format", "compact"]);
+    assert!(run.out().contains(detail), "{}", run.shown());
+}

@@ -275,6 +275,13 @@ impl Finding {
         }
     }
 
+    /// What must follow the message for a one-line report to say which object it is
+    /// about: a merge error's message is the engine's summary ("Missing base output
+    /// definition to override"), and its detail names the object.
+    pub fn detail(&self) -> Option<&str> {
+        self.help.as_deref().filter(|d| self.rule == RuleId::MergeError && !d.trim().is_empty())
+    }
+
     pub fn help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
         self

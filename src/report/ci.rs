@@ -60,13 +60,10 @@ fn gitlab_severity(f: &Finding) -> &'static str {
     }
 }
 
-/// What a finding says on one line. A merge error's message is the engine's summary, which
-/// does not name the object: its detail follows (as in the compact report).
+/// What a finding says on one line, its detail after it (as in the compact report).
 fn headline(f: &Finding) -> String {
     let mut message = one_line(&f.message);
-    if f.rule == RuleId::MergeError
-        && let Some(detail) = f.help.as_deref().map(one_line).filter(|d| !d.is_empty())
-    {
+    if let Some(detail) = f.detail().map(one_line).filter(|d| !d.is_empty()) {
         message.push_str(": ");
         message.push_str(&detail);
     }

@@ -248,9 +248,7 @@ pub fn compact(findings: &[Finding], s: &Summary) -> String {
     for f in findings {
         let (l, c) = f.primary.start_line_col();
         let mut message = clean(&f.message).replace('\n', " ");
-        if f.rule == crate::finding::RuleId::MergeError
-            && let Some(detail) = f.help.as_deref().map(one_line).filter(|d| !d.is_empty())
-        {
+        if let Some(detail) = f.detail().map(one_line).filter(|d| !d.is_empty()) {
             message.push_str(": ");
             message.push_str(&detail);
         } else if let Some(meant) = f.help.as_deref().and_then(correction) {

@@ -109,7 +109,7 @@ pub(crate) fn human(changes: &[ModuleChange], sides: (&str, &str), style: Style)
             Some(engine) if c.status() == "rejected" => format!("now rejected by {engine}"),
             _ => c.status().to_string(),
         };
-        let title = format!("module {} ({status})", clean(&c.dir));
+        let title = format!("module {} ({status})", clean(&c.dir_or_root()));
         out.push_str(&if style.color { format!("{BOLD}{title}{RESET}\n") } else { title + "\n" });
         if c.status() == "rejected" {
             // The merge errors are findings the change introduces, drawn below; only when
@@ -167,16 +167,16 @@ fn findings_block(out: &mut String, c: &ModuleChange, style: Style) {
     }
 }
 
-/// `path:line:col: level[rule]: message`, as in the compact report.
+/// `path:line:col: level[rule]: message`, with its detail, as in the compact report.
 fn one_line(f: &Finding) -> String {
     let (l, c) = f.primary.start_line_col();
     let level = if f.level == Level::Deny { "error" } else { "warning" };
-    format!(
-        "{}:{l}:{c}: {level}[{}]: {}",
-        clean_line(&f.primary.path),
-        f.rule,
-        clean(&f.message).replace('\n', " ")
-    )
+    let mut message = clean(&f.message).replace('\n', " ");
+    if let Some(detail) = f.detail().map(super::findings::one_line).filter(|d| !d.is_empty()) {
+        message.push_str(": ");
+        message.push_str(&detail);
+    }
+    format!("{}:{l}:{c}: {level}[{}]: {message}", clean_line(&f.primary.path), f.rule)
 }
 
 /// The closing line: how many modules changed, and the findings balance.

@@ -144,7 +144,12 @@ fn finding(fl: Flavor, f: &Finding, base: Option<&str>) -> String {
         _ => "⚠️ **warning**",
     };
     let at = place(fl, &(f.primary.path.clone(), line), base);
-    format!("- {level} `{}` {at}: {}\n", f.rule, message(fl, &f.message))
+    let mut said = message(fl, &f.message);
+    if let Some(detail) = f.detail() {
+        said.push_str(": ");
+        said.push_str(&message(fl, detail));
+    }
+    format!("- {level} `{}` {at}: {said}\n", f.rule)
 }
 
 /// A module's findings introduced (linked after the change) and resolved (before it).
