@@ -306,6 +306,10 @@ pub fn the_actions_diff_reviews_a_pull_request_in_a_comment_and_the_job_summary(
     assert_eq!(bash(&s, &run, &quiet).0, 1);
     assert!(!s.beside("runner-temp/override-guard-review.md").exists(), "a review made unasked");
     assert_eq!(job_summary(&s), "");
+
+    // `audit` has no comment to post: asking for one is said, not silently dropped.
+    let (_, out) = bash(&s, &run, &with(with(quiet, "COMMAND", "audit"), "COMMENT", "true"));
+    assert!(out.contains("::warning::comment: true posts what diff"), "{out}");
 }
 
 pub fn the_gitlab_push_recipe_comments_what_a_push_adds_on_its_commit() {
