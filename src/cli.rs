@@ -62,6 +62,18 @@ fn release(s: &str) -> Result<EngineChoice, String> {
     EngineChoice::parse(s).map_err(|e| e.to_string())
 }
 
+/// `--max-chars`' values: the verdict and the note on what is left out need their room,
+/// so a smaller comment could not keep its limit.
+fn comment_limit(s: &str) -> Result<usize, String> {
+    match s.replace([',', '_'], "").parse::<usize>() {
+        Ok(n) if n >= MIN_COMMENT => Ok(n),
+        Ok(_) => Err(format!("a comment needs at least {MIN_COMMENT} characters")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+const MIN_COMMENT: usize = 1000;
+
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     /// Print the effective configuration of one module, with where every value came from.
@@ -343,9 +355,10 @@ pub(crate) struct CommentArgs {
     /// filled in when it names them; for `diff`, the lines after the change.
     #[arg(long, value_name = "URL")]
     pub(crate) link_base: Option<String>,
-    /// The longest comment to write, in characters (default: the host's limit, 65,536 on
-    /// GitHub, 32,767 on Bitbucket); modules beyond it are listed, never cut.
-    #[arg(long, value_name = "CHARS")]
+    /// The longest comment to write, in characters, 1,000 at least (default: the host's
+    /// limit, 65,536 on GitHub, 32,767 on Bitbucket); modules beyond it are listed, never
+    /// cut.
+    #[arg(long, value_name = "CHARS", value_parser = comment_limit)]
     pub(crate) max_chars: Option<usize>,
     /// Whose Markdown: `gfm` (GitHub, GitLab; the default) or `bitbucket` (no HTML, no
     /// tables).
@@ -530,7 +543,11 @@ mod tests {
         };
         assert_eq!(limit(&[]), 65_536);
         assert_eq!(limit(&["--flavor", "bitbucket"]), 32_767);
-        assert_eq!(limit(&["--flavor", "bitbucket", "--max-chars", "900"]), 900);
+        assert_eq!(limit(&["--flavor", "bitbucket", "--max-chars", "1000"]), 1000);
+        assert_eq!(limit(&["--max-chars", "1,000,000"]), 1_000_000);
+        let small = Cli::try_parse_from(["override-guard", "audit", "--max-chars", "999"]);
+        let said = small.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(said.contains("a comment needs at least 1000 characters"), "{said}");
     }
 
     #[test]
@@ -547,7 +564,7 @@ mod tests {
         let said = |flag: &str| Some(format!("{flag} is read only with --format markdown"));
         assert_eq!(refused(&["--link-base", "https://x"], None), said("--link-base"));
         assert_eq!(refused(&[], Some("https://x")), said("--link-base-before"));
-        assert_eq!(refused(&["--max-chars", "9"], None), said("--max-chars"));
+        assert_eq!(refused(&["--max-chars", "9000"], None), said("--max-chars"));
         assert_eq!(refused(&["--flavor", "gfm"], None), said("--flavor"));
     }
 }

@@ -189,7 +189,7 @@ fn a_comment_option_without_the_markdown_format_is_refused_not_ignored() {
         &["diff", "--link-base", "https://example.com/blob/1"][..],
         &["diff", "--format", "json", "--link-base-before", "https://example.com/blob/0"],
         &["check", "--new-only", "--flavor", "bitbucket"],
-        &["audit", "--format", "sarif", "--max-chars", "900", "app"],
+        &["audit", "--format", "sarif", "--max-chars", "1000", "app"],
     ] {
         let run = s.run(args);
         assert_eq!(run.code, 2, "{args:?}: {}", run.shown());
@@ -199,7 +199,7 @@ fn a_comment_option_without_the_markdown_format_is_refused_not_ignored() {
         assert!(run.err().contains(&said), "{args:?}: {}", run.shown());
         assert!(run.stdout.is_empty(), "{args:?}: {}", run.shown());
     }
-    let run = s.run(&["audit", "--format", "markdown", "--max-chars", "900", "app"]);
+    let run = s.run(&["audit", "--format", "markdown", "--max-chars", "1000", "app"]);
     assert_eq!(run.code, 0, "{}", run.shown());
 }
 

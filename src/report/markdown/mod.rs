@@ -317,13 +317,33 @@ fn verdict(introduced: &Tally, what: &str) -> String {
     }
 }
 
-/// The note on what did not fit, after what did.
-fn left_out_note(f: Flavor, what: &str, dirs: &[String], command: &str) -> String {
-    let shown: Vec<String> = dirs.iter().map(|d| f.code(d, 80)).collect();
+/// The room kept for the note on what is left out: its words, and the names of the
+/// modules it lists, which give way to "and N more" past an eighth of the comment.
+fn note_room(dirs: impl Iterator<Item = usize>, limit: usize) -> usize {
+    NOTE_WORDS + dirs.map(|d| d + 16).sum::<usize>().min(limit / 8)
+}
+
+/// The characters of a note's own words: the count, the sentence and the command.
+const NOTE_WORDS: usize = 300;
+
+/// The note on what did not fit, after what did, in at most `room` characters (and its
+/// words at least): the modules' names while they fit, then how many more.
+fn left_out_note(f: Flavor, what: &str, dirs: &[String], command: &str, room: usize) -> String {
+    let room = room.max(NOTE_WORDS) - NOTE_WORDS;
+    let mut names = String::new();
+    for (i, d) in dirs.iter().enumerate() {
+        let name = f.code(d, 80);
+        let more = format!(", and {} more", dirs.len() - i);
+        let sep = if i == 0 { "" } else { ", " };
+        if names.chars().count() + sep.len() + name.chars().count() + more.len() > room {
+            names.push_str(if i == 0 { &more[6..] } else { &more });
+            break;
+        }
+        names.push_str(sep);
+        names.push_str(&name);
+    }
     format!(
-        "**{}, not shown to fit the comment limit**: {}. `{command}` shows them all.\n",
-        what,
-        shown.join(", ")
+        "**{what}, not shown to fit the comment limit**: {names}. `{command}` shows them all.\n"
     )
 }
 
@@ -341,25 +361,36 @@ pub(crate) fn review(changes: &[ModuleChange], sides: (&str, &str), cm: &Comment
     );
     let same: Vec<&ModuleChange> = changes.iter().filter(|c| !c.effective_changed()).collect();
     let mut tail = String::new();
+    let chars = |s: &str| s.chars().count();
     if !same.is_empty() {
         tail.push_str("**Files changed, effective configuration unchanged**\n\n");
-        for c in &same {
-            let why = if c.files.is_empty() { "policy change".into() } else { c.files.join(", ") };
-            tail.push_str(&format!(
-                "- {} ({})\n",
-                f.code(&c.dir_or_root(), CELL_CHARS),
-                f.text(&why)
-            ));
+        // A quarter of the comment at most: a policy change can touch every module.
+        for (i, c) in same.iter().enumerate() {
+            let why = match c.files.len() {
+                0 => "policy change".to_string(),
+                1..=5 => c.files.join(", "),
+                n => format!("{}, and {} more files", c.files[..5].join(", "), n - 5),
+            };
+            let mut entry =
+                format!("- {} ({})\n", f.code(&c.dir_or_root(), CELL_CHARS), f.text(&why));
             for x in by_level(&c.introduced) {
-                tail.push_str(&format!("  {}", finding(f, x, cm.links.after.as_deref())));
+                entry.push_str(&format!("  {}", finding(f, x, cm.links.after.as_deref())));
             }
+            if chars(&tail) + chars(&entry) > cm.limit / 4 {
+                let n = same.len() - i;
+                tail.push_str(&format!(
+                    "- {n} more module{}, not shown to fit the comment limit\n",
+                    suffix(n)
+                ));
+                break;
+            }
+            tail.push_str(&entry);
         }
         tail.push('\n');
     }
-    let chars = |s: &str| s.chars().count();
     // Room for the tail and for the note on modules left out.
-    let note_room = 200 + changes.iter().map(|c| chars(&c.dir) + 16).sum::<usize>();
-    let mut used = chars(&out) + chars(&tail) + note_room;
+    let note = note_room(changes.iter().map(|c| chars(&c.dir)), cm.limit);
+    let mut used = chars(&out) + chars(&tail) + note;
     let mut left_out: Vec<String> = Vec::new();
     for c in changes.iter().filter(|c| c.effective_changed()) {
         let (head, folded) = module(c, sides, cm);
@@ -381,7 +412,8 @@ pub(crate) fn review(changes: &[ModuleChange], sides: (&str, &str), cm: &Comment
     if !left_out.is_empty() {
         let n = left_out.len();
         let what = format!("{n} more module{} changed", suffix(n));
-        out.push_str(&left_out_note(f, &what, &left_out, "override-guard diff"));
+        let room = cm.limit.saturating_sub(chars(&out));
+        out.push_str(&left_out_note(f, &what, &left_out, "override-guard diff", room));
     }
     out
 }
@@ -436,8 +468,7 @@ pub(crate) fn findings(found: &[Finding], summary: &Summary, cm: &Comment) -> St
         by_dir.entry(dir).or_default().push(x);
     }
     let chars = |s: &str| s.chars().count();
-    let note_room = 200 + by_dir.keys().map(|d| chars(d) + 16).sum::<usize>();
-    let mut used = chars(&out) + note_room;
+    let mut used = chars(&out) + note_room(by_dir.keys().map(|d| chars(d)), cm.limit);
     let (mut left_out, mut left_findings) = (Vec::new(), 0);
     for (dir, list) in &by_dir {
         let shown = if dir.is_empty() { "." } else { dir };
@@ -465,7 +496,8 @@ pub(crate) fn findings(found: &[Finding], summary: &Summary, cm: &Comment) -> St
             Scope::Modules => "override-guard audit",
             Scope::Change { .. } => "override-guard check",
         };
-        out.push_str(&left_out_note(f, &what, &left_out, command));
+        let room = cm.limit.saturating_sub(chars(&out));
+        out.push_str(&left_out_note(f, &what, &left_out, command, room));
     }
     out
 }

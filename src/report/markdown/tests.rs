@@ -158,6 +158,45 @@ fn a_review_over_the_limit_leaves_whole_modules_out() {
     assert_eq!(md.matches("| <code>resource.a.b.x</code>").count(), shown * 30);
 }
 
+/// Thousands of modules (a policy change, a monorepo's rename): the note names those that
+/// fit and counts the rest, the unchanged ones give way too, and the comment keeps its
+/// limit in both flavours.
+#[test]
+fn a_review_of_thousands_of_modules_keeps_its_limit() {
+    let many: Vec<ModuleChange> = (0..3000)
+        .map(|i| {
+            let mut c = change(vec![row("1", "2")]);
+            c.dir = format!("envs/region-{i:04}/service");
+            if i % 2 == 0 {
+                // Files changed, the effective configuration not.
+                c.after = c.before.clone();
+                c.files = (0..40).map(|n| format!("f{n}.tf")).collect();
+                c.introduced = vec![a_finding("missing-override-comment", "x/main.tf", "w", 0)];
+            }
+            c
+        })
+        .collect();
+    for flavor in [Gfm, Bitbucket] {
+        let cm = Comment { flavor, limit: flavor.limit(), ..Comment::default() };
+        let md = review(&many, ("a", "b"), &cm);
+        assert!(md.chars().count() <= cm.limit, "{flavor:?}: {}", md.chars().count());
+        let note =
+            md.lines().find(|l| l.contains("not shown to fit the comment limit**")).expect(&md);
+        let (named, more) = note.rsplit_once(", and ").expect(note);
+        let more: usize = more.split(' ').next().and_then(|n| n.parse().ok()).expect(note);
+        let sections = md.matches("### ").count();
+        assert_eq!(sections + named.matches("region-").count() + more, 1500, "{flavor:?}: {note}");
+        assert!(md.contains(" more modules, not shown to fit the comment limit\n"), "{flavor:?}");
+        assert!(md.contains("f4.tf, and 35 more files"), "{flavor:?}");
+    }
+    let found: Vec<Finding> = (0..3000)
+        .map(|i| a_finding("backend-swap", &format!("envs/region-{i:04}/o.tf"), "swap", 0))
+        .collect();
+    let md = findings(&found, &summary(3000), &Comment { limit: 20_000, ..Comment::default() });
+    assert!(md.chars().count() <= 20_000, "{}", md.chars().count());
+    assert!(md.contains(" more. `override-guard audit` shows them all.\n"), "{md}");
+}
+
 /// Does `md` hold HTML a renderer would read as a tag or a comment, outside code spans
 /// and fenced blocks (whose content is text)? Bitbucket shows every tag as text.
 fn has_html(md: &str) -> bool {
