@@ -28,6 +28,10 @@ const CELL_CHARS: usize = 120;
 /// The most rows of values a module's table holds; the others are counted below it.
 const TABLE_ROWS: usize = 50;
 
+/// The most findings one list of a module shows, errors first; the others are counted in
+/// its last item, so that a module with thousands of findings still has a section.
+const LIST_FINDINGS: usize = 50;
+
 /// Where the lines a comment names are on the code host: prefixes to which the path and
 /// the line's anchor are added (`https://github.com/OWNER/REPO/blob/COMMIT`), for the
 /// state after the change and, when given, the state before it.
@@ -136,6 +140,30 @@ fn by_level<'a>(found: impl IntoIterator<Item = &'a Finding>) -> Vec<&'a Finding
     out
 }
 
+/// A list of findings, errors first, at most [`LIST_FINDINGS`] of them, each item behind
+/// `indent`; `command` shows the ones counted.
+fn finding_list<'a>(
+    fl: Flavor,
+    found: impl IntoIterator<Item = &'a Finding>,
+    base: Option<&str>,
+    indent: &str,
+    command: &str,
+) -> String {
+    let all = by_level(found);
+    let mut out = String::new();
+    for x in all.iter().take(LIST_FINDINGS) {
+        out.push_str(indent);
+        out.push_str(&finding(fl, x, base));
+    }
+    if let Some(n) = all.len().checked_sub(LIST_FINDINGS).filter(|n| *n > 0) {
+        out.push_str(&format!(
+            "{indent}- and {n} more finding{}: `{command}` shows them all\n",
+            suffix(n)
+        ));
+    }
+    out
+}
+
 /// One finding as a list item: its level, rule, place and message.
 fn finding(fl: Flavor, f: &Finding, base: Option<&str>) -> String {
     let (line, _) = f.primary.start_line_col();
@@ -162,9 +190,7 @@ fn findings_lists(c: &ModuleChange, cm: &Comment) -> String {
     for (what, found, base) in lists {
         if !found.is_empty() {
             out.push_str(&format!("\n**Findings {what} ({})**\n\n", found.len()));
-            for f in by_level(found) {
-                out.push_str(&finding(cm.flavor, f, base));
-            }
+            out.push_str(&finding_list(cm.flavor, found, base, "", "override-guard diff"));
         }
     }
     out
@@ -373,9 +399,8 @@ pub(crate) fn review(changes: &[ModuleChange], sides: (&str, &str), cm: &Comment
             };
             let mut entry =
                 format!("- {} ({})\n", f.code(&c.dir_or_root(), CELL_CHARS), f.text(&why));
-            for x in by_level(&c.introduced) {
-                entry.push_str(&format!("  {}", finding(f, x, cm.links.after.as_deref())));
-            }
+            let after = cm.links.after.as_deref();
+            entry.push_str(&finding_list(f, &c.introduced, after, "  ", "override-guard diff"));
             if chars(&tail) + chars(&entry) > cm.limit / 4 {
                 let n = same.len() - i;
                 tail.push_str(&format!(
@@ -470,6 +495,10 @@ pub(crate) fn findings(found: &[Finding], summary: &Summary, cm: &Comment) -> St
     let chars = |s: &str| s.chars().count();
     let mut used = chars(&out) + note_room(by_dir.keys().map(|d| chars(d)), cm.limit);
     let (mut left_out, mut left_findings) = (Vec::new(), 0);
+    let command = match cm.scope {
+        Scope::Modules => "override-guard audit",
+        Scope::Change { .. } => "override-guard check",
+    };
     for (dir, list) in &by_dir {
         let shown = if dir.is_empty() { "." } else { dir };
         let lt = Tally::of(list.iter().copied());
@@ -477,9 +506,8 @@ pub(crate) fn findings(found: &[Finding], summary: &Summary, cm: &Comment) -> St
         if list.iter().any(|x| x.rule == crate::finding::RuleId::PolicyError) {
             section.push_str(&format!("{}\n\n", sentence(crate::policy::NOT_JUDGED)));
         }
-        for x in by_level(list.iter().copied()) {
-            section.push_str(&finding(f, x, cm.links.after.as_deref()));
-        }
+        let after = cm.links.after.as_deref();
+        section.push_str(&finding_list(f, list.iter().copied(), after, "", command));
         section.push('\n');
         if left_out.is_empty() && used + chars(&section) <= cm.limit {
             used += chars(&section);
@@ -492,10 +520,6 @@ pub(crate) fn findings(found: &[Finding], summary: &Summary, cm: &Comment) -> St
     if !left_out.is_empty() {
         let n = left_out.len();
         let what = format!("{} in {n} more module{}", plural(left_findings, "finding"), suffix(n));
-        let command = match cm.scope {
-            Scope::Modules => "override-guard audit",
-            Scope::Change { .. } => "override-guard check",
-        };
         let room = cm.limit.saturating_sub(chars(&out));
         out.push_str(&left_out_note(f, &what, &left_out, command, room));
     }

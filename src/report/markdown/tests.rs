@@ -197,6 +197,28 @@ fn a_review_of_thousands_of_modules_keeps_its_limit() {
     assert!(md.contains(" more. `override-guard audit` shows them all.\n"), "{md}");
 }
 
+/// One module with thousands of findings still has its section: its lists show the first
+/// 50, errors first, and count the rest.
+#[test]
+fn a_module_with_thousands_of_findings_shows_the_first_and_counts_the_rest() {
+    let mut found: Vec<Finding> = (0..3000)
+        .map(|i| a_finding("missing-override-comment", "app/main.tf", &format!("w{i}"), 0))
+        .collect();
+    found.iter_mut().for_each(|x| x.level = Level::Warn);
+    found.push(a_finding("backend-swap", "app/override.tf", "swap", 0));
+    let md = findings(&found, &summary(1), &Comment::default());
+    assert!(md.contains("### <code>app</code> · 1 error, 3000 warnings\n"), "{md}");
+    assert_eq!(md.matches("\n- 🛑").count() + md.matches("\n- ⚠️").count(), 50, "{md}");
+    assert!(md.contains("- 🛑 **error** `backend-swap`"), "the error was cut: {md}");
+    assert!(md.contains("- and 2951 more findings: `override-guard audit` shows them all\n"));
+
+    let mut c = change(vec![row("1", "2")]);
+    c.introduced = found;
+    let md = review(&[c], ("a", "b"), &Comment::default());
+    assert!(md.contains("### <code>app</code>"), "{md}");
+    assert!(md.contains("- and 2951 more findings: `override-guard diff` shows them all\n"));
+}
+
 /// Does `md` hold HTML a renderer would read as a tag or a comment, outside code spans
 /// and fenced blocks (whose content is text)? Bitbucket shows every tag as text.
 fn has_html(md: &str) -> bool {
