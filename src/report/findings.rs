@@ -246,26 +246,33 @@ fn correction(help: &str) -> Option<&str> {
 pub fn compact(findings: &[Finding], s: &Summary) -> String {
     let mut out = String::new();
     for f in findings {
-        let (l, c) = f.primary.start_line_col();
-        let mut message = clean(&f.message).replace('\n', " ");
-        if let Some(detail) = f.detail().map(one_line).filter(|d| !d.is_empty()) {
-            message.push_str(": ");
-            message.push_str(&detail);
-        } else if let Some(meant) = f.help.as_deref().and_then(correction) {
-            message.push_str(&format!(" ({})", clean(meant)));
-        }
-        out.push_str(&format!(
-            "{}:{l}:{c}: {}[{}]: {message}\n",
-            clean_line(&f.primary.path),
-            level_word(f.level),
-            f.rule,
-        ));
+        out.push_str(&compact_line(f));
+        out.push('\n');
     }
     if !s.quiet {
         out.push_str(&summary_line(findings, s));
         out.push('\n');
     }
     out
+}
+
+/// One finding as the compact report (and the review's lists) write it:
+/// `path:line:col: level[rule]: message`, with a merge error's detail or a correction.
+pub(super) fn compact_line(f: &Finding) -> String {
+    let (l, c) = f.primary.start_line_col();
+    let mut message = clean(&f.message).replace('\n', " ");
+    if let Some(detail) = f.detail().map(one_line).filter(|d| !d.is_empty()) {
+        message.push_str(": ");
+        message.push_str(&detail);
+    } else if let Some(meant) = f.help.as_deref().and_then(correction) {
+        message.push_str(&format!(" ({})", clean(meant)));
+    }
+    format!(
+        "{}:{l}:{c}: {}[{}]: {message}",
+        clean_line(&f.primary.path),
+        level_word(f.level),
+        f.rule
+    )
 }
 
 /// Text folded onto one line: its lines trimmed and joined by a space.

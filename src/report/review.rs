@@ -4,8 +4,8 @@
 use serde_json::json;
 
 use crate::finding::change::{ModuleChange, rejected_by, without_line_numbers};
-use crate::finding::{Finding, Level, Tally};
-use crate::report::{Style, clean, clean_line, findings};
+use crate::finding::{Finding, Tally};
+use crate::report::{Style, clean, findings};
 
 /// A unified diff of two renderings (empty when equal), headed with the two sides'
 /// names. Lines are matched without their provenance line numbers, so a comment added at
@@ -162,21 +162,9 @@ fn findings_block(out: &mut String, c: &ModuleChange, style: Style) {
     if !c.resolved.is_empty() {
         out.push_str(&format!("Findings resolved ({}):\n", c.resolved.len()));
         for f in &c.resolved {
-            out.push_str(&format!("  {}\n", one_line(f)));
+            out.push_str(&format!("  {}\n", findings::compact_line(f)));
         }
     }
-}
-
-/// `path:line:col: level[rule]: message`, with its detail, as in the compact report.
-fn one_line(f: &Finding) -> String {
-    let (l, c) = f.primary.start_line_col();
-    let level = if f.level == Level::Deny { "error" } else { "warning" };
-    let mut message = clean(&f.message).replace('\n', " ");
-    if let Some(detail) = f.detail().map(super::findings::one_line).filter(|d| !d.is_empty()) {
-        message.push_str(": ");
-        message.push_str(&detail);
-    }
-    format!("{}:{l}:{c}: {level}[{}]: {message}", clean_line(&f.primary.path), f.rule)
 }
 
 /// The closing line: how many modules changed, and the findings balance.
